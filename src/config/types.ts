@@ -1,0 +1,139 @@
+/**
+ * The validated, frozen configuration passed down from the composition root. Its shape mirrors the
+ * YAML files in config/ one to one (each file has a JSON Schema in schemas/). Secrets are Secret values.
+ */
+import type { Secret } from './secret.js';
+
+export interface EdgeConfig {
+  /** Reject requests without a descriptive User-Agent (Cloudflare-style code 1010). */
+  enabled: boolean;
+  /** Case-insensitive product tokens of bare library defaults, e.g. `python-requests`. */
+  rejectUserAgents: readonly string[];
+}
+
+export interface RateLimitConfig {
+  /** `memory`: per-instance windows; `redis`: shared windows and quota fast path for many instances. */
+  backend: 'memory' | 'redis';
+  /** Required when backend is `redis` (usually `${ROUTER_REDIS_URL}`). */
+  redisUrl?: string;
+}
+
+export interface ServerConfig {
+  baseUrl: string;
+  appUrl: string;
+  docsUrl: string;
+  supportUrl: string;
+  listen: { host: string; port: number };
+  /** `sqlite:PATH` or `postgres://…`. */
+  storage: string;
+  rateLimit: RateLimitConfig;
+  /** Keys the SHA-256 of API keys (HMAC) and encrypts stored provider keys. */
+  secretKey?: Secret;
+  bodyLimitBytes: number;
+  edge: EdgeConfig;
+  /** How long a verified key stays cached on an instance; the bound on cross-process revocation. */
+  keyCacheTtlMs: number;
+  /** Upper bound of a whole request, stream included. */
+  requestTimeoutMs: number;
+}
+
+export interface PlanConfig {
+  id: string;
+  name: string;
+  monthlyRequests: number;
+  requestsPerMinute: number;
+  /** Route profiles the plan may call; `router:fusion` the tool is allowed with `router/fusion`. */
+  routeProfiles: readonly string[];
+  priceUsdMonthly: number;
+  /** Spend cap for operator-managed provider access (a resale control); absent = not resellable. */
+  managedSpendCapUsd?: number;
+}
+
+export interface RouteTarget {
+  provider: string;
+  model: string;
+  /** Relative share inside its tier; default 1. */
+  weight: number;
+}
+
+export interface RouteProfileConfig {
+  id: string;
+  family: string;
+  description: string;
+  /** Requests counted against the monthly quota per call (the contract's default is 1). */
+  quotaWeight: number;
+  /** Attempts after the first, across all tiers. */
+  retryBudget: number;
+  /** Ordered tiers; inside a tier targets are chosen by weight, then the rest of the tier is tried. */
+  tiers: readonly (readonly RouteTarget[])[];
+}
+
+export type ProviderFormat = 'openai' | 'anthropic' | 'gemini';
+
+export interface ProviderTimeouts {
+  connectMs: number;
+  firstByteMs: number;
+  idleMs: number;
+}
+
+export interface ProviderConfig {
+  id: string;
+  name: string;
+  format: ProviderFormat;
+  baseUrl: string;
+  /** The operator's own credential, used only when managed access is enabled and ready. */
+  managedKey?: Secret;
+  /** OpenAI-compatible hosts only: the host serves `/responses` natively. */
+  nativeResponses: boolean;
+  /** The host accepts `stream_options.include_usage`. */
+  streamUsage: boolean;
+  /** Which field carries the output cap for OpenAI-compatible hosts. */
+  maxTokensField: 'max_tokens' | 'max_completion_tokens';
+  /** Default output cap where the format requires one (Anthropic). */
+  defaultMaxTokens: number;
+  timeouts: ProviderTimeouts;
+  /** Extra static headers sent upstream (e.g. anthropic-version). */
+  headers: Readonly<Record<string, string>>;
+}
+
+export interface CircuitBreakerConfig {
+  /** Consecutive failures that open the circuit. */
+  failureThreshold: number;
+  cooldownMs: number;
+}
+
+export interface ManagedAccessConfig {
+  /** Operator keys are used only when this is true AND every readiness check passes at start. */
+  enabled: boolean;
+}
+
+export interface ProvidersFile {
+  providers: readonly ProviderConfig[];
+  circuitBreaker: CircuitBreakerConfig;
+  managedAccess: ManagedAccessConfig;
+}
+
+export interface CatalogFamily {
+  id: string;
+  title: string;
+  profile: string;
+  description: string;
+  capabilities: { streaming: boolean; tools: boolean; responses: boolean };
+}
+
+export interface PricingConfig {
+  currency: string;
+  /** Per-plan marketing lines shown in /pricing. */
+  features: Readonly<Record<string, readonly string[]>>;
+}
+
+export interface RouterConfig {
+  /** Directory the YAML was read from (for messages only). */
+  dir: string;
+  server: ServerConfig;
+  plans: readonly PlanConfig[];
+  routes: readonly RouteProfileConfig[];
+  providers: ProvidersFile;
+  catalog: { families: readonly CatalogFamily[] };
+  pricing: PricingConfig;
+}

@@ -1,0 +1,118 @@
+/**
+ * The closed catalogue of errors the router can return, and the one table that maps each code to its
+ * HTTP status, OpenAI-style `type` and the guidance fields it carries (see docs/api-contract.md).
+ * Everything that fails in the router throws or returns a RouterError; the HTTP layer serializes it in
+ * exactly one place (server/send-error.ts).
+ */
+
+export type ErrorType =
+  | 'invalid_request_error'
+  | 'authentication_error'
+  | 'permission_error'
+  | 'not_found_error'
+  | 'rate_limit_error'
+  | 'insufficient_quota'
+  | 'upstream_error'
+  | 'server_error'
+  | 'edge_rejected';
+
+/** Guidance links an error may carry; which ones is decided by the table, their values by config. */
+export type GuidanceField =
+  | 'docsUrl'
+  | 'accountUrl'
+  | 'apiKeyPrefix'
+  | 'onboarding'
+  | 'upgradeUrl'
+  | 'billingUrl'
+  | 'supportUrl'
+  | 'catalogUrl'
+  | 'providerKeysUrl';
+
+interface ErrorSpec {
+  status: number;
+  type: ErrorType;
+  guidance: readonly GuidanceField[];
+  /** Authentication failures carry a WWW-Authenticate challenge. */
+  challenge?: 'bare' | 'invalid_token';
+  /** Permanent conditions tell the SDKs not to retry (`x-should-retry: false`). */
+  noRetry?: boolean;
+}
+
+const AUTH: readonly GuidanceField[] = ['docsUrl', 'accountUrl', 'apiKeyPrefix'];
+const QUOTA: readonly GuidanceField[] = ['docsUrl', 'upgradeUrl', 'billingUrl', 'supportUrl'];
+
+export const ERROR_TABLE = {
+  missing_api_key: { status: 401, type: 'authentication_error', guidance: [...AUTH, 'onboarding'], challenge: 'bare' },
+  malformed_api_key: { status: 401, type: 'authentication_error', guidance: AUTH, challenge: 'invalid_token' },
+  invalid_api_key: { status: 401, type: 'authentication_error', guidance: AUTH, challenge: 'invalid_token' },
+  revoked_api_key: { status: 401, type: 'authentication_error', guidance: AUTH, challenge: 'invalid_token' },
+  expired_api_key: { status: 401, type: 'authentication_error', guidance: AUTH, challenge: 'invalid_token' },
+  inactive_account: { status: 401, type: 'authentication_error', guidance: AUTH, challenge: 'invalid_token' },
+  plan_upgrade_required: { status: 403, type: 'permission_error', guidance: ['docsUrl', 'upgradeUrl', 'billingUrl'] },
+  no_provider_access: { status: 403, type: 'permission_error', guidance: ['docsUrl', 'accountUrl'] },
+  unknown_model: { status: 404, type: 'not_found_error', guidance: ['docsUrl', 'catalogUrl'] },
+  not_found: { status: 404, type: 'not_found_error', guidance: ['docsUrl'] },
+  method_not_allowed: { status: 405, type: 'invalid_request_error', guidance: ['docsUrl'] },
+  invalid_json: { status: 400, type: 'invalid_request_error', guidance: ['docsUrl'] },
+  invalid_request: { status: 400, type: 'invalid_request_error', guidance: ['docsUrl'] },
+  unsupported_parameter: { status: 400, type: 'invalid_request_error', guidance: ['docsUrl'] },
+  unsupported_media_type: { status: 415, type: 'invalid_request_error', guidance: ['docsUrl'] },
+  request_too_large: { status: 413, type: 'invalid_request_error', guidance: ['docsUrl'] },
+  rate_limit_exceeded: { status: 429, type: 'rate_limit_error', guidance: ['docsUrl'] },
+  monthly_quota_exceeded: { status: 429, type: 'insufficient_quota', guidance: QUOTA, noRetry: true },
+  all_upstreams_failed: { status: 502, type: 'upstream_error', guidance: ['docsUrl', 'supportUrl'] },
+  all_upstreams_timed_out: { status: 504, type: 'upstream_error', guidance: ['docsUrl', 'supportUrl'] },
+  /** An upstream rejected the request as the client's fault (a 4xx other than the failover triggers). */
+  upstream_rejected_request: { status: 400, type: 'invalid_request_error', guidance: ['docsUrl'] },
+  store_unavailable: { status: 503, type: 'server_error', guidance: ['supportUrl'] },
+  internal_error: { status: 500, type: 'server_error', guidance: ['supportUrl'] },
+  '1010': { status: 403, type: 'edge_rejected', guidance: ['docsUrl'] },
+} as const satisfies Record<string, ErrorSpec>;
+
+export type ErrorCode = keyof typeof ERROR_TABLE;
+
+export function errorSpec(code: ErrorCode): ErrorSpec {
+  return ERROR_TABLE[code];
+}
+
+export interface RouterErrorOptions {
+  /** The request field at fault, serialized as `param`. */
+  param?: string | null;
+  /** Overrides the table's status where the contract allows a choice (upstream 4xx passed through). */
+  status?: number;
+  /** Extra JSON fields (never secrets): e.g. `profiles`, `attempts`. */
+  details?: Record<string, unknown>;
+  /** Extra response headers, e.g. Retry-After. */
+  headers?: Record<string, string>;
+  cause?: unknown;
+}
+
+export class RouterError extends Error {
+  readonly code: ErrorCode;
+  readonly param: string | null;
+  readonly statusOverride: number | undefined;
+  readonly details: Record<string, unknown>;
+  readonly headers: Record<string, string>;
+
+  constructor(code: ErrorCode, message: string, options: RouterErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'RouterError';
+    this.code = code;
+    this.param = options.param ?? null;
+    this.statusOverride = options.status;
+    this.details = options.details ?? {};
+    this.headers = options.headers ?? {};
+  }
+
+  get status(): number {
+    return this.statusOverride ?? ERROR_TABLE[this.code].status;
+  }
+
+  get type(): ErrorType {
+    return ERROR_TABLE[this.code].type;
+  }
+}
+
+export function isRouterError(value: unknown): value is RouterError {
+  return value instanceof RouterError;
+}

@@ -1,0 +1,156 @@
+/**
+ * OpenAI Chat Completions wire types. They double as the router's common internal shape: every
+ * provider adapter translates to and from these, and /v1/responses is served through them for
+ * chat-only upstreams. Chat is the lingua franca every upstream and SDK already speaks, so an
+ * OpenAI-compatible provider needs no translation at all.
+ */
+
+export type ChatRole = 'system' | 'developer' | 'user' | 'assistant' | 'tool' | 'function';
+
+export interface ChatTextPart {
+  type: 'text';
+  text: string;
+}
+export interface ChatImagePart {
+  type: 'image_url';
+  image_url: { url: string; detail?: 'auto' | 'low' | 'high' };
+}
+export interface ChatAudioPart {
+  type: 'input_audio';
+  input_audio: { data: string; format: string };
+}
+export interface ChatFilePart {
+  type: 'file';
+  file: { file_data?: string; file_id?: string; filename?: string };
+}
+export interface ChatRefusalPart {
+  type: 'refusal';
+  refusal: string;
+}
+export type ChatContentPart = ChatTextPart | ChatImagePart | ChatAudioPart | ChatFilePart | ChatRefusalPart;
+
+export interface ChatToolCall {
+  id: string;
+  type: 'function';
+  function: { name: string; arguments: string };
+}
+
+export interface ChatMessage {
+  role: ChatRole;
+  content?: string | ChatContentPart[] | null;
+  name?: string;
+  tool_calls?: ChatToolCall[];
+  tool_call_id?: string;
+  refusal?: string | null;
+  /** Non-standard but widespread (DeepSeek, vLLM, OpenRouter): reasoning text of the turn. */
+  reasoning_content?: string;
+}
+
+export interface ChatFunctionTool {
+  type: 'function';
+  function: { name: string; description?: string; parameters?: Record<string, unknown>; strict?: boolean };
+}
+/** Tools the router itself understands (`router:fusion`) or passes through untouched. */
+export interface ChatOtherTool {
+  type: string;
+  [key: string]: unknown;
+}
+export type ChatTool = ChatFunctionTool | ChatOtherTool;
+
+export type ChatToolChoice =
+  | 'none'
+  | 'auto'
+  | 'required'
+  | { type: 'function'; function: { name: string } }
+  | { type: string; [key: string]: unknown };
+
+export type ChatResponseFormat =
+  | { type: 'text' }
+  | { type: 'json_object' }
+  | { type: 'json_schema'; json_schema: { name: string; description?: string; schema?: Record<string, unknown>; strict?: boolean } };
+
+export interface ChatRequest {
+  model: string;
+  messages: ChatMessage[];
+  stream?: boolean;
+  stream_options?: { include_usage?: boolean } | null;
+  max_tokens?: number | null;
+  max_completion_tokens?: number | null;
+  temperature?: number | null;
+  top_p?: number | null;
+  n?: number | null;
+  stop?: string | string[] | null;
+  seed?: number | null;
+  presence_penalty?: number | null;
+  frequency_penalty?: number | null;
+  logit_bias?: Record<string, number> | null;
+  logprobs?: boolean | null;
+  top_logprobs?: number | null;
+  tools?: ChatTool[];
+  tool_choice?: ChatToolChoice;
+  parallel_tool_calls?: boolean;
+  response_format?: ChatResponseFormat;
+  reasoning_effort?: string;
+  user?: string;
+  safety_identifier?: string;
+  prompt_cache_key?: string;
+  metadata?: Record<string, string>;
+  /** Anything else the client sent: passed to OpenAI-compatible upstreams, dropped elsewhere. */
+  [key: string]: unknown;
+}
+
+export type ChatFinishReason = 'stop' | 'length' | 'tool_calls' | 'content_filter' | 'function_call';
+
+export interface ChatUsage {
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+  prompt_tokens_details?: { cached_tokens?: number; cache_write_tokens?: number; audio_tokens?: number };
+  completion_tokens_details?: { reasoning_tokens?: number; audio_tokens?: number };
+}
+
+export interface ChatCompletion {
+  id: string;
+  object: 'chat.completion';
+  created: number;
+  model: string;
+  choices: Array<{
+    index: number;
+    message: {
+      role: 'assistant';
+      content: string | null;
+      refusal: string | null;
+      tool_calls?: ChatToolCall[];
+      reasoning_content?: string;
+    };
+    finish_reason: ChatFinishReason | null;
+    logprobs: unknown | null;
+  }>;
+  usage?: ChatUsage;
+  system_fingerprint?: string | null;
+}
+
+export interface ChatToolCallDelta {
+  index: number;
+  id?: string;
+  type?: 'function';
+  function?: { name?: string; arguments?: string };
+}
+
+export interface ChatChunkDelta {
+  role?: 'assistant';
+  content?: string | null;
+  refusal?: string | null;
+  tool_calls?: ChatToolCallDelta[];
+  reasoning_content?: string;
+}
+
+export interface ChatCompletionChunk {
+  id: string;
+  object: 'chat.completion.chunk';
+  created: number;
+  model: string;
+  choices: Array<{ index: number; delta: ChatChunkDelta; finish_reason: ChatFinishReason | null; logprobs?: unknown | null }>;
+  usage?: ChatUsage | null;
+  system_fingerprint?: string | null;
+}

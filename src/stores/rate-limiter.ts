@@ -1,0 +1,24 @@
+/**
+ * Requests-per-minute admission. Implementations: stores/memory (one instance) and stores/redis
+ * (shared by every instance). Both implement the same exact sliding-window log, see docs/limits.md.
+ */
+
+export interface RateDecision {
+  allowed: boolean;
+  limit: number;
+  /** Requests left in the window after this decision. */
+  remaining: number;
+  /** Whole seconds until the window frees capacity (0 when nothing is counted). */
+  resetSeconds: number;
+  /** Whole seconds (>= 1) a rejected client must wait to be admitted; 0 when allowed. */
+  retryAfterSeconds: number;
+}
+
+export interface RateLimiter {
+  readonly kind: 'memory' | 'redis';
+  /** Count this request if the window has room. `nowMs` comes from the injected clock. */
+  admit(accountId: string, limit: number, nowMs: number): Promise<RateDecision>;
+  /** The window's state without counting (for headers on responses that were not admitted). */
+  peek(accountId: string, limit: number, nowMs: number): Promise<RateDecision>;
+  close(): Promise<void>;
+}

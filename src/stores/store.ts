@@ -1,0 +1,128 @@
+/**
+ * The one storage interface. The pipeline, CLI and routing code depend on this file only; the
+ * composition root (server/create-router.ts, cli/open-store.ts) picks SQLite or PostgreSQL.
+ * Every mutation of accounts, keys and provider keys writes its audit event in the same transaction.
+ */
+
+export type AccountStatus = 'active' | 'inactive';
+
+export interface Account {
+  id: string;
+  email: string;
+  plan: string;
+  status: AccountStatus;
+  createdAt: string;
+}
+
+export interface ApiKeyRecord {
+  id: string;
+  accountId: string;
+  name: string | null;
+  /** Always `sk_router_`; with last4 this is all a listing ever shows. */
+  prefix: string;
+  last4: string;
+  /** Hex SHA-256 (or HMAC-SHA-256) of the full key. The key itself is never stored. */
+  hash: string;
+  createdAt: string;
+  revokedAt: string | null;
+  /** Set by rotation with a grace period: the old key stops working at this instant. */
+  expiresAt: string | null;
+}
+
+export interface ProviderKeyRecord {
+  accountId: string;
+  providerId: string;
+  /** AES-256-GCM sealed credential (core/secret-box.ts); never returned by listings to clients. */
+  sealed: string;
+  last4: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface AuditEvent {
+  id: string;
+  at: string;
+  /** Who acted: `cli`, `api`, `system`. */
+  actor: string;
+  /** e.g. `account.create`, `key.rotate`, `provider_key.set`. */
+  action: string;
+  accountId: string | null;
+  keyId: string | null;
+  /** Non-secret context (plan names, provider ids, grace seconds). */
+  details: Record<string, unknown>;
+}
+
+export interface QuotaAdmission {
+  /** The account's plan and status as stored now: plan changes take effect on the next request. */
+  plan: string;
+  status: AccountStatus;
+  admitted: boolean;
+  /** Requests counted in the period after this decision (this one included when admitted). */
+  used: number;
+  limit: number;
+}
+
+export interface QuotaAdmitInput {
+  accountId: string;
+  /** Period key, e.g. `2026-11` (calendar month, UTC). */
+  period: string;
+  weight: number;
+  /** Monthly limit per plan id; the store applies the one of the account's current plan. */
+  limitsByPlan: Readonly<Record<string, number>>;
+}
+
+export interface Store {
+  readonly kind: 'sqlite' | 'postgres';
+  /** Apply pending versioned migrations. Idempotent. */
+  migrate(): Promise<void>;
+  /** Throws when the store cannot be reached (readiness). */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+
+  createAccount(input: { email: string; plan: string }, actor: string): Promise<Account>;
+  getAccount(id: string): Promise<Account | null>;
+  listAccounts(): Promise<Account[]>;
+  setAccountPlan(id: string, plan: string, actor: string): Promise<Account>;
+  deactivateAccount(id: string, actor: string): Promise<Account>;
+
+  createApiKey(input: { accountId: string; name: string | null; hash: string; last4: string }, actor: string): Promise<ApiKeyRecord>;
+  findApiKeyByHash(hash: string): Promise<{ key: ApiKeyRecord; account: Account } | null>;
+  getApiKey(id: string): Promise<ApiKeyRecord | null>;
+  listApiKeys(accountId: string): Promise<ApiKeyRecord[]>;
+  /** Creates the replacement and revokes (grace 0) or schedules expiry of the old key, in one transaction. */
+  rotateApiKey(
+    oldKeyId: string,
+    replacement: { hash: string; last4: string; name: string | null },
+    graceSeconds: number,
+    actor: string,
+  ): Promise<{ revoked: ApiKeyRecord; created: ApiKeyRecord }>;
+  revokeApiKey(id: string, actor: string): Promise<ApiKeyRecord>;
+
+  setProviderKey(input: { accountId: string; providerId: string; sealed: string; last4: string }, actor: string): Promise<ProviderKeyRecord>;
+  listProviderKeys(accountId: string): Promise<ProviderKeyRecord[]>;
+  removeProviderKey(accountId: string, providerId: string, actor: string): Promise<boolean>;
+
+  /** Check and increment in one atomic step: concurrent callers can never overrun the limit. */
+  admitQuota(input: QuotaAdmitInput): Promise<QuotaAdmission>;
+  /** Give back a request no upstream served. Never drops below zero. */
+  refundQuota(accountId: string, period: string, weight: number): Promise<void>;
+  readQuota(accountId: string, period: string): Promise<number>;
+
+  listAuditEvents(filter?: { accountId?: string; limit?: number }): Promise<AuditEvent[]>;
+}
+
+/** Thrown by stores for a missing account or key; the CLI turns it into exit 1 with a one-line reason. */
+export class NotFoundInStoreError extends Error {
+  constructor(readonly entity: 'account' | 'api_key' | 'provider_key', readonly id: string) {
+    super(`${entity.replace('_', ' ')} ${id} not found`);
+    this.name = 'NotFoundInStoreError';
+  }
+}
+
+/** Thrown when the backing database cannot be reached; the pipeline fails closed with 503. */
+export class StoreUnavailableError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'StoreUnavailableError';
+  }
+}

@@ -1,0 +1,55 @@
+/**
+ * The control surface every fake upstream (OpenAI-compatible, Anthropic, Gemini) exposes to tests and
+ * the benchmark. Fakes listen on 127.0.0.1 only and speak the provider's real wire format, including
+ * its error bodies, SSE framing and failure modes.
+ */
+
+export interface RecordedRequest {
+  method: string;
+  path: string; // path + query, e.g. /v1/chat/completions or /v1beta/models/m:streamGenerateContent?alt=sse
+  headers: Record<string, string | string[] | undefined>;
+  body: unknown; // parsed JSON (or the raw string when not JSON)
+}
+
+export type FakeFailure =
+  /** Answer with this HTTP status and the provider's real error body for it (e.g. 401, 429, 500, 502, 503, 504, 529, 400). */
+  | { kind: 'status'; status: number; retryAfterSeconds?: number }
+  /** Accept the connection and never answer (the router's first-byte timeout must fire). */
+  | { kind: 'hang' }
+  /** Wait this long before sending the status line and headers. */
+  | { kind: 'slow-first-byte'; delayMs: number }
+  /** Stream requests: send the first events normally, then fail in the provider's in-stream error format. */
+  | { kind: 'mid-stream-error'; afterEvents: number }
+  /** Stream requests: send the first events normally, then destroy the socket. */
+  | { kind: 'mid-stream-disconnect'; afterEvents: number };
+
+export interface FakeReply {
+  /** Text the fake model answers with (default: "Hello from <fake name>"). */
+  text?: string;
+  /** When set, the model answers with these tool calls instead of text. */
+  toolCalls?: Array<{ name: string; arguments: Record<string, unknown> }>;
+  /** Usage the fake reports. */
+  usage?: { inputTokens: number; outputTokens: number };
+  /** Fixed latency before answering, in ms (the benchmark uses 20). */
+  latencyMs?: number;
+  /** Stream framing: split every written SSE event into pieces of this many BYTES (1 = byte by byte). */
+  splitBytes?: number;
+}
+
+export interface FakeProvider {
+  /** Base URL to put in providers.yaml, e.g. http://127.0.0.1:PORT/v1 (openai, anthropic) or …/v1beta (gemini). */
+  readonly baseUrl: string;
+  /** Every request received, in order (the credential header included, so tests can check BYOK routing). */
+  readonly requests: RecordedRequest[];
+  /** Make the next `times` requests fail this way (default once); later requests succeed. */
+  failNext(failure: FakeFailure, times?: number): void;
+  /** Make every request fail this way until `reset()`. */
+  failAlways(failure: FakeFailure): void;
+  /** Set how successful requests are answered. */
+  setReply(reply: FakeReply): void;
+  /** Clear failures, reply settings and recorded requests. */
+  reset(): void;
+  /** Number of requests whose connection the client aborted before the fake finished answering. */
+  readonly abortedRequests: number;
+  close(): Promise<void>;
+}
