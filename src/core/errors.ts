@@ -25,8 +25,7 @@ export type GuidanceField =
   | 'upgradeUrl'
   | 'billingUrl'
   | 'supportUrl'
-  | 'catalogUrl'
-  | 'providerKeysUrl';
+  | 'catalogUrl';
 
 interface ErrorSpec {
   status: number;
@@ -46,7 +45,6 @@ export const ERROR_TABLE = {
   malformed_api_key: { status: 401, type: 'authentication_error', guidance: AUTH, challenge: 'invalid_token' },
   invalid_api_key: { status: 401, type: 'authentication_error', guidance: AUTH, challenge: 'invalid_token' },
   revoked_api_key: { status: 401, type: 'authentication_error', guidance: AUTH, challenge: 'invalid_token' },
-  expired_api_key: { status: 401, type: 'authentication_error', guidance: AUTH, challenge: 'invalid_token' },
   inactive_account: { status: 401, type: 'authentication_error', guidance: AUTH, challenge: 'invalid_token' },
   plan_upgrade_required: { status: 403, type: 'permission_error', guidance: ['docsUrl', 'upgradeUrl', 'billingUrl'] },
   no_provider_access: { status: 403, type: 'permission_error', guidance: ['docsUrl', 'accountUrl'] },
@@ -56,12 +54,11 @@ export const ERROR_TABLE = {
   invalid_json: { status: 400, type: 'invalid_request_error', guidance: ['docsUrl'] },
   invalid_request: { status: 400, type: 'invalid_request_error', guidance: ['docsUrl'] },
   unsupported_parameter: { status: 400, type: 'invalid_request_error', guidance: ['docsUrl'] },
-  unsupported_media_type: { status: 415, type: 'invalid_request_error', guidance: ['docsUrl'] },
   request_too_large: { status: 413, type: 'invalid_request_error', guidance: ['docsUrl'] },
   rate_limit_exceeded: { status: 429, type: 'rate_limit_error', guidance: ['docsUrl'] },
   monthly_quota_exceeded: { status: 429, type: 'insufficient_quota', guidance: QUOTA, noRetry: true },
+  /** 502, or 504 when every attempt timed out. */
   all_upstreams_failed: { status: 502, type: 'upstream_error', guidance: ['docsUrl', 'supportUrl'] },
-  all_upstreams_timed_out: { status: 504, type: 'upstream_error', guidance: ['docsUrl', 'supportUrl'] },
   /** An upstream rejected the request as the client's fault (a 4xx other than the failover triggers). */
   upstream_rejected_request: { status: 400, type: 'invalid_request_error', guidance: ['docsUrl'] },
   store_unavailable: { status: 503, type: 'server_error', guidance: ['supportUrl'] },
@@ -84,6 +81,8 @@ export interface RouterErrorOptions {
   details?: Record<string, unknown>;
   /** Extra response headers, e.g. Retry-After. */
   headers?: Record<string, string>;
+  /** An upstream's own verdict passed through to the client (a non-failover 4xx): its type and code. */
+  wire?: { type: string; code: string | null };
   cause?: unknown;
 }
 
@@ -93,6 +92,7 @@ export class RouterError extends Error {
   readonly statusOverride: number | undefined;
   readonly details: Record<string, unknown>;
   readonly headers: Record<string, string>;
+  readonly wire: { type: string; code: string | null } | undefined;
 
   constructor(code: ErrorCode, message: string, options: RouterErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
@@ -102,6 +102,7 @@ export class RouterError extends Error {
     this.statusOverride = options.status;
     this.details = options.details ?? {};
     this.headers = options.headers ?? {};
+    this.wire = options.wire;
   }
 
   get status(): number {

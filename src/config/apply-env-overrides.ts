@@ -1,0 +1,72 @@
+/**
+ * Environment overrides, applied on top of server.yaml before it is validated, so the schema checks
+ * an override exactly as it checks YAML. A problem in an overridden value is reported against the
+ * variable (file `env`, line 0, column 0), never with its value. An empty variable counts as unset.
+ *
+ *   ROUTER_PORT        listen.port (digits)
+ *   ROUTER_HOST        listen.host
+ *   ROUTER_STORAGE     storage (`sqlite:PATH`, `postgres://…` or `postgresql://…`)
+ *   ROUTER_BASE_URL    baseUrl
+ *   ROUTER_APP_URL     appUrl
+ *   ROUTER_SECRET_KEY  secretKey
+ *   ROUTER_REDIS_URL   rateLimit.redisUrl, and rateLimit.backend becomes `redis`
+ *
+ * ROUTER_CONFIG is not an override: it picks the directory (see resolve-config-dir.ts).
+ */
+import { escapePointerSegment } from './locate-pointer.js';
+
+interface Override {
+  variable: string;
+  path: readonly string[];
+  value: (raw: string) => unknown;
+}
+
+const asIs = (raw: string): unknown => raw;
+
+const OVERRIDES: readonly Override[] = [
+  // Digits become a number; anything else stays a string so the schema reports "must be integer".
+  { variable: 'ROUTER_PORT', path: ['listen', 'port'], value: (raw) => (/^\d+$/.test(raw) ? Number(raw) : raw) },
+  { variable: 'ROUTER_HOST', path: ['listen', 'host'], value: asIs },
+  { variable: 'ROUTER_STORAGE', path: ['storage'], value: asIs },
+  { variable: 'ROUTER_BASE_URL', path: ['baseUrl'], value: asIs },
+  { variable: 'ROUTER_APP_URL', path: ['appUrl'], value: asIs },
+  { variable: 'ROUTER_SECRET_KEY', path: ['secretKey'], value: asIs },
+  { variable: 'ROUTER_REDIS_URL', path: ['rateLimit', 'backend'], value: () => 'redis' },
+  { variable: 'ROUTER_REDIS_URL', path: ['rateLimit', 'redisUrl'], value: asIs },
+];
+
+/**
+ * Writes the overrides set in `env` into `server` (the data of server.yaml, changed in place) and
+ * returns which JSON pointer each variable wrote, for reporting problems against the variable.
+ */
+export function applyEnvOverrides(server: unknown, env: NodeJS.ProcessEnv): Map<string, string> {
+  const written = new Map<string, string>();
+  if (!isRecord(server)) return written;
+  for (const { variable, path, value } of OVERRIDES) {
+    const raw = env[variable];
+    if (raw === undefined || raw === '') continue;
+    if (setAt(server, path, value(raw))) {
+      written.set(path.map((segment) => `/${escapePointerSegment(segment)}`).join(''), variable);
+    }
+  }
+  return written;
+}
+
+/** Creates missing parents; leaves a parent of the wrong type alone for the schema to report. */
+function setAt(root: Record<string, unknown>, path: readonly string[], value: unknown): boolean {
+  let target = root;
+  for (const segment of path.slice(0, -1)) {
+    const next = target[segment] ?? {};
+    if (!isRecord(next)) return false;
+    target[segment] = next;
+    target = next;
+  }
+  const last = path[path.length - 1];
+  if (last === undefined) return false;
+  target[last] = value;
+  return true;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}

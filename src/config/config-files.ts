@@ -1,0 +1,37 @@
+/**
+ * The six YAML files of a configuration directory and the shapes they have once their schema has
+ * passed (defaults filled in). These raw shapes differ from RouterConfig only where code derives
+ * values: optional URLs that default from others, and secrets that are still plain strings.
+ */
+import type {
+  CatalogFamily,
+  CircuitBreakerConfig,
+  ManagedAccessConfig,
+  PlanConfig,
+  PricingConfig,
+  ProviderConfig,
+  RouteProfileConfig,
+  ServerConfig,
+} from './types.js';
+
+export const CONFIG_FILE_NAMES = ['server', 'plans', 'routes', 'providers', 'catalog', 'pricing'] as const;
+
+export type ConfigFileName = (typeof CONFIG_FILE_NAMES)[number];
+
+export type RawServerFile = Omit<ServerConfig, 'appUrl' | 'docsUrl' | 'supportUrl' | 'secretKey'> & {
+  appUrl?: string;
+  docsUrl?: string;
+  supportUrl?: string;
+  secretKey?: string;
+};
+
+export type RawProvider = Omit<ProviderConfig, 'managedKey'> & { managedKey?: string };
+
+export interface RawConfigFiles {
+  server: RawServerFile;
+  plans: { plans: PlanConfig[] };
+  routes: { routes: RouteProfileConfig[] };
+  providers: { providers: RawProvider[]; circuitBreaker: CircuitBreakerConfig; managedAccess: ManagedAccessConfig };
+  catalog: { families: CatalogFamily[] };
+  pricing: PricingConfig;
+}

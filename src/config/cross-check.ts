@@ -1,0 +1,88 @@
+import type { ConfigFileName, RawConfigFiles } from './config-files.js';
+import { escapePointerSegment, type PointedProblem } from './locate-pointer.js';
+
+export type FileProblem = PointedProblem & { file: ConfigFileName };
+
+/**
+ * Checks what no single schema can: ids unique within a file, and every reference from one file to
+ * another resolving. Takes only the files that passed their schema; a check whose files are not all
+ * there is skipped, so a broken file never causes a cascade of follow-on problems.
+ */
+export function crossCheck(files: Partial<RawConfigFiles>): FileProblem[] {
+  const { plans, routes, providers, catalog, pricing } = files;
+  const problems: FileProblem[] = [];
+  if (plans) problems.push(...duplicateIds('plans', 'plans', plans.plans, 'plan'));
+  if (routes) problems.push(...duplicateIds('routes', 'routes', routes.routes, 'route profile'));
+  if (providers) problems.push(...duplicateIds('providers', 'providers', providers.providers, 'provider'));
+  if (catalog) problems.push(...duplicateIds('catalog', 'families', catalog.families, 'catalog family'));
+
+  if (routes && providers) {
+    const known = idsOf(providers.providers);
+    routes.routes.forEach((route, r) =>
+      route.tiers.forEach((tier, t) =>
+        tier.forEach((target, i) => {
+          const pointer = `/routes/${r}/tiers/${t}/${i}/provider`;
+          problems.push(...unknown('routes', pointer, `route profile "${route.id}"`, 'provider', target.provider, known));
+        }),
+      ),
+    );
+  }
+  if (plans && routes) {
+    const known = idsOf(routes.routes);
+    plans.plans.forEach((plan, p) =>
+      plan.routeProfiles.forEach((profile, i) => {
+        const pointer = `/plans/${p}/routeProfiles/${i}`;
+        problems.push(...unknown('plans', pointer, `plan "${plan.id}"`, 'route profile', profile, known));
+      }),
+    );
+  }
+  if (catalog && routes) {
+    const known = idsOf(routes.routes);
+    catalog.families.forEach((family, f) => {
+      const pointer = `/families/${f}/profile`;
+      problems.push(...unknown('catalog', pointer, `catalog family "${family.id}"`, 'route profile', family.profile, known));
+    });
+  }
+  if (pricing && plans) {
+    const known = idsOf(plans.plans);
+    for (const planId of Object.keys(pricing.features)) {
+      if (known.has(planId)) continue;
+      const pointer = `/features/${escapePointerSegment(planId)}`;
+      const message = `features for unknown plan "${planId}" (known: ${[...known].join(', ')})`;
+      problems.push({ file: 'pricing', pointer, target: 'key', message });
+    }
+  }
+  return problems;
+}
+
+function idsOf(items: readonly { id: string }[]): Set<string> {
+  return new Set(items.map((item) => item.id));
+}
+
+function duplicateIds(file: ConfigFileName, listKey: string, items: readonly { id: string }[], what: string): FileProblem[] {
+  const firstIndex = new Map<string, number>();
+  const problems: FileProblem[] = [];
+  items.forEach((item, index) => {
+    const first = firstIndex.get(item.id);
+    if (first === undefined) {
+      firstIndex.set(item.id, index);
+      return;
+    }
+    const message = `duplicate ${what} id "${item.id}" (first defined at ${listKey}[${first}])`;
+    problems.push({ file, pointer: `/${listKey}/${index}/id`, target: 'value', message });
+  });
+  return problems;
+}
+
+function unknown(
+  file: ConfigFileName,
+  pointer: string,
+  owner: string,
+  what: string,
+  name: string,
+  known: ReadonlySet<string>,
+): FileProblem[] {
+  if (known.has(name)) return [];
+  const message = `${owner} names unknown ${what} "${name}" (known: ${[...known].join(', ')})`;
+  return [{ file, pointer, target: 'value', message }];
+}

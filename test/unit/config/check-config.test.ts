@@ -1,0 +1,63 @@
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { checkConfig } from '../../../src/config/check-config.js';
+import { formatConfigProblem } from '../../../src/config/config-error.js';
+import { BASE_CONFIG_DIR, listProblems, removeConfigVariants, replaceOnce, writeConfigVariant } from './config-variant.js';
+
+afterAll(removeConfigVariants);
+
+describe('checkConfig', () => {
+  it('accepts the shipped config/ and summarises what it holds', () => {
+    expect(checkConfig('config', {})).toEqual({
+      ok: true,
+      problems: [],
+      summary: 'config/ is valid: 3 plans, 2 route profiles, 3 providers, 2 catalog families',
+    });
+  });
+
+  it('names the directory the same way however it was typed', () => {
+    expect(checkConfig('./config/', {}).summary).toBe(
+      'config/ is valid: 3 plans, 2 route profiles, 3 providers, 2 catalog families',
+    );
+  });
+
+  it('starts from a valid fixture, so each broken variant below has exactly the problems it introduces', () => {
+    expect(checkConfig(BASE_CONFIG_DIR, {}).ok).toBe(true);
+  });
+
+  it('reports every problem in every file at once, in file order, as file:line:column message', () => {
+    const dir = writeConfigVariant({
+      'server.yaml': replaceOnce('port: 8787', 'prot: 8787'),
+      'routes.yaml': replaceOnce('    quotaWeight: 1\n    retryBudget: 3\n    tiers:\n      - - { provider: openai', '    quotaWieght: 1\n    retryBudget: 3\n    tiers:\n      - - { provider: openai'),
+      'providers.yaml': replaceOnce('format: gemini', 'format: vertex'),
+      'pricing.yaml': replaceOnce('currency: USD', 'currency: usd'),
+    });
+
+    const result = checkConfig(dir, { ROUTER_PORT: 'eighty' });
+
+    expect(result.ok).toBe(false);
+    expect(result.summary).toBe(`${dir}/ has 5 problems`);
+    expect(result.problems.map(formatConfigProblem)).toEqual([
+      `${join(dir, 'server.yaml')}:9:3 unknown key "prot" in listen (did you mean "port"?)`,
+      `${join(dir, 'routes.yaml')}:8:5 unknown key "quotaWieght" in routes[0] (did you mean "quotaWeight"?)`,
+      `${join(dir, 'providers.yaml')}:23:13 providers[2].format must be one of: openai, anthropic, gemini`,
+      `${join(dir, 'pricing.yaml')}:2:11 currency must be a three-letter currency code such as USD`,
+      'env:0:0 ROUTER_PORT: listen.port must be integer',
+    ]);
+  });
+
+  it('reports each missing file without a position', () => {
+    const dir = join(BASE_CONFIG_DIR, 'does-not-exist');
+    const result = checkConfig(dir, {});
+
+    expect(result.summary).toBe(`${dir}/ has 6 problems`);
+    expect(listProblems(dir)).toEqual(
+      ['server', 'plans', 'routes', 'providers', 'catalog', 'pricing'].map((name) => `${name}.yaml:0:0 file not found`),
+    );
+  });
+
+  it('says "1 problem" for a single problem', () => {
+    const dir = writeConfigVariant({ 'plans.yaml': replaceOnce('requestsPerMinute: 20', 'requestsPerMinute: -1') });
+    expect(checkConfig(dir, {}).summary).toBe(`${dir}/ has 1 problem`);
+  });
+});

@@ -1,0 +1,66 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { listProblems, removeConfigVariants, replaceOnce, writeConfigVariant } from './config-variant.js';
+
+afterAll(removeConfigVariants);
+
+describe('problems between files', () => {
+  it('reports a route target naming an unknown provider', () => {
+    const dir = writeConfigVariant({ 'routes.yaml': replaceOnce('provider: openai, model: gpt-5', 'provider: opnai, model: gpt-5') });
+    expect(listProblems(dir)).toEqual([
+      'routes.yaml:21:23 route profile "router/fusion" names unknown provider "opnai" (known: openai, anthropic, gemini)',
+    ]);
+  });
+
+  it('reports a plan naming an unknown route profile', () => {
+    const dir = writeConfigVariant({ 'plans.yaml': replaceOnce('[router/frontier]', '[router/frontier, router/fuson]') });
+    expect(listProblems(dir)).toEqual([
+      'plans.yaml:8:38 plan "free" names unknown route profile "router/fuson" (known: router/frontier, router/fusion)',
+    ]);
+  });
+
+  it('reports a catalog family naming an unknown route profile', () => {
+    const dir = writeConfigVariant({ 'catalog.yaml': replaceOnce('profile: router/fusion', 'profile: router/fusio') });
+    expect(listProblems(dir)).toEqual([
+      'catalog.yaml:10:14 catalog family "fusion" names unknown route profile "router/fusio" (known: router/frontier, router/fusion)',
+    ]);
+  });
+
+  it('reports pricing features for an unknown plan at the key', () => {
+    const dir = writeConfigVariant({ 'pricing.yaml': replaceOnce('  max: [', '  maxi: [') });
+    expect(listProblems(dir)).toEqual(['pricing.yaml:6:3 features for unknown plan "maxi" (known: free, pro, max)']);
+  });
+
+  it('reports a duplicate id at the duplicate, with what it breaks elsewhere', () => {
+    const dir = writeConfigVariant({ 'plans.yaml': replaceOnce('  - id: max', '  - id: pro') });
+    expect(listProblems(dir)).toEqual([
+      'plans.yaml:16:9 duplicate plan id "pro" (first defined at plans[1])',
+      'pricing.yaml:6:3 features for unknown plan "max" (known: free, pro)',
+    ]);
+  });
+
+  it('reports duplicate route, provider and catalog family ids', () => {
+    const dir = writeConfigVariant({
+      'routes.yaml': replaceOnce('  - id: router/fusion\n    family: fusion\n', '  - id: router/frontier\n    family: fusion\n'),
+      'providers.yaml': replaceOnce('  - id: gemini', '  - id: anthropic'),
+      'catalog.yaml': replaceOnce('  - id: fusion', '  - id: frontier'),
+    });
+    expect(listProblems(dir)).toEqual([
+      'plans.yaml:14:38 plan "pro" names unknown route profile "router/fusion" (known: router/frontier)',
+      'plans.yaml:20:38 plan "max" names unknown route profile "router/fusion" (known: router/frontier)',
+      'routes.yaml:13:23 route profile "router/frontier" names unknown provider "gemini" (known: openai, anthropic)',
+      'routes.yaml:14:9 duplicate route profile id "router/frontier" (first defined at routes[0])',
+      'routes.yaml:22:23 route profile "router/frontier" names unknown provider "gemini" (known: openai, anthropic)',
+      'providers.yaml:21:9 duplicate provider id "anthropic" (first defined at providers[1])',
+      'catalog.yaml:8:9 duplicate catalog family id "frontier" (first defined at families[0])',
+      'catalog.yaml:10:14 catalog family "frontier" names unknown route profile "router/fusion" (known: router/frontier)',
+    ]);
+  });
+
+  it('skips checks that need a file which failed its schema, instead of piling up follow-on problems', () => {
+    const dir = writeConfigVariant({
+      'providers.yaml': replaceOnce('format: gemini', 'format: vertex'),
+      'routes.yaml': replaceOnce('provider: openai, model: gpt-5', 'provider: opnai, model: gpt-5'),
+    });
+    expect(listProblems(dir)).toEqual(['providers.yaml:23:13 providers[2].format must be one of: openai, anthropic, gemini']);
+  });
+});
