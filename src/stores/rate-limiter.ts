@@ -14,8 +14,16 @@ export interface RateDecision {
   retryAfterSeconds: number;
 }
 
+export interface RateLimiterStatus {
+  /** `memory-fallback`: the shared Redis window is unreachable and this instance limits on its own. */
+  backend: 'memory' | 'redis' | 'memory-fallback';
+  reason?: string;
+}
+
 export interface RateLimiter {
   readonly kind: 'memory' | 'redis';
+  /** Which window is in force right now (for /readyz and logs). */
+  status(): RateLimiterStatus;
   /** Count this request if the window has room. `nowMs` comes from the injected clock. */
   admit(accountId: string, limit: number, nowMs: number): Promise<RateDecision>;
   /** The window's state without counting (for headers on responses that were not admitted). */

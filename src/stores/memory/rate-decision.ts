@@ -1,0 +1,27 @@
+/**
+ * Turns the state of an exact sliding-window log into the decision and header values. Shared by the
+ * memory and Redis limiters so both report identical numbers for identical windows (docs/limits.md).
+ */
+import type { RateDecision } from '../rate-limiter.js';
+
+export const RATE_WINDOW_MS = 60_000;
+
+export interface WindowState {
+  allowed: boolean;
+  limit: number;
+  /** Admissions inside (now - 60 s, now] after this decision. */
+  count: number;
+  /** The oldest admission still inside the window; null when it is empty. */
+  oldestMs: number | null;
+  nowMs: number;
+}
+
+export function rateDecision(state: WindowState): RateDecision {
+  const { allowed, limit, count, oldestMs, nowMs } = state;
+  // The oldest admission leaves the window at exactly oldest + 60 s, and a request at that instant is
+  // admitted (the window is half-open), so rounding up gives a wait that always suffices.
+  const untilOldestLeaves = oldestMs === null ? 0 : Math.max(0, Math.ceil((oldestMs + RATE_WINDOW_MS - nowMs) / 1000));
+  // An empty window that still rejects means a limit of 0: no wait helps, so say one whole window.
+  const retryAfterSeconds = allowed ? 0 : oldestMs === null ? RATE_WINDOW_MS / 1000 : Math.max(1, untilOldestLeaves);
+  return { allowed, limit, remaining: Math.max(0, limit - count), resetSeconds: untilOldestLeaves, retryAfterSeconds };
+}

@@ -1,0 +1,27 @@
+/**
+ * Picks the store implementation from the `storage` setting. The returned store is not migrated yet:
+ * the caller runs migrate() once at start-up.
+ */
+import { resolve } from 'node:path';
+import type { Clock } from '../core/clock.js';
+import { createPostgresStore } from './postgres/create-postgres-store.js';
+import { createSqliteStore } from './sqlite/create-sqlite-store.js';
+import type { Store } from './store.js';
+
+const SQLITE_PREFIX = 'sqlite:';
+const IN_MEMORY = ':memory:';
+
+/** `sqlite:PATH` (relative to the working directory), `sqlite::memory:`, or `postgres://…` / `postgresql://…`. */
+export function openStore(storage: string, clock: Clock): Store {
+  if (storage.startsWith(SQLITE_PREFIX)) {
+    const path = storage.slice(SQLITE_PREFIX.length);
+    if (path.length === 0) throw new Error('storage "sqlite:" needs a file path, e.g. sqlite:./data/router.db');
+    return createSqliteStore({ path: path === IN_MEMORY ? IN_MEMORY : resolve(path), clock });
+  }
+  if (storage.startsWith('postgres://') || storage.startsWith('postgresql://')) {
+    return createPostgresStore({ url: storage, clock });
+  }
+  // Only the scheme is echoed: a connection string may carry a password.
+  const scheme = /^[a-z][a-z0-9+.-]*:/i.exec(storage)?.[0] ?? '(none)';
+  throw new Error(`unsupported storage scheme ${scheme}; use sqlite:PATH or postgres://…`);
+}

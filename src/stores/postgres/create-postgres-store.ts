@@ -1,0 +1,251 @@
+/**
+ * The PostgreSQL store: the authority for accounts, keys and monthly counts when several router
+ * instances run. Mutations run in transactions that lock the rows they check, and write their audit
+ * event in the same transaction. Connection failures surface as StoreUnavailableError (fail closed).
+ */
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { API_KEY_PREFIX } from '../../core/api-key.js';
+import type { Clock } from '../../core/clock.js';
+import { postgresMigrations } from '../migrations/postgres-migrations.js';
+import { NotFoundInStoreError, type Store } from '../store.js';
+import { migratePostgres } from './migrate-postgres.js';
+import { postgresAdmitQuota, readQuotaUsed } from './postgres-admit-quota.js';
+import {
+  toAccount,
+  toApiKey,
+  toAuditEvent,
+  toProviderKey,
+  type AccountRow,
+  type ApiKeyRow,
+  type AuditEventRow,
+  type ProviderKeyRow,
+} from './postgres-rows.js';
+import { inTransaction, queryRows, type Queryable } from './postgres-session.js';
+
+export interface PostgresStoreOptions {
+  /** `postgres://…` or `postgresql://…`. */
+  url: string;
+  clock: Clock;
+  /** Connections in the pool (default 10). */
+  poolSize?: number;
+  /** Keep the tables in this schema (created by migrate()): one database can serve several deployments or test files. */
+  schema?: string;
+  /** How long to wait for a connection before reporting the store unavailable (default 3 s). */
+  connectTimeoutMs?: number;
+}
+
+// Lower-case only: the name goes unquoted into search_path and quoted into CREATE SCHEMA, and both must agree.
+const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
+
+type KeyMaterial = { name: string | null; hash: string; last4: string };
+
+const newId = (prefix: string): string => prefix + randomBytes(12).toString('hex');
+
+/** A retired key (revoked, or past the expiry a rotation gave it) can be neither rotated nor revoked again. */
+function assertKeyLive(key: ApiKeyRow, nowMs: number): void {
+  if (key.revoked_at !== null) throw new Error(`api key ${key.id} is already revoked`);
+  if (key.expires_at !== null && key.expires_at.getTime() <= nowMs) throw new Error(`api key ${key.id} has already expired`);
+}
+
+function createPool(options: PostgresStoreOptions): pg.Pool {
+  if (options.schema !== undefined && !SCHEMA_NAME.test(options.schema)) {
+    throw new Error(`schema must match ${SCHEMA_NAME.source}, got ${JSON.stringify(options.schema)}`);
+  }
+  const pool = new pg.Pool({
+    connectionString: options.url,
+    max: options.poolSize ?? 10,
+    connectionTimeoutMillis: options.connectTimeoutMs ?? 3000,
+    ...(options.schema === undefined ? {} : { options: `-c search_path=${options.schema}` }),
+  });
+  // An idle connection that drops is discarded by the pool; the next query reports the outage. Without a
+  // listener the 'error' event would crash the process.
+  pool.on('error', () => undefined);
+  return pool;
+}
+
+export function createPostgresStore(options: PostgresStoreOptions): Store {
+  const { clock } = options;
+  const pool = createPool(options);
+  const isoAt = (ms: number): string => new Date(ms).toISOString();
+
+  async function audit(db: Queryable, actor: string, action: string, accountId: string | null, keyId: string | null, details: object) {
+    await queryRows(
+      db,
+      'INSERT INTO audit_events (id, at, actor, action, account_id, key_id, details) VALUES ($1, $2, $3, $4, $5, $6, $7)',
+      [newId('evt_'), isoAt(clock.now()), actor, action, accountId, keyId, JSON.stringify(details)],
+    );
+  }
+
+  async function lockAccount(db: Queryable, id: string): Promise<AccountRow> {
+    const [row] = await queryRows<AccountRow>(db, 'SELECT * FROM accounts WHERE id = $1 FOR UPDATE', [id]);
+    if (!row) throw new NotFoundInStoreError('account', id);
+    return row;
+  }
+
+  async function lockKey(db: Queryable, id: string): Promise<ApiKeyRow> {
+    const [row] = await queryRows<ApiKeyRow>(db, 'SELECT * FROM api_keys WHERE id = $1 FOR UPDATE', [id]);
+    if (!row) throw new NotFoundInStoreError('api_key', id);
+    return row;
+  }
+
+  async function updateAccount(db: Queryable, id: string, column: 'plan' | 'status', value: string): Promise<AccountRow> {
+    const [row] = await queryRows<AccountRow>(db, `UPDATE accounts SET ${column} = $1 WHERE id = $2 RETURNING *`, [value, id]);
+    if (!row) throw new NotFoundInStoreError('account', id);
+    return row;
+  }
+
+  async function updateKey(db: Queryable, id: string, column: 'revoked_at' | 'expires_at', at: string): Promise<ApiKeyRow> {
+    const [row] = await queryRows<ApiKeyRow>(db, `UPDATE api_keys SET ${column} = $1 WHERE id = $2 RETURNING *`, [at, id]);
+    if (!row) throw new NotFoundInStoreError('api_key', id);
+    return row;
+  }
+
+  async function insertKey(db: Queryable, accountId: string, input: KeyMaterial): Promise<ApiKeyRow> {
+    const [row] = await queryRows<ApiKeyRow>(
+      db,
+      `INSERT INTO api_keys (id, account_id, name, prefix, last4, hash, created_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING *`,
+      [newId('key_'), accountId, input.name, API_KEY_PREFIX, input.last4, input.hash, isoAt(clock.now())],
+    );
+    if (!row) throw new Error('api key insert returned no row');
+    return row;
+  }
+
+  async function rotate(db: Queryable, oldKeyId: string, replacement: KeyMaterial, graceSeconds: number, actor: string) {
+    if (!(graceSeconds >= 0)) throw new Error(`grace period must be zero or more seconds, got ${graceSeconds}`);
+    const old = await lockKey(db, oldKeyId);
+    const nowMs = clock.now();
+    assertKeyLive(old, nowMs);
+    const retired =
+      graceSeconds === 0
+        ? await updateKey(db, old.id, 'revoked_at', isoAt(nowMs))
+        : await updateKey(db, old.id, 'expires_at', graceExpiry(old, nowMs, graceSeconds));
+    const created = await insertKey(db, old.account_id, replacement);
+    await audit(db, actor, 'key.create', created.account_id, created.id, { name: created.name, rotatedFrom: old.id });
+    await audit(db, actor, 'key.rotate', old.account_id, old.id, { replacementKeyId: created.id, graceSeconds });
+    return { revoked: toApiKey(retired), created: toApiKey(created) };
+  }
+
+  return {
+    kind: 'postgres',
+
+    migrate: () => migratePostgres(pool, postgresMigrations, options.schema, isoAt(clock.now())),
+    ping: async () => void (await queryRows(pool, 'SELECT 1')),
+    close: () => pool.end(),
+
+    createAccount: (input, actor) =>
+      inTransaction(pool, async (db) => {
+        const [row] = await queryRows<AccountRow>(
+          db,
+          `INSERT INTO accounts (id, email, plan, status, created_at) VALUES ($1, $2, $3, 'active', $4) RETURNING *`,
+          [newId('acct_'), input.email, input.plan, isoAt(clock.now())],
+        );
+        if (!row) throw new Error('account insert returned no row');
+        await audit(db, actor, 'account.create', row.id, null, { plan: row.plan });
+        return toAccount(row);
+      }),
+    getAccount: async (id) => {
+      const [row] = await queryRows<AccountRow>(pool, 'SELECT * FROM accounts WHERE id = $1', [id]);
+      return row ? toAccount(row) : null;
+    },
+    listAccounts: async () => (await queryRows<AccountRow>(pool, 'SELECT * FROM accounts ORDER BY created_at, id')).map(toAccount),
+    setAccountPlan: (id, plan, actor) =>
+      inTransaction(pool, async (db) => {
+        const before = await lockAccount(db, id);
+        const after = await updateAccount(db, id, 'plan', plan);
+        await audit(db, actor, 'account.set_plan', id, null, { from: before.plan, to: plan });
+        return toAccount(after);
+      }),
+    deactivateAccount: (id, actor) =>
+      inTransaction(pool, async (db) => {
+        const before = await lockAccount(db, id);
+        const after = await updateAccount(db, id, 'status', 'inactive');
+        await audit(db, actor, 'account.deactivate', id, null, { previousStatus: before.status });
+        return toAccount(after);
+      }),
+
+    createApiKey: (input, actor) =>
+      inTransaction(pool, async (db) => {
+        await lockAccount(db, input.accountId);
+        const key = await insertKey(db, input.accountId, input);
+        await audit(db, actor, 'key.create', key.account_id, key.id, { name: key.name });
+        return toApiKey(key);
+      }),
+    findApiKeyByHash: async (hash) => {
+      const [key] = await queryRows<ApiKeyRow>(pool, 'SELECT * FROM api_keys WHERE hash = $1', [hash]);
+      if (!key) return null;
+      const [account] = await queryRows<AccountRow>(pool, 'SELECT * FROM accounts WHERE id = $1', [key.account_id]);
+      if (!account) throw new NotFoundInStoreError('account', key.account_id);
+      return { key: toApiKey(key), account: toAccount(account) };
+    },
+    getApiKey: async (id) => {
+      const [row] = await queryRows<ApiKeyRow>(pool, 'SELECT * FROM api_keys WHERE id = $1', [id]);
+      return row ? toApiKey(row) : null;
+    },
+    listApiKeys: async (accountId) =>
+      (await queryRows<ApiKeyRow>(pool, 'SELECT * FROM api_keys WHERE account_id = $1 ORDER BY created_at, id', [accountId])).map(toApiKey),
+    rotateApiKey: (oldKeyId, replacement, graceSeconds, actor) => inTransaction(pool, (db) => rotate(db, oldKeyId, replacement, graceSeconds, actor)),
+    revokeApiKey: (id, actor) =>
+      inTransaction(pool, async (db) => {
+        const key = await lockKey(db, id);
+        const nowMs = clock.now();
+        assertKeyLive(key, nowMs);
+        const revoked = await updateKey(db, id, 'revoked_at', isoAt(nowMs));
+        await audit(db, actor, 'key.revoke', key.account_id, id, {});
+        return toApiKey(revoked);
+      }),
+
+    setProviderKey: (input, actor) =>
+      inTransaction(pool, async (db) => {
+        await lockAccount(db, input.accountId);
+        const at = isoAt(clock.now());
+        const [row] = await queryRows<ProviderKeyRow>(
+          db,
+          `INSERT INTO provider_keys (account_id, provider_id, sealed, last4, created_at, updated_at)
+           VALUES ($1, $2, $3, $4, $5, $5)
+           ON CONFLICT (account_id, provider_id)
+           DO UPDATE SET sealed = EXCLUDED.sealed, last4 = EXCLUDED.last4, updated_at = EXCLUDED.updated_at
+           RETURNING *`,
+          [input.accountId, input.providerId, input.sealed, input.last4, at],
+        );
+        if (!row) throw new Error('provider key upsert returned no row');
+        await audit(db, actor, 'provider_key.set', input.accountId, null, { providerId: input.providerId });
+        return toProviderKey(row);
+      }),
+    listProviderKeys: async (accountId) => {
+      const rows = await queryRows<ProviderKeyRow>(pool, 'SELECT * FROM provider_keys WHERE account_id = $1 ORDER BY provider_id', [accountId]);
+      return rows.map(toProviderKey);
+    },
+    removeProviderKey: (accountId, providerId, actor) =>
+      inTransaction(pool, async (db) => {
+        const deleteSql = 'DELETE FROM provider_keys WHERE account_id = $1 AND provider_id = $2 RETURNING provider_id';
+        const removed = await queryRows(db, deleteSql, [accountId, providerId]);
+        if (removed.length > 0) await audit(db, actor, 'provider_key.remove', accountId, null, { providerId });
+        return removed.length > 0;
+      }),
+
+    admitQuota: (input) => postgresAdmitQuota(pool, input),
+    refundQuota: async (accountId, period, weight) => {
+      const refundSql = 'UPDATE quota_usage SET used = GREATEST(used - $3, 0) WHERE account_id = $1 AND period = $2';
+      await queryRows(pool, refundSql, [accountId, period, weight]);
+    },
+    readQuota: (accountId, period) => readQuotaUsed(pool, accountId, period),
+
+    listAuditEvents: async (filter = {}) => {
+      const rows = await queryRows<AuditEventRow>(
+        pool,
+        'SELECT * FROM audit_events WHERE ($1::text IS NULL OR account_id = $1) ORDER BY seq DESC LIMIT $2',
+        [filter.accountId ?? null, filter.limit ?? null],
+      );
+      return rows.map(toAuditEvent);
+    },
+  };
+}
+
+/** A second rotation within a grace period never extends the old key's life. */
+function graceExpiry(old: ApiKeyRow, nowMs: number, graceSeconds: number): string {
+  const candidate = nowMs + graceSeconds * 1000;
+  const current = old.expires_at === null ? Number.POSITIVE_INFINITY : old.expires_at.getTime();
+  return new Date(Math.min(candidate, current)).toISOString();
+}

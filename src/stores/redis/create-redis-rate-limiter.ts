@@ -1,0 +1,109 @@
+/**
+ * Requests-per-minute limiter shared by every router instance through Redis. When Redis cannot answer,
+ * decisions fall back to a per-instance memory limiter (limits then hold per instance, not globally)
+ * and status() says so, so the operator sees it in /readyz; it returns to Redis once Redis answers.
+ */
+import { randomBytes } from 'node:crypto';
+import { Redis } from 'ioredis';
+import { createMemoryRateLimiter } from '../memory/create-memory-rate-limiter.js';
+import { RATE_WINDOW_MS, rateDecision } from '../memory/rate-decision.js';
+import type { RateDecision, RateLimiter, RateLimiterStatus } from '../rate-limiter.js';
+import { SLIDING_WINDOW_SCRIPT } from './sliding-window-script.js';
+
+export interface RedisRateLimiterOptions {
+  /** `redis://…` or `rediss://…`. */
+  url: string;
+  /** Prefix of the per-account window keys (default `rl:`). */
+  keyPrefix?: string;
+  /** Called once each time decisions switch to the memory fallback, with a reason free of secrets. */
+  onUnavailable?: (reason: string) => void;
+}
+
+type WindowReply = [allowed: number, count: number, oldest?: string];
+
+interface SlidingWindowCommand {
+  routerSlidingWindow(key: string, nowMs: number, windowMs: number, limit: number, member: string, count: '0' | '1'): Promise<WindowReply>;
+}
+
+function connect(url: string): Redis & SlidingWindowCommand {
+  const redis = new Redis(url, {
+    // Fail fast instead of queueing: a request must not wait for Redis to come back.
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 1,
+    connectTimeout: 1000,
+    commandTimeout: 1000,
+    // Keep reconnecting in the background, at most 2 s apart, so Redis is used again once it is back.
+    retryStrategy: (attempt) => Math.min(attempt * 100, 2000),
+  });
+  redis.defineCommand('routerSlidingWindow', { numberOfKeys: 1, lua: SLIDING_WINDOW_SCRIPT });
+  return redis as Redis & SlidingWindowCommand;
+}
+
+/** Resolves once the first connection attempt has succeeded or failed, so start-up requests are not misjudged. */
+function firstAttempt(redis: Redis): Promise<void> {
+  return new Promise((resolve) => {
+    const settle = (): void => {
+      redis.off('ready', settle).off('error', settle).off('close', settle);
+      resolve();
+    };
+    redis.on('ready', settle).on('error', settle).on('close', settle);
+  });
+}
+
+export function createRedisRateLimiter(options: RedisRateLimiterOptions): RateLimiter {
+  const keyPrefix = options.keyPrefix ?? 'rl:';
+  const fallback = createMemoryRateLimiter();
+  const instanceId = randomBytes(6).toString('hex');
+  let sequence = 0;
+  let current: RateLimiterStatus = { backend: 'redis' };
+  let closing = false;
+
+  const redis = connect(options.url);
+  const connected = firstAttempt(redis);
+  redis.on('ready', () => (current = { backend: 'redis' }));
+  // The listener also keeps ioredis from printing "Unhandled error event" on every reconnect attempt.
+  redis.on('error', (error: Error) => useFallback(`redis unavailable: ${error.message}`));
+  redis.on('close', () => useFallback('redis connection closed'));
+
+  /** Keeps the first reason of an outage: later ones are mostly echoes of it. */
+  function useFallback(reason: string): void {
+    if (closing || current.backend === 'memory-fallback') return;
+    current = { backend: 'memory-fallback', reason };
+    options.onUnavailable?.(reason);
+  }
+
+  async function decide(accountId: string, limit: number, nowMs: number, count: boolean): Promise<RateDecision> {
+    await connected;
+    if (redis.status !== 'ready') {
+      useFallback(`redis not connected (${redis.status})`);
+      return decideInMemory(accountId, limit, nowMs, count);
+    }
+    try {
+      // Members must be unique per admission: two requests in the same millisecond both count.
+      const member = `${nowMs}:${instanceId}:${sequence++}`;
+      const reply = await redis.routerSlidingWindow(keyPrefix + accountId, nowMs, RATE_WINDOW_MS, limit, member, count ? '1' : '0');
+      current = { backend: 'redis' };
+      const [allowed, inWindow, oldest] = reply;
+      return rateDecision({ allowed: allowed === 1, limit, count: inWindow, oldestMs: oldest === undefined ? null : Number(oldest), nowMs });
+    } catch (error) {
+      useFallback(`redis unavailable: ${error instanceof Error ? error.message : String(error)}`);
+      return decideInMemory(accountId, limit, nowMs, count);
+    }
+  }
+
+  function decideInMemory(accountId: string, limit: number, nowMs: number, count: boolean): Promise<RateDecision> {
+    return count ? fallback.admit(accountId, limit, nowMs) : fallback.peek(accountId, limit, nowMs);
+  }
+
+  return {
+    kind: 'redis',
+    status: () => ({ ...current }),
+    admit: (accountId, limit, nowMs) => decide(accountId, limit, nowMs, true),
+    peek: (accountId, limit, nowMs) => decide(accountId, limit, nowMs, false),
+    async close() {
+      closing = true;
+      redis.disconnect();
+      await fallback.close();
+    },
+  };
+}

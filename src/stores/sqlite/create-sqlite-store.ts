@@ -1,0 +1,231 @@
+/**
+ * The SQLite store: one file, WAL, for a single host (several processes may share the file). Methods are
+ * async to fit the Store interface but run synchronous better-sqlite3 calls; every write is one
+ * IMMEDIATE transaction, which takes the file's write lock up front, so read-check-write steps such as
+ * quota admission are atomic across processes too.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import Database from 'better-sqlite3';
+import { API_KEY_PREFIX } from '../../core/api-key.js';
+import type { Clock } from '../../core/clock.js';
+import { sqliteMigrations } from '../migrations/sqlite-migrations.js';
+import { NotFoundInStoreError, StoreUnavailableError, type QuotaAdmission, type QuotaAdmitInput, type Store } from '../store.js';
+import { migrateSqlite } from './migrate-sqlite.js';
+import { prepareSqliteStatements, type SqliteStatements } from './prepare-sqlite-statements.js';
+import { toAccount, toApiKey, toAuditEvent, toProviderKey, type AccountRow, type ApiKeyRow } from './sqlite-rows.js';
+
+export interface SqliteStoreOptions {
+  /** File path, or `:memory:` for a private in-memory database. */
+  path: string;
+  clock: Clock;
+  /** How long a write waits for another process's lock before failing (default 5 s). */
+  busyTimeoutMs?: number;
+}
+
+// Error codes that mean the database cannot be used right now, as opposed to a bad statement or constraint.
+const UNAVAILABLE_CODES = /^SQLITE_(BUSY|LOCKED|CANTOPEN|IOERR|FULL|NOTADB|CORRUPT|READONLY)/;
+
+function guard<R>(run: () => R): R {
+  try {
+    return run();
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    if (typeof code === 'string' && UNAVAILABLE_CODES.test(code)) {
+      throw new StoreUnavailableError(`SQLite store unavailable (${code})`, { cause: error });
+    }
+    throw error;
+  }
+}
+
+function openDatabase(path: string, busyTimeoutMs: number): Database.Database {
+  if (path !== ':memory:') mkdirSync(dirname(resolve(path)), { recursive: true });
+  const db = guard(() => new Database(path));
+  db.pragma('journal_mode = WAL');
+  db.pragma(`busy_timeout = ${busyTimeoutMs}`);
+  db.pragma('foreign_keys = ON');
+  return db;
+}
+
+type KeyMaterial = { name: string | null; hash: string; last4: string };
+
+const newId = (prefix: string): string => prefix + randomBytes(12).toString('hex');
+
+/** A retired key (revoked, or past the expiry a rotation gave it) can be neither rotated nor revoked again. */
+function assertKeyLive(key: ApiKeyRow, nowMs: number): void {
+  if (key.revoked_at !== null) throw new Error(`api key ${key.id} is already revoked`);
+  if (key.expires_at !== null && Date.parse(key.expires_at) <= nowMs) throw new Error(`api key ${key.id} has already expired`);
+}
+
+export function createSqliteStore(options: SqliteStoreOptions): Store {
+  const { clock } = options;
+  const db = openDatabase(options.path, options.busyTimeoutMs ?? 5000);
+  const ping = db.prepare('SELECT 1');
+  let statements: SqliteStatements | undefined;
+  // Prepared on first use: the tables exist only once migrate() ran (here or in another process).
+  const sql = (): SqliteStatements => (statements ??= prepareSqliteStatements(db));
+  const isoAt = (ms: number): string => new Date(ms).toISOString();
+
+  function write<A extends unknown[], R>(work: (...args: A) => R): (...args: A) => Promise<R> {
+    const transaction = db.transaction(work);
+    return async (...args) => guard(() => transaction.immediate(...args));
+  }
+
+  function guarded<A extends unknown[], R>(work: (...args: A) => R): (...args: A) => Promise<R> {
+    return async (...args) => guard(() => work(...args));
+  }
+
+  function audit(actor: string, action: string, accountId: string | null, keyId: string | null, details: Record<string, unknown>): void {
+    const at = isoAt(clock.now());
+    sql().insertAuditEvent.run({ id: newId('evt_'), at, actor, action, account_id: accountId, key_id: keyId, details: JSON.stringify(details) });
+  }
+
+  function requireAccount(id: string): AccountRow {
+    const row = sql().getAccount.get(id);
+    if (!row) throw new NotFoundInStoreError('account', id);
+    return row;
+  }
+
+  function requireKey(id: string): ApiKeyRow {
+    const row = sql().getApiKey.get(id);
+    if (!row) throw new NotFoundInStoreError('api_key', id);
+    return row;
+  }
+
+  function insertKey(accountId: string, input: KeyMaterial): ApiKeyRow {
+    const row: ApiKeyRow = {
+      id: newId('key_'),
+      account_id: accountId,
+      name: input.name,
+      prefix: API_KEY_PREFIX,
+      last4: input.last4,
+      hash: input.hash,
+      created_at: isoAt(clock.now()),
+      revoked_at: null,
+      expires_at: null,
+    };
+    sql().insertApiKey.run(row);
+    return row;
+  }
+
+  function readUsed(accountId: string, period: string): number {
+    return sql().readQuota.get(accountId, period) ?? 0;
+  }
+
+  function admit(input: QuotaAdmitInput): QuotaAdmission {
+    const account = requireAccount(input.accountId);
+    const limit = Object.hasOwn(input.limitsByPlan, account.plan) ? (input.limitsByPlan[account.plan] ?? 0) : 0;
+    const base = { plan: account.plan, status: account.status, limit };
+    if (account.status !== 'active') return { ...base, admitted: false, used: readUsed(input.accountId, input.period) };
+    const counted = sql().incrementQuota.get({ accountId: input.accountId, period: input.period, weight: input.weight, limit });
+    if (counted) return { ...base, admitted: true, used: counted.used };
+    return { ...base, admitted: false, used: readUsed(input.accountId, input.period) };
+  }
+
+  function rotate(oldKeyId: string, replacement: KeyMaterial, graceSeconds: number, actor: string) {
+    if (!(graceSeconds >= 0)) throw new Error(`grace period must be zero or more seconds, got ${graceSeconds}`);
+    const old = requireKey(oldKeyId);
+    const nowMs = clock.now();
+    assertKeyLive(old, nowMs);
+    const retired =
+      graceSeconds === 0
+        ? sql().revokeApiKey.get(isoAt(nowMs), old.id)
+        : sql().expireApiKey.get(graceExpiry(old, nowMs, graceSeconds), old.id);
+    const created = insertKey(old.account_id, replacement);
+    audit(actor, 'key.create', created.account_id, created.id, { name: created.name, rotatedFrom: old.id });
+    audit(actor, 'key.rotate', old.account_id, old.id, { replacementKeyId: created.id, graceSeconds });
+    return { revoked: toApiKey(retired ?? old), created: toApiKey(created) };
+  }
+
+  return {
+    kind: 'sqlite',
+
+    migrate: guarded(() => migrateSqlite(db, sqliteMigrations, isoAt(clock.now()))),
+    ping: guarded(() => void ping.get()),
+    close: async () => void db.close(),
+
+    createAccount: write((input: { email: string; plan: string }, actor: string) => {
+      const row: AccountRow = { id: newId('acct_'), email: input.email, plan: input.plan, status: 'active', created_at: isoAt(clock.now()) };
+      sql().insertAccount.run(row);
+      audit(actor, 'account.create', row.id, null, { plan: row.plan });
+      return toAccount(row);
+    }),
+    getAccount: guarded((id: string) => {
+      const row = sql().getAccount.get(id);
+      return row ? toAccount(row) : null;
+    }),
+    listAccounts: guarded(() => sql().listAccounts.all().map(toAccount)),
+    setAccountPlan: write((id: string, plan: string, actor: string) => {
+      const before = requireAccount(id);
+      const after = sql().setAccountPlan.get(plan, id) ?? before;
+      audit(actor, 'account.set_plan', id, null, { from: before.plan, to: plan });
+      return toAccount(after);
+    }),
+    deactivateAccount: write((id: string, actor: string) => {
+      const before = requireAccount(id);
+      const after = sql().setAccountStatus.get('inactive', id) ?? before;
+      audit(actor, 'account.deactivate', id, null, { previousStatus: before.status });
+      return toAccount(after);
+    }),
+
+    createApiKey: write((input: { accountId: string; name: string | null; hash: string; last4: string }, actor: string) => {
+      requireAccount(input.accountId);
+      const key = insertKey(input.accountId, input);
+      audit(actor, 'key.create', key.account_id, key.id, { name: key.name });
+      return toApiKey(key);
+    }),
+    findApiKeyByHash: guarded((hash: string) => {
+      const key = sql().findApiKeyByHash.get(hash);
+      if (!key) return null;
+      return { key: toApiKey(key), account: toAccount(requireAccount(key.account_id)) };
+    }),
+    getApiKey: guarded((id: string) => {
+      const row = sql().getApiKey.get(id);
+      return row ? toApiKey(row) : null;
+    }),
+    listApiKeys: guarded((accountId: string) => sql().listApiKeys.all(accountId).map(toApiKey)),
+    rotateApiKey: write(rotate),
+    revokeApiKey: write((id: string, actor: string) => {
+      const key = requireKey(id);
+      const nowMs = clock.now();
+      assertKeyLive(key, nowMs);
+      const revoked = sql().revokeApiKey.get(isoAt(nowMs), id) ?? key;
+      audit(actor, 'key.revoke', key.account_id, id, {});
+      return toApiKey(revoked);
+    }),
+
+    setProviderKey: write((input: { accountId: string; providerId: string; sealed: string; last4: string }, actor: string) => {
+      requireAccount(input.accountId);
+      const at = isoAt(clock.now());
+      const row = { account_id: input.accountId, provider_id: input.providerId, sealed: input.sealed, last4: input.last4 };
+      const stored = sql().upsertProviderKey.get({ ...row, created_at: at, updated_at: at });
+      if (!stored) throw new Error('provider key upsert returned no row');
+      audit(actor, 'provider_key.set', input.accountId, null, { providerId: input.providerId });
+      return toProviderKey(stored);
+    }),
+    listProviderKeys: guarded((accountId: string) => sql().listProviderKeys.all(accountId).map(toProviderKey)),
+    removeProviderKey: write((accountId: string, providerId: string, actor: string) => {
+      const removed = sql().deleteProviderKey.run(accountId, providerId).changes > 0;
+      if (removed) audit(actor, 'provider_key.remove', accountId, null, { providerId });
+      return removed;
+    }),
+
+    admitQuota: write(admit),
+    refundQuota: write((accountId: string, period: string, weight: number) => void sql().refundQuota.run(weight, accountId, period)),
+    readQuota: guarded(readUsed),
+
+    listAuditEvents: guarded((filter: { accountId?: string; limit?: number } = {}) => {
+      const limit = filter.limit ?? -1;
+      const rows = filter.accountId === undefined ? sql().listAuditEvents.all(limit) : sql().listAccountAuditEvents.all(filter.accountId, limit);
+      return rows.map(toAuditEvent);
+    }),
+  };
+}
+
+/** A second rotation within a grace period never extends the old key's life. */
+function graceExpiry(old: ApiKeyRow, nowMs: number, graceSeconds: number): string {
+  const candidate = nowMs + graceSeconds * 1000;
+  const current = old.expires_at === null ? Number.POSITIVE_INFINITY : Date.parse(old.expires_at);
+  return new Date(Math.min(candidate, current)).toISOString();
+}

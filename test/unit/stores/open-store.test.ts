@@ -1,0 +1,65 @@
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { systemClock } from '../../../src/core/clock.js';
+import { openRateLimiter } from '../../../src/stores/open-rate-limiter.js';
+import { openStore } from '../../../src/stores/open-store.js';
+
+describe('openStore', () => {
+  const startDir = process.cwd();
+  afterEach(() => process.chdir(startDir));
+
+  it('opens an in-memory SQLite store', async () => {
+    const store = openStore('sqlite::memory:', systemClock);
+    expect(store.kind).toBe('sqlite');
+    await store.migrate();
+    expect(await store.listAccounts()).toEqual([]);
+    await store.close();
+  });
+
+  it('resolves a SQLite path against the working directory and creates its folder', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'router-open-store-'));
+    process.chdir(dir);
+    const store = openStore('sqlite:data/router.db', systemClock);
+    await store.migrate();
+    await store.close();
+    expect(existsSync(join(dir, 'data', 'router.db'))).toBe(true);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('opens PostgreSQL for both URL schemes without connecting yet', async () => {
+    for (const url of ['postgres://router@127.0.0.1:1/router', 'postgresql://router@127.0.0.1:1/router']) {
+      const store = openStore(url, systemClock);
+      expect(store.kind).toBe('postgres');
+      await store.close();
+    }
+  });
+
+  it('names an unsupported scheme without echoing credentials', () => {
+    expect(() => openStore('mysql://root:hunter2@db/router', systemClock)).toThrow('unsupported storage scheme mysql:; use sqlite:PATH or postgres://…');
+    expect(() => openStore('sqlite:', systemClock)).toThrow('needs a file path');
+  });
+});
+
+describe('openRateLimiter', () => {
+  it('opens the memory limiter', async () => {
+    const limiter = openRateLimiter({ backend: 'memory' });
+    expect([limiter.kind, limiter.status()]).toEqual(['memory', { backend: 'memory' }]);
+    await limiter.close();
+  });
+
+  it('requires a Redis URL for the redis backend', () => {
+    expect(() => openRateLimiter({ backend: 'redis' })).toThrow('rateLimit.redisUrl is not set');
+  });
+
+  it('opens the Redis limiter and passes the outage callback on', async () => {
+    const reasons: string[] = [];
+    const limiter = openRateLimiter({ backend: 'redis', redisUrl: 'redis://127.0.0.1:1' }, { onUnavailable: (reason) => reasons.push(reason) });
+    expect(limiter.kind).toBe('redis');
+    await limiter.admit('acct_a', 1, 0);
+    expect(limiter.status().backend).toBe('memory-fallback');
+    expect(reasons).toHaveLength(1);
+    await limiter.close();
+  });
+});

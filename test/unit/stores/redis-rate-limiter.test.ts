@@ -1,0 +1,110 @@
+import { randomBytes } from 'node:crypto';
+import { createServer, connect, type Server, type Socket } from 'node:net';
+import { Redis } from 'ioredis';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createRedisRateLimiter } from '../../../src/stores/redis/create-redis-rate-limiter.js';
+import { runRateLimiterContract } from '../../contracts/rate-limiter-contract.js';
+
+const url = process.env.ROUTER_TEST_REDIS_URL;
+if (!url) console.warn('skipping Redis rate limiter tests: set ROUTER_TEST_REDIS_URL (e.g. redis://127.0.0.1:6379)');
+
+// Every limiter gets its own key prefix under this run's, so test files never share windows.
+const runPrefix = `rl:test:${randomBytes(4).toString('hex')}:`;
+let limiters = 0;
+const nextPrefix = (): string => `${runPrefix}${limiters++}:`;
+
+async function until(condition: () => boolean, timeoutMs = 5000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/** A TCP relay in front of Redis that a test can cut and restore, on the same port, to stage an outage. */
+async function startRelay(target: URL): Promise<{ url: string; cut(): Promise<void>; restore(): Promise<void> }> {
+  const sockets = new Set<Socket>();
+  const listen = (server: Server, port: number): Promise<number> =>
+    new Promise((resolve) => server.listen(port, '127.0.0.1', () => resolve((server.address() as { port: number }).port)));
+  const makeServer = (): Server =>
+    createServer((client) => {
+      const upstream = connect(Number(target.port || 6379), target.hostname);
+      for (const socket of [client, upstream]) {
+        sockets.add(socket);
+        socket.on('close', () => sockets.delete(socket)).on('error', () => undefined);
+      }
+      client.pipe(upstream).pipe(client);
+    });
+  let server = makeServer();
+  const port = await listen(server, 0);
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    async cut() {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => server.close(resolve));
+    },
+    async restore() {
+      server = makeServer();
+      await listen(server, port);
+    },
+  };
+}
+
+describe.skipIf(!url)('redis rate limiter', () => {
+  const redisUrl = url ?? '';
+
+  afterAll(async () => {
+    const redis = new Redis(redisUrl);
+    const keys = await redis.keys(`${runPrefix}*`);
+    if (keys.length > 0) await redis.del(...keys);
+    await redis.quit();
+  });
+
+  runRateLimiterContract('redis', async () => createRedisRateLimiter({ url: redisUrl, keyPrefix: nextPrefix() }));
+
+  it('two instances share one window exactly: 100 concurrent admissions at limit 30 admit 30', async () => {
+    const keyPrefix = nextPrefix();
+    const instances = [createRedisRateLimiter({ url: redisUrl, keyPrefix }), createRedisRateLimiter({ url: redisUrl, keyPrefix })];
+    const decisions = await Promise.all(Array.from({ length: 100 }, (_, i) => instances[i % 2]!.admit('acct_shared', 30, 1_000_000)));
+    expect(decisions.filter((decision) => decision.allowed)).toHaveLength(30);
+    expect(instances.map((instance) => instance.status())).toEqual([{ backend: 'redis' }, { backend: 'redis' }]);
+    await Promise.all(instances.map((instance) => instance.close()));
+  });
+
+  it('falls back to memory while Redis is away and returns to Redis when it is back', async () => {
+    const relay = await startRelay(new URL(redisUrl));
+    const reasons: string[] = [];
+    const limiter = createRedisRateLimiter({ url: relay.url, keyPrefix: nextPrefix(), onUnavailable: (reason) => reasons.push(reason) });
+    expect((await limiter.admit('acct_r', 2, 1_000_000)).allowed).toBe(true);
+    expect(limiter.status()).toEqual({ backend: 'redis' });
+
+    await relay.cut();
+    await until(() => limiter.status().backend === 'memory-fallback');
+    // The fallback enforces the limit per instance: it has no history, so two fit and the third does not.
+    const during = [];
+    for (let i = 0; i < 3; i++) during.push((await limiter.admit('acct_r', 2, 1_001_000 + i)).allowed);
+    expect(during).toEqual([true, true, false]);
+    expect(reasons).toHaveLength(1);
+
+    await relay.restore();
+    await until(() => limiter.status().backend === 'redis');
+    // Back on Redis, which still holds the admission made before the outage.
+    expect(await limiter.admit('acct_r', 2, 1_002_000)).toMatchObject({ allowed: true, remaining: 0 });
+    await limiter.close();
+    await relay.cut();
+    // Closing on purpose is not an outage.
+    expect(reasons).toHaveLength(1);
+  });
+});
+
+describe('redis rate limiter without a server', () => {
+  it('decides from memory and says so when Redis is unreachable', async () => {
+    const reasons: string[] = [];
+    const limiter = createRedisRateLimiter({ url: 'redis://127.0.0.1:1', onUnavailable: (reason) => reasons.push(reason) });
+    expect(await limiter.admit('acct_a', 1, 0)).toEqual({ allowed: true, limit: 1, remaining: 0, resetSeconds: 60, retryAfterSeconds: 0 });
+    expect((await limiter.admit('acct_a', 1, 1)).allowed).toBe(false);
+    expect(limiter.status()).toEqual({ backend: 'memory-fallback', reason: expect.stringContaining('ECONNREFUSED') });
+    expect(reasons).toEqual([limiter.status().reason]);
+    await limiter.close();
+  });
+});
