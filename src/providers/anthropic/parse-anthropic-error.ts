@@ -1,0 +1,29 @@
+import type { UpstreamFailure } from '../adapter.js';
+import { anthropicFailure } from './anthropic-failure.js';
+
+/**
+ * A non-2xx Anthropic response → UpstreamFailure. Never throws: bodies from proxies in front of
+ * Anthropic (HTML, plain text, empty) get a generic message instead of being echoed to the client.
+ * `nowMs` resolves a Retry-After given as an HTTP date.
+ */
+export function parseAnthropicError(status: number, bodyText: string, headers: Headers, nowMs: number): UpstreamFailure {
+  return anthropicFailure(status, errorMemberOf(bodyText), retryAfterSeconds(headers.get('retry-after'), nowMs));
+}
+
+function errorMemberOf(bodyText: string): unknown {
+  try {
+    const body: unknown = JSON.parse(bodyText);
+    return typeof body === 'object' && body !== null ? (body as { error?: unknown }).error : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Retry-After is delta-seconds or an HTTP date; anything else is ignored. */
+function retryAfterSeconds(value: string | null, nowMs: number): number | undefined {
+  if (value === null || value.trim() === '') return undefined;
+  const seconds = Number(value);
+  if (Number.isFinite(seconds)) return seconds >= 0 ? seconds : undefined;
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, Math.ceil((date - nowMs) / 1000));
+}

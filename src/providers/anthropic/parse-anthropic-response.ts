@@ -1,0 +1,60 @@
+import { RouterError } from '../../core/errors.js';
+import type { ChatCompletion, ChatToolCall } from '../../formats/openai-chat.js';
+import type { AnthropicResponse, AnthropicResponseBlock } from './anthropic-types.js';
+import { mapStopReason } from './map-stop-reason.js';
+import { mapUsage } from './map-usage.js';
+
+/**
+ * A non-stream Anthropic message → chat.completion: text blocks joined, tool_use blocks as
+ * tool_calls, thinking as the non-standard reasoning_content. Other block types (server tools,
+ * redacted thinking, …) have no chat equivalent and are left out.
+ */
+export function parseAnthropicResponse(body: unknown, createdSeconds: number, fallbackModel: string): ChatCompletion {
+  if (!isMessage(body)) {
+    throw new RouterError('internal_error', 'The Anthropic upstream answered with a body that is not a message.');
+  }
+  const text = textOf(body.content, 'text');
+  const reasoning = textOf(body.content, 'thinking');
+  const toolCalls = body.content.filter((block) => block.type === 'tool_use').map(toToolCall);
+  return {
+    id: body.id,
+    object: 'chat.completion',
+    created: createdSeconds,
+    model: typeof body.model === 'string' ? body.model : fallbackModel,
+    choices: [
+      {
+        index: 0,
+        message: {
+          role: 'assistant',
+          content: text === '' ? null : text,
+          refusal: null,
+          ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}),
+          ...(reasoning === '' ? {} : { reasoning_content: reasoning }),
+        },
+        finish_reason: mapStopReason(body.stop_reason),
+        logprobs: null,
+      },
+    ],
+    usage: mapUsage(body.usage ?? {}),
+  };
+}
+
+function isMessage(body: unknown): body is AnthropicResponse {
+  return typeof body === 'object' && body !== null && typeof (body as { id?: unknown }).id === 'string' &&
+    Array.isArray((body as { content?: unknown }).content);
+}
+
+function textOf(blocks: AnthropicResponseBlock[], type: 'text' | 'thinking'): string {
+  return blocks
+    .filter((block) => block.type === type)
+    .map((block) => (type === 'text' ? block.text : block.thinking) ?? '')
+    .join('');
+}
+
+function toToolCall(block: AnthropicResponseBlock): ChatToolCall {
+  return {
+    id: block.id ?? '',
+    type: 'function',
+    function: { name: block.name ?? '', arguments: JSON.stringify(block.input ?? {}) },
+  };
+}

@@ -1,0 +1,77 @@
+import type { UpstreamFailure } from '../adapter.js';
+import type { GeminiErrorStatus } from './gemini-types.js';
+
+const RETRY_INFO = 'type.googleapis.com/google.rpc.RetryInfo';
+const ERROR_INFO = 'type.googleapis.com/google.rpc.ErrorInfo';
+/** ErrorInfo reasons that mean the credential itself is bad, whatever HTTP status carried them. */
+const BAD_KEY_REASONS = new Set(['API_KEY_INVALID', 'API_KEY_EXPIRED']);
+const CONTEXT_OVERFLOW = /input token count|maximum number of tokens|context (window|length)/i;
+
+/** A non-2xx Gemini response → the contract's terms. Never throws; bodies may be JSON, HTML or empty. */
+export function parseGeminiError(status: number, bodyText: string, headers: Headers): UpstreamFailure {
+  return failureFromStatus(status, readErrorStatus(bodyText), headers.get('retry-after'));
+}
+
+/**
+ * The `google.rpc.Status` inside an error body, or undefined. quirk(gemini): error bodies are sometimes
+ * wrapped in a one-element array (`[{"error": …}]`), as the non-SSE stream endpoint sends them.
+ */
+export function readErrorStatus(text: string): GeminiErrorStatus | undefined {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  const body: unknown = Array.isArray(parsed) ? parsed[0] : parsed;
+  if (typeof body !== 'object' || body === null) return undefined;
+  const error = (body as { error?: unknown }).error;
+  return typeof error === 'object' && error !== null ? (error as GeminiErrorStatus) : undefined;
+}
+
+export function failureFromStatus(status: number, error: GeminiErrorStatus | undefined, retryAfterHeader: string | null = null): UpstreamFailure {
+  const message = typeof error?.message === 'string' && error.message !== '' ? error.message : `Gemini returned HTTP ${status}.`;
+  const failure = (type: string, code: string | null, httpStatus = status): UpstreamFailure => ({ status: httpStatus, type, code, message });
+
+  // quirk(gemini): an invalid or expired API key is a 400 INVALID_ARGUMENT, not a 401; report it as the
+  // authentication failure it is so the router fails over like for any upstream 401.
+  if (hasBadKeyReason(error)) return failure('authentication_error', 'invalid_api_key', 401);
+  switch (status) {
+    case 400:
+      return failure('invalid_request_error', CONTEXT_OVERFLOW.test(message) ? 'context_length_exceeded' : null);
+    case 401:
+      return failure('authentication_error', 'invalid_api_key');
+    case 403:
+      return failure('permission_error', 'permission_denied');
+    case 404:
+      return failure('not_found_error', 'model_not_found');
+    case 429:
+      return withRetryAfter(failure('rate_limit_error', 'rate_limit_exceeded'), retryDelaySeconds(error) ?? headerSeconds(retryAfterHeader));
+    case 503:
+      return withRetryAfter(failure('server_error', 'overloaded'), headerSeconds(retryAfterHeader));
+    case 504:
+      return failure('server_error', 'timeout');
+    default:
+      return status >= 500 ? failure('server_error', null) : failure('invalid_request_error', null);
+  }
+}
+
+function hasBadKeyReason(error: GeminiErrorStatus | undefined): boolean {
+  return (error?.details ?? []).some((detail) => detail['@type'] === ERROR_INFO && BAD_KEY_REASONS.has(String(detail.reason)));
+}
+
+/** `google.rpc.RetryInfo.retryDelay` is a protobuf Duration in JSON form: "30s", "27.5s". */
+function retryDelaySeconds(error: GeminiErrorStatus | undefined): number | undefined {
+  const detail = (error?.details ?? []).find((entry) => entry['@type'] === RETRY_INFO);
+  const match = typeof detail?.retryDelay === 'string' ? /^(\d+(?:\.\d+)?)s$/.exec(detail.retryDelay) : null;
+  return match ? Math.max(1, Math.ceil(Number(match[1]))) : undefined;
+}
+
+function headerSeconds(value: string | null): number | undefined {
+  if (value === null || !/^\d+$/.test(value.trim())) return undefined;
+  return Math.max(1, Number(value.trim()));
+}
+
+function withRetryAfter(failure: UpstreamFailure, seconds: number | undefined): UpstreamFailure {
+  return seconds === undefined ? failure : { ...failure, retryAfterSeconds: seconds };
+}

@@ -1,0 +1,59 @@
+import type { ChatCompletion } from '../../formats/openai-chat.js';
+import { UpstreamStreamError, type AdapterContext } from '../adapter.js';
+import type { GeminiCandidate, GeminiResponse } from './gemini-types.js';
+import { mapFinishReason } from './map-finish-reason.js';
+import { mapUsage } from './map-usage.js';
+import { mintId } from './mint-id.js';
+import { readParts } from './read-parts.js';
+import type { ThoughtSignatureMemory } from './thought-signature-memory.js';
+
+type Choice = ChatCompletion['choices'][number];
+
+/** A `generateContent` body → chat completion; one choice per candidate. */
+export function parseGeminiResponse(
+  body: unknown,
+  ctx: AdapterContext,
+  signatures: ThoughtSignatureMemory,
+  nowMs: number,
+): ChatCompletion {
+  if (typeof body !== 'object' || body === null) {
+    throw new UpstreamStreamError({ status: 502, type: 'server_error', code: null, message: 'Gemini returned a body that is not a JSON object.' });
+  }
+  const response = body as GeminiResponse;
+  const completion: ChatCompletion = {
+    id: response.responseId ?? mintId('chatcmpl-'),
+    object: 'chat.completion',
+    created: Math.floor(nowMs / 1000),
+    model: response.modelVersion ?? ctx.upstreamModel,
+    choices: choicesOf(response, signatures),
+  };
+  if (response.usageMetadata) completion.usage = mapUsage(response.usageMetadata);
+  return completion;
+}
+
+function choicesOf(response: GeminiResponse, signatures: ThoughtSignatureMemory): Choice[] {
+  const candidates = response.candidates ?? [];
+  if (candidates.length === 0) {
+    // A blocked prompt yields no candidates at all, only promptFeedback.blockReason.
+    const finish = response.promptFeedback?.blockReason === undefined ? 'stop' : 'content_filter';
+    return [{ index: 0, message: { role: 'assistant', content: '', refusal: null }, finish_reason: finish, logprobs: null }];
+  }
+  return candidates.map((candidate, position) => choiceOf(candidate, position, signatures));
+}
+
+function choiceOf(candidate: GeminiCandidate, position: number, signatures: ThoughtSignatureMemory): Choice {
+  const { text, reasoning, toolCalls } = readParts(candidate.content?.parts ?? [], signatures);
+  const message: Choice['message'] = {
+    role: 'assistant',
+    content: text === '' && toolCalls.length > 0 ? null : text,
+    refusal: null,
+  };
+  if (toolCalls.length > 0) message.tool_calls = toolCalls;
+  if (reasoning !== '') message.reasoning_content = reasoning;
+  return {
+    index: candidate.index ?? position,
+    message,
+    finish_reason: mapFinishReason(candidate.finishReason, toolCalls.length > 0),
+    logprobs: null,
+  };
+}

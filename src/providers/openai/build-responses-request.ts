@@ -1,0 +1,16 @@
+import type { AdapterContext, UpstreamRequest } from '../adapter.js';
+import { openaiRequest } from './openai-request.js';
+import { removeRouterTools } from './remove-router-tools.js';
+
+/**
+ * Native Responses passthrough (provider.nativeResponses): the client's `/v1/responses` body goes to
+ * `${baseUrl}/responses` as it is, with the route's upstream model and without the router's own tools.
+ * The engine rewrites `model` back on the way out with rewriteResponsesModel.
+ */
+export function buildResponsesRequest(body: Record<string, unknown>, ctx: AdapterContext): UpstreamRequest {
+  const upstreamBody: Record<string, unknown> = { ...body, model: ctx.upstreamModel };
+  if (ctx.stream) upstreamBody.stream = true;
+  else delete upstreamBody.stream;
+  removeRouterTools(upstreamBody);
+  return openaiRequest(ctx, '/responses', upstreamBody);
+}

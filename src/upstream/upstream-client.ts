@@ -1,0 +1,118 @@
+/**
+ * The one outbound HTTP client. One keep-alive connection pool per provider, with that provider's
+ * timeouts: connect, first byte (response headers) and idle between body chunks. Requests are
+ * aborted with the client's signal, so a caller that goes away cancels the upstream at once.
+ */
+import { ofetch } from 'ofetch';
+import { Agent } from 'undici';
+import type { ProviderConfig } from '../config/types.js';
+import type { UpstreamRequest } from '../providers/adapter.js';
+
+export interface UpstreamResponse {
+  status: number;
+  headers: Headers;
+  body: AsyncIterable<Uint8Array>;
+  /** Read the whole body as text (error bodies, non-stream replies). */
+  text(): Promise<string>;
+}
+
+/** Why a request produced no HTTP response at all. */
+export class UpstreamTransportError extends Error {
+  constructor(
+    readonly reason: 'connect_timeout' | 'first_byte_timeout' | 'idle_timeout' | 'connection_error' | 'aborted',
+    options?: { cause?: unknown },
+  ) {
+    super(`upstream ${reason.replaceAll('_', ' ')}`, options);
+    this.name = 'UpstreamTransportError';
+  }
+
+  get timedOut(): boolean {
+    return this.reason.endsWith('_timeout');
+  }
+}
+
+export interface UpstreamClient {
+  send(provider: ProviderConfig, request: UpstreamRequest, signal: AbortSignal): Promise<UpstreamResponse>;
+  close(): Promise<void>;
+}
+
+export function createUpstreamClient(): UpstreamClient {
+  const pools = new Map<string, Agent>();
+  const poolFor = (provider: ProviderConfig): Agent => {
+    let pool = pools.get(provider.id);
+    if (!pool) {
+      pool = new Agent({
+        connect: { timeout: provider.timeouts.connectMs },
+        headersTimeout: provider.timeouts.firstByteMs,
+        bodyTimeout: provider.timeouts.idleMs,
+        keepAliveTimeout: 30_000,
+        connections: 256,
+      });
+      pools.set(provider.id, pool);
+    }
+    return pool;
+  };
+
+  return {
+    async send(provider, request, signal) {
+      try {
+        const response = await ofetch.raw<ReadableStream<Uint8Array>, 'stream'>(request.url, {
+          method: 'POST',
+          headers: request.headers,
+          body: request.body,
+          responseType: 'stream',
+          ignoreResponseError: true,
+          retry: 0,
+          signal,
+          // Node's fetch takes an undici dispatcher; ofetch passes unknown options through.
+          ...({ dispatcher: poolFor(provider) } as object),
+        });
+        const body = (response._data ?? emptyStream()) as ReadableStream<Uint8Array>;
+        return {
+          status: response.status,
+          headers: response.headers,
+          body: guardBody(body, signal),
+          text: () => new Response(body).text(),
+        };
+      } catch (error) {
+        throw classify(error, signal);
+      }
+    },
+    async close() {
+      await Promise.all([...pools.values()].map((pool) => pool.close()));
+      pools.clear();
+    },
+  };
+}
+
+/** Re-throw body read failures (idle timeout, reset) as UpstreamTransportError. */
+async function* guardBody(body: ReadableStream<Uint8Array>, signal: AbortSignal): AsyncGenerator<Uint8Array> {
+  try {
+    for await (const chunk of body as unknown as AsyncIterable<Uint8Array>) yield chunk;
+  } catch (error) {
+    throw classify(error, signal);
+  }
+}
+
+function classify(error: unknown, signal: AbortSignal): UpstreamTransportError {
+  if (signal.aborted) return new UpstreamTransportError('aborted', { cause: error });
+  const code = errorCode(error);
+  if (code === 'UND_ERR_CONNECT_TIMEOUT') return new UpstreamTransportError('connect_timeout', { cause: error });
+  if (code === 'UND_ERR_HEADERS_TIMEOUT') return new UpstreamTransportError('first_byte_timeout', { cause: error });
+  if (code === 'UND_ERR_BODY_TIMEOUT') return new UpstreamTransportError('idle_timeout', { cause: error });
+  return new UpstreamTransportError('connection_error', { cause: error });
+}
+
+function errorCode(error: unknown): string | undefined {
+  let current: unknown = error;
+  for (let depth = 0; depth < 4 && current; depth++) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === 'string') return code;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+function emptyStream(): ReadableStream<Uint8Array> {
+  return new ReadableStream({ start: (controller) => controller.close() });
+}

@@ -1,0 +1,439 @@
+/**
+ * A fake OpenAI-compatible host on 127.0.0.1 speaking the real wire format: chat completions (JSON and
+ * SSE with `data: [DONE]`), native Responses (JSON and the typed event stream), the model list, OpenAI's
+ * own error bodies, and the failure modes of fake-provider.ts. Replies are encoded once per request
+ * shape and replayed, like a recorded fixture, so the benchmark measures the router, not the fake.
+ */
+import { randomBytes } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { FakeFailure, FakeProvider, FakeReply, RecordedRequest } from './fake-provider.js';
+
+export interface OpenAIFake extends FakeProvider {
+  /** Headers of the last request received (undefined before the first). */
+  lastHeaders(): RecordedRequest['headers'] | undefined;
+}
+
+/** Usage reported when the reply does not set one. */
+export const OPENAI_FAKE_DEFAULT_USAGE = { inputTokens: 10, outputTokens: 20 } as const;
+const CREATED = 1_700_000_000;
+const MODELS = ['gpt-4o-mini', 'gpt-4o', 'gpt-4.1'];
+
+type Json = Record<string, unknown>;
+interface Reply {
+  text: string;
+  toolCalls: Array<{ id: string; name: string; arguments: string }>;
+  usage: { inputTokens: number; outputTokens: number };
+}
+interface Shape {
+  api: 'chat' | 'responses';
+  stream: boolean;
+  includeUsage: boolean;
+  model: string;
+}
+/** One complete answer: a JSON body, or SSE events each already framed and encoded. */
+interface Encoded {
+  json?: Buffer;
+  events?: Buffer[];
+  /** The in-stream failure event of this API, sent by `mid-stream-error` after that many events. */
+  failureEvent?: (afterEvents: number) => Buffer;
+}
+
+export async function startOpenAIFake(options: { name?: string } = {}): Promise<OpenAIFake> {
+  const name = options.name ?? 'openai-fake';
+  const requests: RecordedRequest[] = [];
+  const queued: Array<{ failure: FakeFailure; remaining: number }> = [];
+  let always: FakeFailure | undefined;
+  let reply: FakeReply = {};
+  let aborted = 0;
+  let closing = false;
+  const encoded = new Map<string, Encoded>();
+
+  function takeFailure(): FakeFailure | undefined {
+    const head = queued[0];
+    if (head === undefined) return always;
+    head.remaining -= 1;
+    if (head.remaining <= 0) queued.shift();
+    return head.failure;
+  }
+
+  function encodedFor(shape: Shape): Encoded {
+    const key = `${shape.api}|${shape.stream}|${shape.includeUsage}|${shape.model}`;
+    let entry = encoded.get(key);
+    if (entry === undefined) {
+      entry = encodeReply(shape, resolveReply(reply, name), `${encoded.size + 1}`);
+      encoded.set(key, entry);
+    }
+    return entry;
+  }
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const path = req.url ?? '/';
+    const body = await readBody(req);
+    requests.push({ method: req.method ?? 'GET', path, headers: req.headers, body });
+    let selfClosed = false;
+    res.on('close', () => {
+      if (!res.writableFinished && !selfClosed && !closing) aborted += 1;
+    });
+    const disconnect = (): void => {
+      selfClosed = true;
+      res.socket?.destroy();
+    };
+    const authError = checkAuthorization(req.headers.authorization);
+    if (authError !== undefined) return sendJson(res, 401, authError);
+    const failure = takeFailure();
+    if (failure?.kind === 'hang') return;
+    if (failure?.kind === 'slow-first-byte') await sleep(failure.delayMs);
+    if (reply.latencyMs !== undefined && reply.latencyMs > 0) await sleep(reply.latencyMs);
+    if (res.destroyed) return;
+    if (failure?.kind === 'status') return sendStatusFailure(res, failure, modelOf(body));
+
+    const routed = route(req.method ?? 'GET', path, body, name);
+    if ('status' in routed) return sendJson(res, routed.status, routed.body);
+    await sendAnswer(res, encodedFor(routed), failure, reply.splitBytes, disconnect);
+  }
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch(() => res.destroy());
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+
+  return {
+    baseUrl: `http://127.0.0.1:${port}/v1`,
+    requests,
+    get abortedRequests() {
+      return aborted;
+    },
+    lastHeaders: () => requests.at(-1)?.headers,
+    failNext(failure, times = 1) {
+      if (times > 0) queued.push({ failure, remaining: times });
+    },
+    failAlways(failure) {
+      always = failure;
+    },
+    setReply(next) {
+      reply = next;
+      encoded.clear();
+    },
+    reset() {
+      queued.length = 0;
+      always = undefined;
+      reply = {};
+      encoded.clear();
+      requests.length = 0;
+      aborted = 0;
+    },
+    async close() {
+      closing = true;
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+/** What a request asks for, or the answer OpenAI gives a request it cannot serve. */
+function route(method: string, path: string, body: unknown, name: string): Shape | { status: number; body: unknown } {
+  const endpoint = `${method} ${path.split('?')[0]}`;
+  if (endpoint === 'GET /v1/models') return { status: 200, body: modelList(name) };
+  const api = endpoint === 'POST /v1/chat/completions' ? 'chat' : endpoint === 'POST /v1/responses' ? 'responses' : undefined;
+  if (api === undefined) return { status: 404, body: openaiError(`Invalid URL (${method} ${path})`, null, null) };
+  if (!isJson(body)) return { status: 400, body: INVALID_JSON_ERROR };
+  if (api === 'chat' && !Array.isArray(body.messages)) {
+    return { status: 400, body: openaiError("Missing required parameter: 'messages'.", 'messages', 'missing_required_parameter') };
+  }
+  const streamOptions = isJson(body.stream_options) ? body.stream_options : {};
+  return { api, stream: body.stream === true, includeUsage: streamOptions.include_usage === true, model: modelOf(body) };
+}
+
+/**
+ * Sends a successful answer, or its broken variant. Mid-stream failures on a non-stream request take
+ * the nearest form a real host shows: a dropped connection, or a 500.
+ */
+async function sendAnswer(
+  res: ServerResponse,
+  answer: Encoded,
+  failure: FakeFailure | undefined,
+  splitBytes: number | undefined,
+  disconnect: () => void,
+): Promise<void> {
+  const midStream = failure?.kind === 'mid-stream-error' || failure?.kind === 'mid-stream-disconnect' ? failure : undefined;
+  if (answer.json !== undefined) {
+    if (midStream?.kind === 'mid-stream-disconnect') return disconnect();
+    if (midStream?.kind === 'mid-stream-error') return sendJson(res, 500, SERVER_ERROR);
+    res.writeHead(200, { 'content-type': 'application/json', ...commonHeaders() });
+    await writePieces(res, [answer.json], splitBytes);
+    res.end();
+    return;
+  }
+  const events = answer.events ?? [];
+  res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', ...commonHeaders() });
+  if (midStream === undefined) {
+    await writePieces(res, events, splitBytes);
+  } else {
+    await writePieces(res, events.slice(0, midStream.afterEvents), splitBytes);
+    if (midStream.kind === 'mid-stream-disconnect') return disconnect();
+    if (answer.failureEvent !== undefined) await writePieces(res, [answer.failureEvent(midStream.afterEvents)], splitBytes);
+  }
+  res.end();
+}
+
+function resolveReply(reply: FakeReply, name: string): Reply {
+  return {
+    text: reply.text ?? `Hello from ${name}: héllo 👋 世界`,
+    toolCalls: (reply.toolCalls ?? []).map((call, i) => ({ id: `call_fake${i}`, name: call.name, arguments: JSON.stringify(call.arguments) })),
+    usage: reply.usage ?? OPENAI_FAKE_DEFAULT_USAGE,
+  };
+}
+
+function encodeReply(shape: Shape, reply: Reply, serial: string): Encoded {
+  if (shape.api === 'chat') {
+    const id = `chatcmpl-fake${serial}`;
+    if (!shape.stream) return { json: Buffer.from(JSON.stringify(chatCompletion(id, shape.model, reply))) };
+    return { events: chatChunks(id, shape, reply).map(dataEvent).concat(DONE_EVENT), failureEvent: () => dataEvent(SERVER_ERROR) };
+  }
+  const response = responseObject(`resp_fake${serial}`, shape.model, reply);
+  if (!shape.stream) return { json: Buffer.from(JSON.stringify(response)) };
+  const events = responseEvents(response, reply);
+  const failed = { ...response, status: 'failed', output: [], usage: null, error: { code: 'server_error', message: SERVER_ERROR.error.message } };
+  return {
+    events: events.map(typedEvent),
+    failureEvent: (afterEvents) => typedEvent({ type: 'response.failed', sequence_number: Math.min(afterEvents, events.length), response: failed }),
+  };
+}
+
+function chatCompletion(id: string, model: string, reply: Reply): Json {
+  const toolCalls = reply.toolCalls.map((call) => ({ id: call.id, type: 'function', function: { name: call.name, arguments: call.arguments } }));
+  const message: Json = { role: 'assistant', content: toolCalls.length > 0 ? null : reply.text, refusal: null, annotations: [] };
+  if (toolCalls.length > 0) message.tool_calls = toolCalls;
+  const finishReason = toolCalls.length > 0 ? 'tool_calls' : 'stop';
+  return {
+    id, object: 'chat.completion', created: CREATED, model,
+    choices: [{ index: 0, message, logprobs: null, finish_reason: finishReason }],
+    usage: chatUsage(reply), service_tier: 'default', system_fingerprint: 'fp_fake',
+  };
+}
+
+/** OpenAI's real sequence: role chunk, deltas, finish chunk, then the usage chunk with `choices: []`. */
+function chatChunks(id: string, shape: Shape, reply: Reply): Json[] {
+  const base = { id, object: 'chat.completion.chunk', created: CREATED, model: shape.model, service_tier: 'default', system_fingerprint: 'fp_fake' };
+  const usageField = shape.includeUsage ? { usage: null } : {};
+  const chunk = (delta: Json, finishReason: string | null = null): Json => ({
+    ...base, choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }], ...usageField,
+  });
+  const hasTools = reply.toolCalls.length > 0;
+  const chunks = [chunk({ role: 'assistant', content: hasTools ? null : '', refusal: null })];
+  if (!hasTools) for (const piece of textPieces(reply.text)) chunks.push(chunk({ content: piece }));
+  reply.toolCalls.forEach((call, index) => {
+    chunks.push(chunk({ tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.name, arguments: '' } }] }));
+    for (const piece of argumentPieces(call.arguments)) chunks.push(chunk({ tool_calls: [{ index, function: { arguments: piece } }] }));
+  });
+  chunks.push(chunk({}, hasTools ? 'tool_calls' : 'stop'));
+  if (shape.includeUsage) chunks.push({ ...base, choices: [], usage: chatUsage(reply) });
+  return chunks;
+}
+
+function chatUsage(reply: Reply): Json {
+  const { inputTokens, outputTokens } = reply.usage;
+  return {
+    prompt_tokens: inputTokens, completion_tokens: outputTokens, total_tokens: inputTokens + outputTokens,
+    prompt_tokens_details: { cached_tokens: 0, audio_tokens: 0 },
+    completion_tokens_details: { reasoning_tokens: 0, audio_tokens: 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 },
+  };
+}
+
+function responseObject(id: string, model: string, reply: Reply): Json {
+  const output: Json[] = reply.toolCalls.map((call, i) => ({
+    id: `fc_fake${i}`, type: 'function_call', status: 'completed', call_id: call.id, name: call.name, arguments: call.arguments,
+  }));
+  if (output.length === 0) {
+    output.push({
+      id: 'msg_fake0', type: 'message', status: 'completed', role: 'assistant',
+      content: [{ type: 'output_text', text: reply.text, annotations: [], logprobs: [] }],
+    });
+  }
+  const { inputTokens, outputTokens } = reply.usage;
+  return {
+    id, object: 'response', created_at: CREATED, status: 'completed', background: false, error: null, incomplete_details: null,
+    instructions: null, max_output_tokens: null, model, output, parallel_tool_calls: true, previous_response_id: null,
+    reasoning: { effort: null, summary: null }, store: false, temperature: 1, text: { format: { type: 'text' }, verbosity: 'medium' },
+    tool_choice: 'auto', tools: [], top_p: 1, truncation: 'disabled', metadata: {},
+    usage: {
+      input_tokens: inputTokens, input_tokens_details: { cached_tokens: 0 },
+      output_tokens: outputTokens, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: inputTokens + outputTokens,
+    },
+  };
+}
+
+/** The canonical event sequence of wire-formats §2.3, numbered from 0. */
+function responseEvents(response: Json, reply: Reply): Json[] {
+  const events: Json[] = [];
+  const emit = (type: string, fields: Json): void => {
+    events.push({ type, sequence_number: events.length, ...fields });
+  };
+  const skeleton = { ...response, status: 'in_progress', output: [], usage: null };
+  emit('response.created', { response: skeleton });
+  emit('response.in_progress', { response: skeleton });
+  (response.output as Json[]).forEach((item, outputIndex) => {
+    const at = { item_id: item.id, output_index: outputIndex };
+    if (item.type === 'message') {
+      const part = { type: 'output_text', text: reply.text, annotations: [], logprobs: [] };
+      emit('response.output_item.added', { output_index: outputIndex, item: { ...item, status: 'in_progress', content: [] } });
+      emit('response.content_part.added', { ...at, content_index: 0, part: { ...part, text: '' } });
+      for (const delta of textPieces(reply.text)) emit('response.output_text.delta', { ...at, content_index: 0, delta, logprobs: [] });
+      emit('response.output_text.done', { ...at, content_index: 0, text: reply.text, logprobs: [] });
+      emit('response.content_part.done', { ...at, content_index: 0, part });
+    } else {
+      const args = item.arguments as string;
+      emit('response.output_item.added', { output_index: outputIndex, item: { ...item, status: 'in_progress', arguments: '' } });
+      for (const delta of argumentPieces(args)) emit('response.function_call_arguments.delta', { ...at, delta });
+      emit('response.function_call_arguments.done', { ...at, arguments: args, name: item.name });
+    }
+    emit('response.output_item.done', { output_index: outputIndex, item });
+  });
+  emit('response.completed', { response });
+  return events;
+}
+
+/** Token-like pieces: each word with its leading whitespace. */
+function textPieces(text: string): string[] {
+  return text.match(/\s*\S+|\s+$/g) ?? [];
+}
+
+/** Arguments stream in pieces of 8 code points (never splitting a surrogate pair). */
+function argumentPieces(args: string): string[] {
+  const points = Array.from(args);
+  const pieces: string[] = [];
+  for (let i = 0; i < points.length; i += 8) pieces.push(points.slice(i, i + 8).join(''));
+  return pieces;
+}
+
+const DONE_EVENT = Buffer.from('data: [DONE]\n\n');
+const dataEvent = (json: unknown): Buffer => Buffer.from(`data: ${JSON.stringify(json)}\n\n`);
+const typedEvent = (json: Json): Buffer => Buffer.from(`event: ${String(json.type)}\ndata: ${JSON.stringify(json)}\n\n`);
+
+function modelList(name: string): Json {
+  return { object: 'list', data: MODELS.map((id) => ({ id, object: 'model', created: CREATED, owned_by: name })) };
+}
+
+// ---- OpenAI's error bodies, as its API sends them ----
+
+interface ErrorBody {
+  error: { message: string; type: string; param: string | null; code: string | null };
+}
+
+function openaiError(message: string, param: string | null, code: string | null, type = 'invalid_request_error'): ErrorBody {
+  return { error: { message, type, param, code } };
+}
+
+const SERVER_ERROR = openaiError('The server had an error while processing your request. Sorry about that!', null, null, 'server_error');
+const INVALID_JSON_ERROR = openaiError(
+  "We could not parse the JSON body of your request. (HINT: This likely means you aren't using your HTTP library correctly. The OpenAI API expects a JSON payload, but what was sent was not valid JSON. If you have trouble figuring out how to fix this, please contact us through our help center at help.openai.com.)",
+  null, null,
+);
+const INVALID_KEY_ERROR = openaiError(
+  'Incorrect API key provided: sk-fake*********************1234. You can find your API key at https://platform.openai.com/account/api-keys.',
+  null, 'invalid_api_key',
+);
+
+function checkAuthorization(header: string | undefined): ErrorBody | undefined {
+  if (header === undefined || header === '') {
+    return openaiError(
+      "You didn't provide an API key. You need to provide your API key in an Authorization header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY), or as the password field (with blank username) if you're accessing the API from your browser and are prompted for a username. You can obtain an API key from https://platform.openai.com/account/api-keys.",
+      null, null,
+    );
+  }
+  return /^Bearer \S+$/.test(header) ? undefined : INVALID_KEY_ERROR;
+}
+
+/** 502 and 504 come from the CDN in front of the API, as HTML. */
+function proxyPage(status: number, title: string): string {
+  return `<html>\r\n<head><title>${status} ${title}</title></head>\r\n<body>\r\n<center><h1>${status} ${title}</h1></center>\r\n<hr><center>cloudflare</center>\r\n</body>\r\n</html>\r\n`;
+}
+
+function sendStatusFailure(res: ServerResponse, failure: Extract<FakeFailure, { kind: 'status' }>, model: string): void {
+  const { status } = failure;
+  if (status === 502 || status === 504) {
+    res.writeHead(status, { 'content-type': 'text/html', ...commonHeaders() });
+    res.end(proxyPage(status, status === 502 ? 'Bad Gateway' : 'Gateway Time-out'));
+    return;
+  }
+  const retryAfter = failure.retryAfterSeconds ?? (status === 429 ? 20 : undefined);
+  const headers: Record<string, string> = retryAfter === undefined ? {} : { 'retry-after': String(retryAfter), 'x-ratelimit-reset-requests': `${retryAfter}s` };
+  sendJson(res, status, errorBodyFor(status, model, retryAfter ?? 20), headers);
+}
+
+function errorBodyFor(status: number, model: string, retryAfter: number): ErrorBody {
+  switch (status) {
+    case 400:
+      return openaiError(
+        "This model's maximum context length is 128000 tokens. However, your messages resulted in 130017 tokens. Please reduce the length of the messages.",
+        'messages', 'context_length_exceeded',
+      );
+    case 401:
+      return INVALID_KEY_ERROR;
+    case 403:
+      return openaiError('Country, region, or territory not supported', null, 'unsupported_country_region_territory', 'request_forbidden');
+    case 404:
+      return openaiError(`The model \`${model}\` does not exist or you do not have access to it.`, null, 'model_not_found');
+    case 429:
+      return openaiError(
+        `Rate limit reached for ${model} in organization org-fake on requests per min (RPM): Limit 3, Used 3, Requested 1. Please try again in ${retryAfter}s. Visit https://platform.openai.com/account/rate-limits to learn more.`,
+        null, 'rate_limit_exceeded', 'requests',
+      );
+    case 503:
+      return openaiError('The engine is currently overloaded, please try again later', null, null, 'server_error');
+    default:
+      return status >= 500 ? SERVER_ERROR : openaiError(`Request failed with status ${status}.`, null, null);
+  }
+}
+
+// ---- HTTP plumbing ----
+
+function commonHeaders(): Record<string, string> {
+  return { 'x-request-id': `req_${randomBytes(12).toString('hex')}`, 'openai-processing-ms': '1', 'openai-version': '2020-10-01' };
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { 'content-type': 'application/json', ...commonHeaders(), ...headers });
+  res.end(JSON.stringify(body));
+}
+
+/**
+ * Writes each buffer whole, or in `splitBytes`-sized pieces with a turn of the event loop after each, so
+ * that a client (even one in the same process) reads them as separate network chunks.
+ */
+async function writePieces(res: ServerResponse, buffers: Buffer[], splitBytes: number | undefined): Promise<void> {
+  for (const buffer of buffers) {
+    const size = splitBytes !== undefined && splitBytes > 0 ? splitBytes : buffer.length;
+    for (let offset = 0; offset < buffer.length; offset += size) {
+      if (res.destroyed) return;
+      await new Promise<void>((resolve) => res.write(buffer.subarray(offset, offset + size), () => resolve()));
+      if (size < buffer.length) await new Promise<void>((resolve) => setImmediate(resolve));
+    }
+  }
+}
+
+async function readBody(req: IncomingMessage): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  if (chunks.length === 0) return undefined;
+  const text = Buffer.concat(chunks).toString('utf8');
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
+  }
+}
+
+function isJson(value: unknown): value is Json {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function modelOf(body: unknown): string {
+  return isJson(body) && typeof body.model === 'string' ? body.model : 'gpt-4o-mini';
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
