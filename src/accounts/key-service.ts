@@ -1,0 +1,115 @@
+/**
+ * Issuing, verifying, rotating and revoking generated keys. Shared by the CLI and the server so both
+ * hash the same way. Verification goes through a short-lived cache of verified key hashes: a hot key
+ * costs no store read; changes made here evict at once, changes made by another process (the CLI)
+ * are seen within the cache TTL.
+ */
+import { LRUCache } from 'lru-cache';
+import { generateApiKey, hashApiKey, hashesEqual, isWellFormedApiKey, lastFour } from '../core/api-key.js';
+import type { Clock } from '../core/clock.js';
+import { RouterError } from '../core/errors.js';
+import { NotFoundInStoreError, type Account, type ApiKeyRecord, type Store } from '../stores/store.js';
+
+export interface VerifiedKey {
+  keyId: string;
+  accountId: string;
+}
+
+export interface IssuedKey {
+  /** The full key: shown once, never stored. */
+  key: string;
+  record: ApiKeyRecord;
+}
+
+interface CachedLookup {
+  key: ApiKeyRecord;
+  account: Account;
+}
+
+export interface KeyServiceOptions {
+  store: Store;
+  clock: Clock;
+  /** Server secret: keys are hashed with HMAC-SHA-256 when present. */
+  secret?: string;
+  cacheTtlMs: number;
+  cacheMax?: number;
+}
+
+export class KeyService {
+  readonly #store: Store;
+  readonly #clock: Clock;
+  readonly #secret: string | undefined;
+  readonly #cache: LRUCache<string, CachedLookup>;
+
+  constructor(options: KeyServiceOptions) {
+    this.#store = options.store;
+    this.#clock = options.clock;
+    this.#secret = options.secret;
+    this.#cache = new LRUCache({
+      max: options.cacheMax ?? 50_000,
+      ttl: Math.max(1, options.cacheTtlMs),
+      perf: { now: () => this.#clock.now() },
+    });
+  }
+
+  /** Resolve an Authorization header value to an active key, or throw the contract's 401. */
+  async verify(authorization: string | undefined): Promise<VerifiedKey> {
+    if (authorization === undefined || authorization.trim() === '') {
+      throw new RouterError('missing_api_key', 'No API key was sent. Create a key in your account and send it as "Authorization: Bearer sk_router_…".');
+    }
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
+    const key = match?.[1];
+    if (key === undefined || !isWellFormedApiKey(key)) {
+      throw new RouterError('malformed_api_key', 'The Authorization header does not hold a well-formed router key. Send "Authorization: Bearer sk_router_…" with the key exactly as it was shown.');
+    }
+    const hash = hashApiKey(key, this.#secret);
+    const found = await this.#lookup(hash);
+    if (!found || !hashesEqual(found.key.hash, hash)) {
+      throw new RouterError('invalid_api_key', `The API key ending in ${lastFour(key)} is not known. Check that you copied it completely, or generate a new one.`);
+    }
+    const now = this.#clock.now();
+    if (found.key.revokedAt !== null || (found.key.expiresAt !== null && Date.parse(found.key.expiresAt) <= now)) {
+      throw new RouterError('revoked_api_key', `The API key ending in ${lastFour(key)} has been revoked or rotated. Use its replacement or generate a new key.`);
+    }
+    if (found.account.status !== 'active') {
+      throw new RouterError('inactive_account', 'The account this key belongs to is not active. Visit your account page to reactivate it.');
+    }
+    return { keyId: found.key.id, accountId: found.account.id };
+  }
+
+  async issue(accountId: string, name: string | null, actor: string): Promise<IssuedKey> {
+    const account = await this.#store.getAccount(accountId);
+    if (!account) throw new NotFoundInStoreError('account', accountId);
+    const key = generateApiKey();
+    const record = await this.#store.createApiKey({ accountId, name, hash: hashApiKey(key, this.#secret), last4: lastFour(key) }, actor);
+    return { key, record };
+  }
+
+  async rotate(keyId: string, graceSeconds: number, actor: string): Promise<IssuedKey & { revoked: ApiKeyRecord }> {
+    const old = await this.#store.getApiKey(keyId);
+    if (!old) throw new NotFoundInStoreError('api_key', keyId);
+    const key = generateApiKey();
+    const { revoked, created } = await this.#store.rotateApiKey(
+      keyId,
+      { hash: hashApiKey(key, this.#secret), last4: lastFour(key), name: old.name },
+      graceSeconds,
+      actor,
+    );
+    this.#cache.delete(revoked.hash);
+    return { key, record: created, revoked };
+  }
+
+  async revoke(keyId: string, actor: string): Promise<ApiKeyRecord> {
+    const revoked = await this.#store.revokeApiKey(keyId, actor);
+    this.#cache.delete(revoked.hash);
+    return revoked;
+  }
+
+  async #lookup(hash: string): Promise<CachedLookup | null> {
+    const cached = this.#cache.get(hash);
+    if (cached) return cached;
+    const found = await this.#store.findApiKeyByHash(hash);
+    if (found) this.#cache.set(hash, found);
+    return found;
+  }
+}

@@ -1,0 +1,59 @@
+/**
+ * Which provider credential an account's request may use. An account's own keys (BYOK) come first and
+ * exclusively: an account that brought any key never falls back to operator keys. Operator keys are
+ * used only when managed access is active and the account's plan is resellable. Decrypted credentials
+ * are cached briefly (same bound as API keys), so a hot account costs no store read per request.
+ */
+import { LRUCache } from 'lru-cache';
+import type { ProviderConfig } from '../config/types.js';
+import type { Clock } from '../core/clock.js';
+import { openSecret } from '../core/secret-box.js';
+import type { ManagedAccessStatus } from '../routing/managed-access.js';
+import type { Store } from '../stores/store.js';
+
+interface AccountCredentials {
+  plan: string;
+  /** The account brought keys of its own (even ones this instance cannot open): no operator fallback. */
+  bringsOwnKeys: boolean;
+  byok: ReadonlyMap<string, string>;
+}
+
+export function createCredentialResolver(options: {
+  store: Store;
+  clock: Clock;
+  secretKey: string | undefined;
+  providers: ReadonlyMap<string, ProviderConfig>;
+  managedAccess: ManagedAccessStatus;
+  cacheTtlMs: number;
+}): { credentialFor(accountId: string, providerId: string): Promise<string | undefined>; forget(accountId: string): void } {
+  const cache = new LRUCache<string, AccountCredentials>({
+    max: 50_000,
+    ttl: Math.max(1, options.cacheTtlMs),
+    perf: { now: () => options.clock.now() },
+  });
+
+  const load = async (accountId: string): Promise<AccountCredentials> => {
+    const cached = cache.get(accountId);
+    if (cached) return cached;
+    const [account, records] = await Promise.all([options.store.getAccount(accountId), options.store.listProviderKeys(accountId)]);
+    const byok = new Map<string, string>();
+    if (options.secretKey) {
+      for (const record of records) byok.set(record.providerId, openSecret(record.sealed, options.secretKey));
+    }
+    const loaded = { plan: account?.plan ?? '', bringsOwnKeys: records.length > 0, byok };
+    cache.set(accountId, loaded);
+    return loaded;
+  };
+
+  return {
+    async credentialFor(accountId, providerId) {
+      const credentials = await load(accountId);
+      if (credentials.bringsOwnKeys) return credentials.byok.get(providerId);
+      if (!options.managedAccess.active || !options.managedAccess.plans.includes(credentials.plan)) return undefined;
+      return options.providers.get(providerId)?.managedKey?.reveal();
+    },
+    forget(accountId) {
+      cache.delete(accountId);
+    },
+  };
+}

@@ -1,0 +1,26 @@
+/** Config and store for operator commands, opened per invocation and always closed. */
+import { KeyService } from '../accounts/key-service.js';
+import { loadConfig } from '../config/load-config.js';
+import { resolveConfigDir } from '../config/resolve-config-dir.js';
+import type { RouterConfig } from '../config/types.js';
+import { systemClock } from '../core/clock.js';
+import { openStore } from '../stores/open-store.js';
+import type { Store } from '../stores/store.js';
+
+export interface CliContext {
+  config: RouterConfig;
+  store: Store;
+  keys: KeyService;
+}
+
+export async function withCliContext<T>(configFlag: string | undefined, run: (ctx: CliContext) => Promise<T>): Promise<T> {
+  const config = loadConfig(resolveConfigDir(configFlag, process.env), process.env);
+  const store = openStore(config.server.storage, systemClock);
+  try {
+    await store.migrate();
+    const keys = new KeyService({ store, clock: systemClock, secret: config.server.secretKey?.reveal(), cacheTtlMs: 1 });
+    return await run({ config, store, keys });
+  } finally {
+    await store.close();
+  }
+}

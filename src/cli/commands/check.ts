@@ -1,0 +1,21 @@
+import type { Command } from 'commander';
+import { checkConfig } from '../../config/check-config.js';
+import { formatConfigProblem } from '../../config/config-error.js';
+import { resolveConfigDir } from '../../config/resolve-config-dir.js';
+import { emit, log } from '../cli-io.js';
+
+export function registerCheckCommand(program: Command): void {
+  program
+    .command('check')
+    .description('validate the configuration (schemas and cross-file references); exit 1 on any problem')
+    .option('--config <dir>', 'configuration directory (default $ROUTER_CONFIG or ./config)')
+    .option('--json', 'print one JSON document')
+    .action((options: { config?: string; json?: boolean }) => {
+      const result = checkConfig(resolveConfigDir(options.config, process.env), process.env);
+      emit(options, result, () => {
+        if (result.ok) log.success(result.summary);
+        else for (const problem of result.problems) process.stderr.write(`${formatConfigProblem(problem)}\n`);
+      });
+      if (!result.ok) process.exitCode = 1;
+    });
+}

@@ -1,0 +1,98 @@
+import type { Command } from 'commander';
+import type { ApiKeyRecord } from '../../stores/store.js';
+import { withCliContext } from '../cli-context.js';
+import { emit, log } from '../cli-io.js';
+import { parseSeconds } from '../usage-error.js';
+
+interface Common {
+  json?: boolean;
+  config?: string;
+}
+
+/** What a listing may show of a key: never the hash, never the key. */
+export function publicKey(record: ApiKeyRecord) {
+  return {
+    id: record.id,
+    accountId: record.accountId,
+    name: record.name,
+    display: `${record.prefix}…${record.last4}`,
+    createdAt: record.createdAt,
+    revokedAt: record.revokedAt,
+    expiresAt: record.expiresAt,
+  };
+}
+
+function describe(record: ApiKeyRecord): string {
+  const state = record.revokedAt ? `revoked ${record.revokedAt}` : record.expiresAt ? `expires ${record.expiresAt}` : 'active';
+  return `${record.id}  ${record.prefix}…${record.last4}  ${record.name ?? ''}  ${state}`;
+}
+
+export function registerKeyCommands(program: Command): void {
+  const keys = program.command('keys').description('generate, rotate and revoke API keys');
+
+  keys
+    .command('create')
+    .description('generate a key for an account (shown once)')
+    .requiredOption('--account <id>', 'account id')
+    .option('--name <name>', 'a label for the key')
+    .option('--json', 'print one JSON document')
+    .option('--config <dir>', 'configuration directory')
+    .action(async (options: Common & { account: string; name?: string }) => {
+      await withCliContext(options.config, async ({ keys: service }) => {
+        const { key, record } = await service.issue(options.account, options.name ?? null, 'cli');
+        emit(options, { id: record.id, key, apiKey: publicKey(record) }, () => {
+          log.success(`created key ${record.id} for account ${record.accountId}`);
+          log.log(`\n  ${key}\n`);
+          log.warn('This is the only time the full key is shown. Store it in a secret manager.');
+        });
+      });
+    });
+
+  keys
+    .command('list')
+    .description("list an account's keys (prefix and last 4 characters only)")
+    .requiredOption('--account <id>', 'account id')
+    .option('--json', 'print one JSON document')
+    .option('--config <dir>', 'configuration directory')
+    .action(async (options: Common & { account: string }) => {
+      await withCliContext(options.config, async ({ store }) => {
+        const list = await store.listApiKeys(options.account);
+        emit(options, { keys: list.map(publicKey) }, () => {
+          if (list.length === 0) log.info('no keys');
+          for (const record of list) log.log(describe(record));
+        });
+      });
+    });
+
+  keys
+    .command('rotate')
+    .description('issue a replacement key and revoke the old one (now, or after a grace period)')
+    .argument('<keyId>', 'key id')
+    .option('--grace <seconds>', 'keep the old key working this long', '0')
+    .option('--json', 'print one JSON document')
+    .option('--config <dir>', 'configuration directory')
+    .action(async function (this: Command, keyId: string, options: Common & { grace: string }) {
+      const grace = parseSeconds(this, options.grace);
+      await withCliContext(options.config, async ({ keys: service }) => {
+        const { key, record, revoked } = await service.rotate(keyId, grace, 'cli');
+        emit(options, { id: record.id, key, apiKey: publicKey(record), replaced: publicKey(revoked) }, () => {
+          log.success(`rotated ${revoked.id} → ${record.id}${grace > 0 ? ` (old key works until ${revoked.expiresAt})` : ' (old key revoked now)'}`);
+          log.log(`\n  ${key}\n`);
+          log.warn('This is the only time the full key is shown.');
+        });
+      });
+    });
+
+  keys
+    .command('revoke')
+    .description('revoke a key now')
+    .argument('<keyId>', 'key id')
+    .option('--json', 'print one JSON document')
+    .option('--config <dir>', 'configuration directory')
+    .action(async (keyId: string, options: Common) => {
+      await withCliContext(options.config, async ({ keys: service }) => {
+        const revoked = await service.revoke(keyId, 'cli');
+        emit(options, { apiKey: publicKey(revoked) }, () => log.success(`revoked ${revoked.id}`));
+      });
+    });
+}

@@ -1,0 +1,10 @@
+/**
+ * Which upstream outcomes move on to the next candidate. The specification's triggers (401, 429, 502,
+ * 503, 504) plus every other 5xx (500, Anthropic's 529, which its adapter maps to 503), connection
+ * errors and timeouts. Any other 4xx is the client's fault and goes back to the client as it is.
+ */
+const FAILOVER_4XX = new Set([401, 429]);
+
+export function shouldFailOver(status: number): boolean {
+  return status >= 500 || FAILOVER_4XX.has(status);
+}

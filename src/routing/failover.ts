@@ -1,0 +1,159 @@
+/**
+ * The failover loop: try a route profile's candidates in order until one serves the request, within
+ * the route's retry budget, skipping providers the account has no credential for and providers whose
+ * circuit is open. An attempt "serves" the request once it returns: for streams that is the commit
+ * point (first output ready); nothing after it is retried.
+ */
+import type { ProviderConfig, RouteProfileConfig, RouteTarget } from '../config/types.js';
+import type { Clock } from '../core/clock.js';
+import { RouterError } from '../core/errors.js';
+import { UpstreamStreamError, type UpstreamFailure } from '../providers/adapter.js';
+import { UpstreamTransportError } from '../upstream/upstream-client.js';
+import { candidateOrder } from './candidate-order.js';
+import { shouldFailOver } from './failover-policy.js';
+import type { ProviderHealth } from './provider-health.js';
+
+/** How one attempt failed: an HTTP-level failure from the provider, or no response at all. */
+export class AttemptFailed extends Error {
+  constructor(readonly failure: UpstreamFailure, readonly transport?: UpstreamTransportError) {
+    super(failure.message);
+    this.name = 'AttemptFailed';
+  }
+
+  static fromTransport(error: UpstreamTransportError): AttemptFailed {
+    const status = error.timedOut ? 504 : 502;
+    return new AttemptFailed({ status, type: 'upstream_error', code: error.reason, message: error.message }, error);
+  }
+}
+
+export interface AttemptSummary {
+  provider: string;
+  model: string;
+  /** HTTP status the provider answered with; null when there was no response. */
+  status: number | null;
+  error: string;
+}
+
+export interface RoutedMeta {
+  providerId: string;
+  upstreamModel: string;
+  /** Attempts made after the first. */
+  retryCount: number;
+}
+
+export interface Candidate {
+  target: RouteTarget;
+  provider: ProviderConfig;
+  credential: string;
+}
+
+export interface FailoverDeps {
+  providers: ReadonlyMap<string, ProviderConfig>;
+  health: ProviderHealth;
+  clock: Clock;
+  random: () => number;
+  /** The account's credential for a provider (BYOK, or managed when allowed), or undefined. */
+  credentialFor(accountId: string, providerId: string): Promise<string | undefined>;
+}
+
+export interface FailoverCall {
+  route: RouteProfileConfig;
+  accountId: string;
+  signal: AbortSignal;
+}
+
+export async function runWithFailover<T>(
+  deps: FailoverDeps,
+  call: FailoverCall,
+  attempt: (candidate: Candidate) => Promise<T>,
+): Promise<{ value: T; meta: RoutedMeta }> {
+  const candidates = await usableCandidates(deps, call);
+  const maxAttempts = 1 + call.route.retryBudget;
+  const attempts: AttemptSummary[] = [];
+  let refusal: RouterError | undefined;
+  let sent = 0;
+  let everyAttemptTimedOut = true;
+  for (const candidate of candidates) {
+    if (sent >= maxAttempts) break;
+    const { provider, target } = candidate;
+    if (!deps.health.tryAcquire(provider.id)) {
+      attempts.push({ provider: provider.id, model: target.model, status: null, error: 'circuit_open' });
+      continue;
+    }
+    const startedAt = deps.clock.now();
+    try {
+      const value = await attempt(candidate);
+      deps.health.recordSuccess(provider.id, deps.clock.now() - startedAt);
+      return { value, meta: { providerId: provider.id, upstreamModel: target.model, retryCount: sent } };
+    } catch (error) {
+      const failed = asAttemptFailed(error, call.signal, () => deps.health.release(provider.id));
+      if (failed instanceof RouterError) {
+        // This provider's adapter cannot honour the request (nothing was sent); another candidate may.
+        refusal ??= failed;
+        continue;
+      }
+      sent++;
+      const { failure } = failed;
+      if (!failed.transport && !shouldFailOver(failure.status)) {
+        // The provider answered, and the fault is the request's: it is healthy, and no other candidate would do better.
+        deps.health.recordSuccess(provider.id, deps.clock.now() - startedAt);
+        throw clientFault(failure, sent - 1);
+      }
+      deps.health.recordFailure(provider.id);
+      everyAttemptTimedOut &&= failure.status === 504;
+      attempts.push({ provider: provider.id, model: target.model, status: failed.transport ? null : failure.status, error: failure.code ?? failure.type });
+    }
+  }
+  if (refusal && sent === 0) throw refusal;
+  throw allFailed(attempts, Math.max(0, sent - 1), sent > 0 && everyAttemptTimedOut);
+}
+
+async function usableCandidates(deps: FailoverDeps, call: FailoverCall): Promise<Candidate[]> {
+  const usable: Candidate[] = [];
+  for (const target of candidateOrder(call.route, deps.random)) {
+    const provider = deps.providers.get(target.provider);
+    if (!provider) continue;
+    const credential = await deps.credentialFor(call.accountId, provider.id);
+    if (credential !== undefined) usable.push({ target, provider, credential });
+  }
+  if (usable.length === 0) {
+    throw new RouterError(
+      'no_provider_access',
+      `No provider credential is available to this account for ${call.route.id}. Add your own key for one of its providers (${[...new Set(call.route.tiers.flat().map((t) => t.provider))].join(', ')}) on your account page.`,
+    );
+  }
+  return usable;
+}
+
+/** Classify what an attempt threw: a failure to weigh, an adapter's refusal, or (client gone) re-thrown. */
+function asAttemptFailed(error: unknown, signal: AbortSignal, releaseProbe: () => void): AttemptFailed | RouterError {
+  if (signal.aborted) {
+    releaseProbe();
+    throw error instanceof UpstreamTransportError ? error : new UpstreamTransportError('aborted', { cause: error });
+  }
+  if (error instanceof AttemptFailed) return error;
+  if (error instanceof UpstreamStreamError) return new AttemptFailed(error.failure);
+  if (error instanceof UpstreamTransportError) return AttemptFailed.fromTransport(error);
+  if (error instanceof RouterError && error.status < 500) {
+    releaseProbe();
+    return error;
+  }
+  return new AttemptFailed({ status: 502, type: 'upstream_error', code: 'invalid_upstream_response', message: 'The upstream answered with a body the router could not read.' });
+}
+
+function clientFault(failure: UpstreamFailure, retryCount: number): RouterError {
+  return new RouterError('upstream_rejected_request', failure.message, {
+    status: failure.status,
+    param: failure.param ?? null,
+    wire: { type: failure.type, code: failure.code },
+    headers: { 'x-router-retry-count': String(retryCount) },
+  });
+}
+
+function allFailed(attempts: AttemptSummary[], retryCount: number, allTimedOut: boolean): RouterError {
+  return new RouterError('all_upstreams_failed', `Every upstream candidate for this route failed (${attempts.length} tried). Retry shortly; if it persists, check the status page.`, {
+    status: allTimedOut ? 504 : 502,
+    details: { attempts },
+    headers: { 'x-router-retry-count': String(retryCount) },
+  });
+}

@@ -1,0 +1,138 @@
+/**
+ * One attempt at a Responses API call against one candidate. Providers that serve `/responses`
+ * natively get the body passed through (model rewritten both ways); every other provider is asked
+ * for a chat completion, translated back into a Response object or a synthesized event stream.
+ */
+import { randomResponseId } from '../translators/responses/random-response-id.js';
+import type { ResponseContext } from '../translators/responses/build-response-object.js';
+import { chatCompletionToResponse } from '../translators/responses/chat-to-responses.js';
+import { responsesRequestToChat } from '../translators/responses/responses-request-to-chat.js';
+import {
+  createResponsesStreamSynthesizer,
+  type ResponsesStreamFailure,
+} from '../translators/responses/responses-stream-synthesizer.js';
+import type { ResponsesRequest } from '../formats/openai-responses.js';
+import { buildResponsesRequest } from '../providers/openai/build-responses-request.js';
+import { rewriteResponsesModel } from '../providers/openai/rewrite-responses-model.js';
+import type { Clock } from '../core/clock.js';
+import {
+  adapterContext,
+  commitWhen,
+  completeChatAttempt,
+  parseJsonBody,
+  sendOrFail,
+  streamChatAttempt,
+  translateStream,
+  type AttemptDeps,
+} from './chat-attempts.js';
+import { AttemptFailed, type Candidate } from './failover.js';
+
+/** A Responses stream event as sent to the client (`event:` is its `type`). */
+export interface ResponsesOutEvent {
+  type: string;
+  sequence_number?: number;
+  response?: unknown;
+}
+
+export type ResponsesOutcome = Record<string, unknown>;
+
+export interface ResponsesStreamOutcome {
+  head: ResponsesOutEvent[];
+  tail: AsyncIterator<ResponsesOutEvent>;
+  /** The terminal event(s) to send when the tail fails after the commit point. */
+  fail(failure: ResponsesStreamFailure): ResponsesOutEvent[];
+}
+
+export interface ResponsesCall {
+  request: ResponsesRequest;
+  /** The model name the client sees: its route profile. */
+  model: string;
+  signal: AbortSignal;
+}
+
+type Deps = AttemptDeps & { clock: Clock };
+
+const isNative = (candidate: Candidate) => candidate.provider.format === 'openai' && candidate.provider.nativeResponses;
+
+function responseContext(deps: Deps, call: ResponsesCall): ResponseContext {
+  return {
+    responseId: randomResponseId('resp'),
+    model: call.model,
+    request: call.request,
+    createdAt: Math.floor(deps.clock.now() / 1000),
+    clock: deps.clock,
+    newId: randomResponseId,
+  };
+}
+
+export async function completeResponsesAttempt(deps: Deps, candidate: Candidate, call: ResponsesCall): Promise<ResponsesOutcome> {
+  if (isNative(candidate)) {
+    const adapter = deps.adapters.openai;
+    const request = buildResponsesRequest(call.request as unknown as Record<string, unknown>, adapterContext(candidate, false));
+    const response = await sendOrFail(deps, adapter, candidate, request, call.signal);
+    return rewriteResponsesModel(parseJsonBody(await response.text()) as ResponsesOutcome, call.model);
+  }
+  const completion = await completeChatAttempt(deps, candidate, responsesRequestToChat({ ...call.request, stream: false }), call.signal);
+  return chatCompletionToResponse(completion, responseContext(deps, call)) as unknown as ResponsesOutcome;
+}
+
+export async function streamResponsesAttempt(deps: Deps, candidate: Candidate, call: ResponsesCall): Promise<ResponsesStreamOutcome> {
+  return isNative(candidate) ? streamNative(deps, candidate, call) : streamSynthesized(deps, candidate, call);
+}
+
+async function streamSynthesized(deps: Deps, candidate: Candidate, call: ResponsesCall): Promise<ResponsesStreamOutcome> {
+  const synthesizer = createResponsesStreamSynthesizer(responseContext(deps, call));
+  const chunks = await streamChatAttempt(deps, candidate, responsesRequestToChat({ ...call.request, stream: true }), call.signal);
+  const head = [...synthesizer.start(), ...chunks.head.flatMap((chunk) => synthesizer.onChunk(chunk))];
+  async function* rest(): AsyncGenerator<ResponsesOutEvent> {
+    for (let next = await chunks.tail.next(); !next.done; next = await chunks.tail.next()) {
+      yield* synthesizer.onChunk(next.value);
+    }
+    yield* synthesizer.finish();
+  }
+  const tail = rest();
+  const close = tail.return.bind(tail);
+  tail.return = async (value) => {
+    await chunks.tail.return?.(undefined);
+    return close(value);
+  };
+  return { head, tail, fail: (failure) => synthesizer.fail(failure) };
+}
+
+const PRELUDE = new Set(['response.created', 'response.in_progress', 'response.queued']);
+
+async function streamNative(deps: Deps, candidate: Candidate, call: ResponsesCall): Promise<ResponsesStreamOutcome> {
+  const adapter = deps.adapters.openai;
+  const request = buildResponsesRequest(call.request as unknown as Record<string, unknown>, adapterContext(candidate, true));
+  const response = await sendOrFail(deps, adapter, candidate, request, call.signal);
+  let lastSequence = -1;
+  let lastResponse: Record<string, unknown> | undefined;
+  let committed = false;
+  const events = translateStream<ResponsesOutEvent>(
+    response.body,
+    (event) => {
+      if (event.data === '' || event.data === '[DONE]') return [];
+      const json = rewriteResponsesModel(parseJsonBody(event.data), call.model) as ResponsesOutEvent;
+      if (!committed && (json.type === 'response.failed' || json.type === 'error')) {
+        throw new AttemptFailed({ status: 502, type: 'upstream_error', code: 'upstream_response_failed', message: 'The upstream reported a failed response before any output.' });
+      }
+      if (typeof json.sequence_number === 'number') lastSequence = json.sequence_number;
+      if (json.response !== null && typeof json.response === 'object') lastResponse = json.response as Record<string, unknown>;
+      return [json];
+    },
+    () => [],
+  );
+  const { head, tail } = await commitWhen(events, (event) => !PRELUDE.has(event.type));
+  committed = true;
+  return {
+    head,
+    tail,
+    fail: (failure) => [
+      {
+        type: 'response.failed',
+        sequence_number: lastSequence + 1,
+        response: { ...lastResponse, model: call.model, status: 'failed', error: { code: failure.code, message: failure.message } },
+      },
+    ],
+  };
+}

@@ -1,0 +1,38 @@
+/**
+ * The routing engine: route profile in, upstream answer out, with failover. It knows nothing of HTTP
+ * servers or databases: credentials, clock, randomness and the upstream client are injected.
+ */
+import type { ChatCompletion, ChatCompletionChunk, ChatRequest } from '../formats/openai-chat.js';
+import { completeChatAttempt, streamChatAttempt, type AttemptDeps, type CommittedStream } from './chat-attempts.js';
+import { runWithFailover, type FailoverCall, type FailoverDeps, type RoutedMeta } from './failover.js';
+import type { ResponsesRequest } from '../formats/openai-responses.js';
+import { completeResponsesAttempt, streamResponsesAttempt, type ResponsesOutcome, type ResponsesStreamOutcome } from './responses-attempts.js';
+
+export type RoutingEngineDeps = FailoverDeps & AttemptDeps;
+
+export interface Routed<T> {
+  value: T;
+  meta: RoutedMeta;
+}
+
+export class RoutingEngine {
+  constructor(private readonly deps: RoutingEngineDeps) {}
+
+  completeChat(call: FailoverCall, chat: ChatRequest): Promise<Routed<ChatCompletion>> {
+    return runWithFailover(this.deps, call, (candidate) => completeChatAttempt(this.deps, candidate, chat, call.signal));
+  }
+
+  streamChat(call: FailoverCall, chat: ChatRequest): Promise<Routed<CommittedStream<ChatCompletionChunk>>> {
+    return runWithFailover(this.deps, call, (candidate) => streamChatAttempt(this.deps, candidate, chat, call.signal));
+  }
+
+  completeResponses(call: FailoverCall, request: ResponsesRequest): Promise<Routed<ResponsesOutcome>> {
+    const responsesCall = { request, model: call.route.id, signal: call.signal };
+    return runWithFailover(this.deps, call, (candidate) => completeResponsesAttempt(this.deps, candidate, responsesCall));
+  }
+
+  streamResponses(call: FailoverCall, request: ResponsesRequest): Promise<Routed<ResponsesStreamOutcome>> {
+    const responsesCall = { request, model: call.route.id, signal: call.signal };
+    return runWithFailover(this.deps, call, (candidate) => streamResponsesAttempt(this.deps, candidate, responsesCall));
+  }
+}

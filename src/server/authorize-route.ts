@@ -1,0 +1,36 @@
+/**
+ * Is the caller's plan allowed what the body asks for? Unknown profile → 404 with the profiles the key
+ * may use; `router/fusion` or the `router:fusion` tool on a plan without it → 403 upgrade.
+ */
+import type { RouteProfileConfig } from '../config/types.js';
+import { RouterError } from '../core/errors.js';
+import type { RouterRequestContext } from './request-context.js';
+
+const FUSION_PROFILE = 'router/fusion';
+const FUSION_TOOL = 'router:fusion';
+
+export function authorizeRoute(ctx: RouterRequestContext): RouteProfileConfig {
+  const allowed = ctx.plan?.routeProfiles ?? [];
+  const model = String(ctx.body?.model);
+  const route = ctx.route;
+  if (!route) {
+    throw new RouterError('unknown_model', `The model '${model}' is not a route profile. Use one of: ${allowed.join(', ')}.`, {
+      param: 'model',
+      details: { profiles: allowed },
+    });
+  }
+  if (!allowed.includes(route.id)) {
+    throw new RouterError('plan_upgrade_required', `${route.id} is not included in the ${ctx.plan?.name ?? 'current'} plan. Upgrade to a plan that includes it.`, {
+      param: 'model',
+      details: { profiles: allowed },
+    });
+  }
+  const tools = ctx.body?.tools;
+  if (Array.isArray(tools) && tools.some((tool) => (tool as { type?: unknown }).type === FUSION_TOOL) && !allowed.includes(FUSION_PROFILE)) {
+    throw new RouterError('plan_upgrade_required', `The ${FUSION_TOOL} tool is available on plans that include ${FUSION_PROFILE}. Upgrade to use it.`, {
+      param: 'tools',
+      details: { profiles: allowed },
+    });
+  }
+  return route;
+}

@@ -1,0 +1,85 @@
+/**
+ * The composition root: the only place that picks implementations (store, rate limiter, upstream
+ * client) and wires them into the pipeline's dependencies.
+ */
+import { consola, type ConsolaInstance } from 'consola';
+import type { RouterConfig } from '../config/types.js';
+import { createCredentialResolver } from '../accounts/provider-credentials.js';
+import { KeyService } from '../accounts/key-service.js';
+import { systemClock, type Clock } from '../core/clock.js';
+import { createAdapterRegistry } from '../providers/registry.js';
+import { evaluateManagedAccess } from '../routing/managed-access.js';
+import { ProviderHealth } from '../routing/provider-health.js';
+import { RoutingEngine } from '../routing/routing-engine.js';
+import { openRateLimiter } from '../stores/open-rate-limiter.js';
+import { openStore } from '../stores/open-store.js';
+import type { RateLimiter } from '../stores/rate-limiter.js';
+import type { Store } from '../stores/store.js';
+import { createUpstreamClient, type UpstreamClient } from '../upstream/upstream-client.js';
+import type { RouterDeps } from './router-deps.js';
+
+export interface BuildOptions {
+  clock?: Clock;
+  logger?: ConsolaInstance;
+  random?: () => number;
+  store?: Store;
+  rateLimiter?: RateLimiter;
+  upstreamClient?: UpstreamClient;
+}
+
+export interface RouterRuntime extends RouterDeps {
+  close(): Promise<void>;
+}
+
+export async function buildRouterDeps(config: RouterConfig, options: BuildOptions = {}): Promise<RouterRuntime> {
+  const clock = options.clock ?? systemClock;
+  const logger = options.logger ?? consola.withTag('router');
+  const store = options.store ?? openStore(config.server.storage, clock);
+  await store.migrate();
+  const rateLimiter = options.rateLimiter ?? openRateLimiter(config.server.rateLimit);
+  const client = options.upstreamClient ?? createUpstreamClient();
+  const secret = config.server.secretKey?.reveal();
+  const providers = new Map(config.providers.providers.map((provider) => [provider.id, provider]));
+
+  const managedAccess = evaluateManagedAccess({
+    requested: config.providers.managedAccess.enabled,
+    plans: config.plans,
+    durableStore: !config.server.storage.endsWith(':memory:'),
+  });
+  if (managedAccess.requested && !managedAccess.active) {
+    const failing = managedAccess.checks.filter((check) => !check.ok).map((check) => `${check.name} (${check.detail})`);
+    logger.warn(`managed provider access stays off: readiness checks failed: ${failing.join('; ')}`);
+  }
+
+  const health = new ProviderHealth(config.providers.circuitBreaker, clock);
+  const credentials = createCredentialResolver({ store, clock, secretKey: secret, providers, managedAccess, cacheTtlMs: config.server.keyCacheTtlMs });
+  const engine = new RoutingEngine({
+    providers,
+    health,
+    clock,
+    random: options.random ?? Math.random,
+    credentialFor: credentials.credentialFor,
+    adapters: createAdapterRegistry(),
+    client,
+  });
+
+  return {
+    config,
+    store,
+    rateLimiter,
+    clock,
+    logger,
+    keys: new KeyService({ store, clock, secret, cacheTtlMs: config.server.keyCacheTtlMs }),
+    engine,
+    health,
+    managedAccess,
+    plans: new Map(config.plans.map((plan) => [plan.id, plan])),
+    routes: new Map(config.routes.map((route) => [route.id, route])),
+    quotaLimits: Object.fromEntries(config.plans.map((plan) => [plan.id, plan.monthlyRequests])),
+    async close() {
+      await client.close();
+      await rateLimiter.close();
+      await store.close();
+    },
+  };
+}

@@ -1,0 +1,29 @@
+/**
+ * Everything the HTTP layer needs, built once by the composition root (server/create-router-app.ts)
+ * and passed down. No module-level state anywhere else.
+ */
+import type { ConsolaInstance } from 'consola';
+import type { PlanConfig, RouteProfileConfig, RouterConfig } from '../config/types.js';
+import type { Clock } from '../core/clock.js';
+import type { KeyService } from '../accounts/key-service.js';
+import type { RoutingEngine } from '../routing/routing-engine.js';
+import type { Store } from '../stores/store.js';
+import type { RateLimiter } from '../stores/rate-limiter.js';
+import type { ManagedAccessStatus } from '../routing/managed-access.js';
+import type { ProviderHealth } from '../routing/provider-health.js';
+
+export interface RouterDeps {
+  config: RouterConfig;
+  store: Store;
+  rateLimiter: RateLimiter;
+  clock: Clock;
+  logger: ConsolaInstance;
+  keys: KeyService;
+  engine: RoutingEngine;
+  health: ProviderHealth;
+  managedAccess: ManagedAccessStatus;
+  plans: ReadonlyMap<string, PlanConfig>;
+  routes: ReadonlyMap<string, RouteProfileConfig>;
+  /** Monthly limit per plan id, handed to Store.admitQuota. */
+  quotaLimits: Readonly<Record<string, number>>;
+}

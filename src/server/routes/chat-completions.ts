@@ -1,0 +1,60 @@
+/** POST /v1/chat/completions: route by profile, answer as JSON or as a chat.completion.chunk stream. */
+import type { H3Event } from 'h3';
+import type { ChatCompletionChunk, ChatRequest } from '../../formats/openai-chat.js';
+import { UpstreamStreamError } from '../../providers/adapter.js';
+import type { CommittedStream } from '../../routing/chat-attempts.js';
+import type { RoutedMeta } from '../../routing/failover.js';
+import { abortOnDisconnect } from '../abort-on-disconnect.js';
+import { authorizeRoute } from '../authorize-route.js';
+import type { RouterDeps } from '../router-deps.js';
+import type { RouterRequestContext } from '../request-context.js';
+import { SseWriter } from '../sse-writer.js';
+import { setRoutingHeaders, routingHeaders } from './routing-headers.js';
+
+export function createChatCompletionsRoute(deps: RouterDeps) {
+  return async (event: H3Event, ctx: RouterRequestContext): Promise<unknown> => {
+    const route = authorizeRoute(ctx);
+    const chat = ctx.body as ChatRequest;
+    const call = { route, accountId: ctx.caller!.accountId, signal: abortOnDisconnect(event) };
+    if (chat.stream) {
+      const { value, meta } = await deps.engine.streamChat(call, chat);
+      await writeChatStream(event, value, meta, route.id, chat.stream_options?.include_usage === true);
+      return undefined;
+    }
+    const { value, meta } = await deps.engine.completeChat(call, chat);
+    setRoutingHeaders(event.node.res, meta);
+    value.model = route.id;
+    return value;
+  };
+}
+
+async function writeChatStream(event: H3Event, stream: CommittedStream<ChatCompletionChunk>, meta: RoutedMeta, model: string, includeUsage: boolean): Promise<void> {
+  const writer = new SseWriter(event.node.res);
+  writer.open(routingHeaders(meta));
+  const emit = async (chunk: ChatCompletionChunk) => {
+    chunk.model = model;
+    if (chunk.usage && chunk.choices.length === 0 && !includeUsage) return;
+    if (includeUsage) chunk.usage ??= null;
+    else delete chunk.usage;
+    await writer.send(chunk);
+  };
+  try {
+    for (const chunk of stream.head) await emit(chunk);
+    for (let next = await stream.tail.next(); !next.done && !writer.closed; next = await stream.tail.next()) await emit(next.value);
+  } catch (error) {
+    // After the first byte the status is sent: report in-band, in the format's own error shape.
+    const failure = error instanceof UpstreamStreamError ? error.failure : undefined;
+    await writer.send({
+      error: {
+        message: failure?.message ?? 'The upstream connection failed mid-stream.',
+        type: failure?.type ?? 'upstream_error',
+        code: failure?.code ?? 'upstream_stream_interrupted',
+        param: null,
+      },
+    });
+  } finally {
+    await stream.tail.return?.(undefined);
+  }
+  await writer.done();
+  writer.end();
+}

@@ -1,0 +1,72 @@
+/**
+ * The one place a RouterError becomes an HTTP response: the OpenAI-style error body plus the guidance
+ * fields the contract's table assigns to its code, the auth challenge, and the no-retry hint.
+ */
+import type { H3Event } from 'h3';
+import { API_KEY_PREFIX } from '../core/api-key.js';
+import { ERROR_TABLE, type GuidanceField, type RouterError } from '../core/errors.js';
+import type { ServerConfig } from '../config/types.js';
+
+export interface ErrorBody {
+  error: {
+    message: string;
+    type: string;
+    code: string | null;
+    param: string | null;
+    [guidance: string]: unknown;
+  };
+}
+
+export function errorBody(error: RouterError, server: ServerConfig): ErrorBody {
+  const { type, code } = error.wire ?? error;
+  const body: ErrorBody = { error: { message: error.message, type, code, param: error.param } };
+  for (const field of ERROR_TABLE[error.code].guidance) {
+    body.error[field] = guidanceValue(field, error, server);
+  }
+  Object.assign(body.error, error.details);
+  return body;
+}
+
+export function errorHeaders(error: RouterError): Record<string, string> {
+  const spec = ERROR_TABLE[error.code];
+  const headers: Record<string, string> = { ...error.headers };
+  if ('challenge' in spec) {
+    headers['www-authenticate'] =
+      spec.challenge === 'bare' ? 'Bearer realm="router"' : 'Bearer realm="router", error="invalid_token"';
+  }
+  if ('noRetry' in spec && spec.noRetry) headers['x-should-retry'] = 'false';
+  return headers;
+}
+
+export function sendRouterError(event: H3Event, error: RouterError, server: ServerConfig): string {
+  const res = event.node.res;
+  res.statusCode = error.status;
+  for (const [name, value] of Object.entries(errorHeaders(error))) res.setHeader(name, value);
+  res.setHeader('content-type', 'application/json');
+  return JSON.stringify(errorBody(error, server));
+}
+
+function guidanceValue(field: GuidanceField, error: RouterError, server: ServerConfig): unknown {
+  switch (field) {
+    case 'docsUrl':
+      return `${server.docsUrl}/errors#${error.code}`;
+    case 'accountUrl':
+      return error.code === 'no_provider_access' ? `${server.appUrl}/provider-keys` : `${server.appUrl}/keys`;
+    case 'apiKeyPrefix':
+      return API_KEY_PREFIX;
+    case 'onboarding':
+      return [
+        { step: 1, action: 'Create an account', url: server.appUrl },
+        { step: 2, action: `Generate an API key (it starts with ${API_KEY_PREFIX})`, url: `${server.appUrl}/keys` },
+        { step: 3, action: 'Set your client base URL and send the key as a Bearer token', baseUrl: `${server.baseUrl}/v1` },
+      ];
+    case 'upgradeUrl':
+      return `${server.appUrl}/checkout?plan=pro`;
+    case 'billingUrl':
+      return `${server.appUrl}/billing`;
+    case 'supportUrl':
+      return server.supportUrl;
+    case 'catalogUrl':
+      return `${server.baseUrl}/model-catalog`;
+  }
+}

@@ -1,0 +1,54 @@
+/**
+ * Writes Server-Sent Events to the client: headers once (at the commit point), every event as
+ * serialized JSON (so model text can never inject events), each flushed, with write backpressure.
+ */
+import type { ServerResponse } from 'node:http';
+
+export class SseWriter {
+  constructor(private readonly res: ServerResponse) {}
+
+  open(headers: Record<string, string>): void {
+    this.res.writeHead(200, {
+      ...headers,
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-cache',
+      connection: 'keep-alive',
+      'x-accel-buffering': 'no',
+    });
+    this.res.flushHeaders();
+  }
+
+  get closed(): boolean {
+    return this.res.destroyed || this.res.writableEnded;
+  }
+
+  /** `data: <json>` (chat) or `event: <name>\ndata: <json>` (Responses). */
+  async send(data: unknown, eventName?: string): Promise<void> {
+    const frame = eventName === undefined ? `data: ${JSON.stringify(data)}\n\n` : `event: ${eventName}\ndata: ${JSON.stringify(data)}\n\n`;
+    await this.write(frame);
+  }
+
+  /** The chat stream terminator. */
+  async done(): Promise<void> {
+    await this.write('data: [DONE]\n\n');
+  }
+
+  end(): void {
+    if (!this.res.writableEnded) this.res.end();
+  }
+
+  private async write(frame: string): Promise<void> {
+    if (this.closed) return;
+    if (!this.res.write(frame)) {
+      await new Promise<void>((resolve) => {
+        const settle = () => {
+          this.res.off('drain', settle);
+          this.res.off('close', settle);
+          resolve();
+        };
+        this.res.on('drain', settle);
+        this.res.on('close', settle);
+      });
+    }
+  }
+}

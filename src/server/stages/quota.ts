@@ -1,0 +1,54 @@
+import { quotaPeriod } from '../../core/quota-period.js';
+import { RouterError } from '../../core/errors.js';
+import type { RouterDeps } from '../router-deps.js';
+import type { RouterRequestContext } from '../request-context.js';
+import type { Stage } from './stage.js';
+
+type QuotaDeps = Pick<RouterDeps, 'store' | 'clock' | 'plans' | 'quotaLimits'>;
+
+const INACTIVE_MESSAGE = 'The account this key belongs to is not active. Visit your account page to reactivate it.';
+
+/**
+ * Monthly quota for model traffic: one atomic check-and-increment in the store, which also returns
+ * the account's current plan, so a plan change applies to the very next request. The route profile's
+ * quotaWeight is what a request costs.
+ */
+export function createQuotaStage(deps: QuotaDeps): Stage {
+  return async (_event, ctx) => {
+    const now = deps.clock.now();
+    const period = quotaPeriod(now);
+    const weight = ctx.route?.quotaWeight ?? 1;
+    const admission = await deps.store.admitQuota({ accountId: ctx.caller!.accountId, period: period.key, weight, limitsByPlan: deps.quotaLimits });
+    if (admission.status !== 'active') throw new RouterError('inactive_account', INACTIVE_MESSAGE);
+    ctx.plan = deps.plans.get(admission.plan);
+    ctx.quota = { limit: admission.limit, used: admission.used, period: period.key, resetsAt: period.resetsAt };
+    if (!admission.admitted) {
+      throw new RouterError(
+        'monthly_quota_exceeded',
+        `The monthly request quota of the ${ctx.plan?.name ?? admission.plan} plan (${admission.limit} requests) is used up. It resets at ${period.resetsAt}; upgrade for more.`,
+      );
+    }
+    ctx.admittedWeight = weight;
+  };
+}
+
+/**
+ * For /v1 calls that are not model traffic (the model list): read the quota without counting, so the
+ * response still carries exact X-Quota-* headers.
+ */
+export function createQuotaPeekStage(deps: QuotaDeps): Stage {
+  return async (_event, ctx) => {
+    await peekQuota(deps, ctx);
+    if (ctx.quota === undefined) throw new RouterError('inactive_account', INACTIVE_MESSAGE);
+  };
+}
+
+/** Fill ctx.plan and ctx.quota from the store without counting; leaves them unset for an unusable account. */
+export async function peekQuota(deps: QuotaDeps, ctx: RouterRequestContext): Promise<void> {
+  const account = await deps.store.getAccount(ctx.caller!.accountId);
+  if (!account || account.status !== 'active') return;
+  const period = quotaPeriod(deps.clock.now());
+  ctx.plan = deps.plans.get(account.plan);
+  const used = await deps.store.readQuota(account.id, period.key);
+  ctx.quota = { limit: deps.quotaLimits[account.plan] ?? 0, used, period: period.key, resetsAt: period.resetsAt };
+}

@@ -1,0 +1,5 @@
+import type { H3Event } from 'h3';
+import type { RouterRequestContext } from '../request-context.js';
+
+/** One step of the /v1 pipeline. Throws a RouterError to end the request; otherwise enriches ctx. */
+export type Stage = (event: H3Event, ctx: RouterRequestContext) => void | Promise<void>;

@@ -1,0 +1,91 @@
+/**
+ * Runs the ordered /v1 stages, then the route, and turns every failure into the contract's error with
+ * the quota and rate-limit headers an authenticated caller is owed. A request that no upstream served
+ * because of an upstream or router failure gives its monthly count back.
+ */
+import { eventHandler, type EventHandler, type H3Event } from 'h3';
+import { RouterError, isRouterError, type ErrorCode } from '../core/errors.js';
+import { StoreUnavailableError } from '../stores/store.js';
+import { UpstreamTransportError } from '../upstream/upstream-client.js';
+import { limitHeaders } from './limit-headers.js';
+import type { RouterDeps } from './router-deps.js';
+import { requestContext, type RouterRequestContext } from './request-context.js';
+import { sendRouterError } from './send-error.js';
+import { peekQuota } from './stages/quota.js';
+import type { Stage } from './stages/stage.js';
+
+/** Failures that are not the client's doing: the monthly count is given back. */
+const REFUNDED: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
+  'rate_limit_exceeded',
+  'all_upstreams_failed',
+  'no_provider_access',
+  'store_unavailable',
+  'internal_error',
+]);
+
+export type RouteHandler = (event: H3Event, ctx: RouterRequestContext) => Promise<unknown>;
+
+export function createV1Handler(deps: RouterDeps, stages: readonly Stage[], handle: RouteHandler): EventHandler {
+  return eventHandler(async (event) => {
+    const ctx = requestContext(event);
+    try {
+      for (const stage of stages) await stage(event, ctx);
+      applyLimitHeaders(event, ctx, deps);
+      return await handle(event, ctx);
+    } catch (error) {
+      return await failRequest(event, ctx, deps, error);
+    }
+  });
+}
+
+export function applyLimitHeaders(event: H3Event, ctx: RouterRequestContext, deps: RouterDeps): void {
+  const res = event.node.res;
+  if (res.headersSent) return;
+  for (const [name, value] of Object.entries(limitHeaders(ctx, deps.clock.now()))) res.setHeader(name, value);
+}
+
+async function failRequest(event: H3Event, ctx: RouterRequestContext, deps: RouterDeps, error: unknown): Promise<string | undefined> {
+  const routerError = toRouterError(error, deps, ctx);
+  if (ctx.admittedWeight && REFUNDED.has(routerError.code)) await refund(ctx, deps);
+  if (event.node.res.headersSent || event.node.res.destroyed) return undefined;
+  if (routerError.code !== 'store_unavailable') await fillMissingLimits(ctx, deps);
+  applyLimitHeaders(event, ctx, deps);
+  return sendRouterError(event, routerError, deps.config.server);
+}
+
+function toRouterError(error: unknown, deps: RouterDeps, ctx: RouterRequestContext): RouterError {
+  if (isRouterError(error)) return error;
+  if (error instanceof StoreUnavailableError) {
+    deps.logger.error(`[${ctx.requestId}] store unavailable: ${error.message}`);
+    return new RouterError('store_unavailable', 'The router cannot reach its database right now, so it cannot meter this request. Retry shortly.', {
+      headers: { 'retry-after': '5' },
+    });
+  }
+  if (error instanceof UpstreamTransportError && error.reason === 'aborted') {
+    return new RouterError('all_upstreams_failed', 'The client closed the connection before an upstream answered.');
+  }
+  deps.logger.error(`[${ctx.requestId}] unexpected error:`, error instanceof Error ? error.stack ?? error.message : String(error));
+  return new RouterError('internal_error', 'The router failed unexpectedly while handling this request. Retry; if it persists, contact support with the X-Request-Id.');
+}
+
+async function refund(ctx: RouterRequestContext, deps: RouterDeps): Promise<void> {
+  const weight = ctx.admittedWeight!;
+  ctx.admittedWeight = undefined;
+  try {
+    await deps.store.refundQuota(ctx.caller!.accountId, ctx.quota!.period, weight);
+    ctx.quota!.used = Math.max(0, ctx.quota!.used - weight);
+  } catch (error) {
+    deps.logger.warn(`[${ctx.requestId}] quota refund failed: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
+
+/** Errors raised before the quota or rate-limit stage still report the caller's exact limits. */
+async function fillMissingLimits(ctx: RouterRequestContext, deps: RouterDeps): Promise<void> {
+  if (!ctx.caller) return;
+  try {
+    if (!ctx.quota) await peekQuota(deps, ctx);
+    if (!ctx.rate && ctx.plan) ctx.rate = await deps.rateLimiter.peek(ctx.caller.accountId, ctx.plan.requestsPerMinute, deps.clock.now());
+  } catch {
+    // The error being reported matters more than its headers.
+  }
+}

@@ -1,0 +1,145 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestRouter, type TestRouter } from './router-harness.js';
+
+const run = promisify(execFile);
+const BIN = new URL('../../bin/router', import.meta.url).pathname;
+const UA = { 'user-agent': 'router-tests/1.0' };
+
+interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+describe('the router CLI (built bin/router, real processes)', () => {
+  let dataDir: string;
+  let env: NodeJS.ProcessEnv;
+  const cli = async (...args: string[]): Promise<CliResult> => {
+    try {
+      const { stdout, stderr } = await run('node', [BIN, ...args], { env });
+      return { code: 0, stdout, stderr };
+    } catch (error) {
+      const failed = error as { code: number; stdout: string; stderr: string };
+      return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
+    }
+  };
+  const json = async (...args: string[]) => {
+    const result = await cli(...args, '--json');
+    expect(result.code, result.stderr).toBe(0);
+    return JSON.parse(result.stdout);
+  };
+
+  beforeAll(() => {
+    dataDir = mkdtempSync(join(tmpdir(), 'router-cli-'));
+    env = { ...process.env, ROUTER_STORAGE: `sqlite:${join(dataDir, 'router.db')}`, ROUTER_SECRET_KEY: 'cli-test-secret-0123456789abcdef', CONSOLA_LEVEL: '3' };
+  });
+  afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+  it('creates accounts and keys and prints exactly one JSON document with --json', async () => {
+    const { account } = await json('accounts', 'create', '--email', 'ada@example.com', '--plan', 'pro');
+    expect(account).toMatchObject({ email: 'ada@example.com', plan: 'pro', status: 'active' });
+    expect(account.id).toMatch(/^acct_/);
+    const created = await json('keys', 'create', '--account', account.id, '--name', 'laptop');
+    expect(created.key).toMatch(/^sk_router_[0-9A-Za-z]{38}$/);
+    expect(created.id).toMatch(/^key_/);
+    const { keys } = await json('keys', 'list', '--account', account.id);
+    expect(keys).toHaveLength(1);
+    expect(keys[0].display).toBe(`sk_router_…${created.key.slice(-4)}`);
+    expect(JSON.stringify(keys)).not.toContain(created.key);
+    const { accounts } = await json('accounts', 'list');
+    expect(accounts.map((a: { email: string }) => a.email)).toContain('ada@example.com');
+    const { account: moved } = await json('accounts', 'set-plan', account.id, 'max');
+    expect(moved.plan).toBe('max');
+    const { account: off } = await json('accounts', 'deactivate', account.id);
+    expect(off.status).toBe('inactive');
+  });
+
+  it('exits 2 with a usage message on bad arguments', async () => {
+    const missing = await cli('accounts', 'create', '--email', 'x@example.com');
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('--plan');
+    const badPlan = await cli('accounts', 'create', '--email', 'x@example.com', '--plan', 'platinum');
+    expect(badPlan.code).toBe(2);
+    expect(badPlan.stderr).toContain("unknown plan 'platinum'");
+    const badGrace = await cli('keys', 'rotate', 'key_x', '--grace', 'soon');
+    expect(badGrace.code).toBe(2);
+    const unknown = await cli('frobnicate');
+    expect(unknown.code).toBe(2);
+  });
+
+  it('exits 1 with a one-line reason on operational failures', async () => {
+    const result = await cli('keys', 'revoke', 'key_doesnotexist');
+    expect(result.code).toBe(1);
+    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    expect(result.stderr).toContain('key_doesnotexist');
+  });
+
+  it('stores provider keys encrypted and lists only their last 4 characters', async () => {
+    const { account } = await json('accounts', 'create', '--email', 'byok@example.com', '--plan', 'pro');
+    const secret = 'sk-ant-api03-very-secret-value-WXYZ';
+    const { providerKey } = await json('provider-keys', 'set', '--account', account.id, '--provider', 'anthropic', '--key', secret);
+    expect(providerKey).toMatchObject({ provider: 'anthropic', display: '…WXYZ' });
+    const listed = await cli('provider-keys', 'list', '--account', account.id, '--json');
+    expect(listed.stdout).not.toContain('very-secret');
+    expect(JSON.parse(listed.stdout).providerKeys).toHaveLength(1);
+    const removed = await json('provider-keys', 'remove', '--account', account.id, '--provider', 'anthropic');
+    expect(removed.removed.provider).toBe('anthropic');
+  });
+
+  it('validates the shipped configuration with router check', async () => {
+    const result = await cli('check');
+    expect(result.code).toBe(0);
+    const report = await json('check');
+    expect(report.ok).toBe(true);
+  });
+});
+
+describe('key changes made by the CLI reach a running router within the key cache TTL', () => {
+  let router: TestRouter;
+  let env: NodeJS.ProcessEnv;
+  beforeAll(async () => {
+    router = await startTestRouter({ patch: { server: (doc) => void (doc.keyCacheTtlMs = 1000) } });
+    env = { ...process.env, ROUTER_CONFIG: router.configDir, ROUTER_STORAGE: router.server.runtime.config.server.storage, ROUTER_SECRET_KEY: 'test-secret-key-for-router-e2e-0123456789' };
+  });
+  afterAll(async () => {
+    await router.close();
+  });
+
+  const status = async (key: string) => (await fetch(`${router.baseURL}/models`, { headers: { ...UA, authorization: `Bearer ${key}` } })).status;
+  const cliJson = async (...args: string[]) => JSON.parse((await run('node', [BIN, ...args, '--json'], { env })).stdout);
+
+  it('revocation from another process is enforced within the TTL', async () => {
+    const { key, keyId } = await router.createAccount('pro');
+    expect(await status(key)).toBe(200);
+    await cliJson('keys', 'revoke', keyId);
+    const revokedAt = Date.now();
+    while ((await status(key)) === 200) {
+      expect(Date.now() - revokedAt).toBeLessThan(1000 + 500);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(await status(key)).toBe(401);
+  });
+
+  it('rotation without grace swaps keys; with grace the old key keeps working until it expires', async () => {
+    const { key, keyId } = await router.createAccount('pro');
+    const rotated = await cliJson('keys', 'rotate', keyId);
+    expect(rotated.key).not.toBe(key);
+    expect(await status(rotated.key)).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    expect(await status(key)).toBe(401);
+
+    const graceful = await router.createAccount('pro');
+    const next = await cliJson('keys', 'rotate', graceful.keyId, '--grace', '2');
+    expect(Date.parse(next.replaced.expiresAt) - Date.now()).toBeGreaterThan(1000);
+    expect(await status(graceful.key)).toBe(200);
+    expect(await status(next.key)).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 2100));
+    expect(await status(graceful.key)).toBe(401);
+    expect(await status(next.key)).toBe(200);
+  });
+});
