@@ -36,7 +36,11 @@ export async function buildRouterDeps(config: RouterConfig, options: BuildOption
   const logger = options.logger ?? consola.withTag('router');
   const store = options.store ?? openStore(config.server.storage, clock);
   await store.migrate();
-  const rateLimiter = options.rateLimiter ?? openRateLimiter(config.server.rateLimit);
+  const rateLimiter =
+    options.rateLimiter ??
+    openRateLimiter(config.server.rateLimit, {
+      onUnavailable: (reason) => logger.warn(`shared rate-limit windows unavailable (${reason}); limiting per instance until Redis is back`),
+    });
   const client = options.upstreamClient ?? createUpstreamClient();
   const secret = config.server.secretKey?.reveal();
   const providers = new Map(config.providers.providers.map((provider) => [provider.id, provider]));
