@@ -7,7 +7,7 @@ import { createApp, createRouter, eventHandler, setResponseHeader, type App, typ
 import { RouterError } from '../core/errors.js';
 import { renderCatalogPage } from './routes/catalog-page.js';
 import { createChatCompletionsRoute } from './routes/chat-completions.js';
-import { createModelsRoute } from './routes/models.js';
+import { createModelRoute, createModelsRoute } from './routes/models.js';
 import { buildModelCatalog, buildPricing } from './routes/public-metadata.js';
 import { createResponsesRoute } from './routes/responses.js';
 import { createStatusRoute } from './routes/status.js';
@@ -47,6 +47,7 @@ export function createRouterApp(deps: RouterDeps): App {
 
   const router = createRouter()
     .get('/v1/models', createV1Handler(deps, otherV1, createModelsRoute(deps)))
+    .get('/v1/models/**', createV1Handler(deps, otherV1, createModelRoute(deps)))
     .post('/v1/chat/completions', createV1Handler(deps, modelTraffic(chatRequestSchema), createChatCompletionsRoute(deps)))
     .post('/v1/responses', createV1Handler(deps, modelTraffic(responsesRequestSchema), createResponsesRoute(deps)))
     .use('/v1/**', createV1Handler(deps, otherV1, notFound))

@@ -128,3 +128,22 @@ describe('authentication and the guided 401s', () => {
     expect(lines.join('\n')).not.toContain('{not json');
   });
 });
+
+describe('retrieving one model', () => {
+  let router: TestRouter;
+  beforeAll(async () => {
+    router = await startTestRouter();
+  });
+  afterAll(async () => {
+    await router.close();
+  });
+
+  it('returns a usable profile by id through the SDK, and 404 unknown_model for one the plan lacks', async () => {
+    const free = await router.createAccount('free');
+    const client = new OpenAI({ apiKey: free.key, baseURL: router.baseURL, maxRetries: 0 });
+    expect(await client.models.retrieve('router/frontier')).toMatchObject({ id: 'router/frontier', object: 'model', owned_by: 'router' });
+    const error = await client.models.retrieve('router/fusion').catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(OpenAI.NotFoundError);
+    expect((error as { code: string }).code).toBe('unknown_model');
+  });
+});
