@@ -50,8 +50,8 @@ export function createRouterApp(deps: RouterDeps): App {
     .get('/v1/models/**', createV1Handler(deps, otherV1, createModelRoute(deps)))
     .post('/v1/chat/completions', createV1Handler(deps, modelTraffic(chatRequestSchema), createChatCompletionsRoute(deps)))
     .post('/v1/responses', createV1Handler(deps, modelTraffic(responsesRequestSchema), createResponsesRoute(deps)))
-    .use('/v1/**', createV1Handler(deps, otherV1, notFound))
-    .use('/v1', createV1Handler(deps, otherV1, notFound))
+    .use('/v1/**', createV1Handler(deps, otherV1, unknownV1Endpoint))
+    .use('/v1', createV1Handler(deps, otherV1, unknownV1Endpoint))
     .get('/pricing', publicJson(pricing))
     .get('/model-catalog', publicJson(catalog))
     .get(
@@ -81,6 +81,17 @@ export function createRouterApp(deps: RouterDeps): App {
   app.use(router);
   app.use(eventHandler(() => notFound()));
   return app;
+}
+
+/** Methods of the /v1 endpoints, so a wrong method gets 405 with Allow rather than 404. */
+const V1_METHODS: Readonly<Record<string, string>> = { '/v1/chat/completions': 'POST', '/v1/responses': 'POST', '/v1/models': 'GET' };
+
+async function unknownV1Endpoint(event: H3Event): Promise<never> {
+  const allowed = V1_METHODS[event.path.split('?')[0]!.replace(/\/+$/, '')];
+  if (allowed) {
+    throw new RouterError('method_not_allowed', `${event.method} is not supported here; use ${allowed}.`, { headers: { allow: allowed } });
+  }
+  notFound();
 }
 
 function notFound(): never {

@@ -150,3 +150,25 @@ describe('request validation, plan permissions, edge rule and public metadata', 
     expect(await json(ready)).toMatchObject({ status: 'ready', store: 'sqlite', rateLimiter: { backend: 'memory' } });
   });
 });
+
+describe('wrong methods on /v1 endpoints', () => {
+  let router: TestRouter;
+  beforeAll(async () => {
+    router = await startTestRouter();
+  });
+  afterAll(async () => {
+    await router.close();
+  });
+
+  it.each([
+    ['GET', '/chat/completions', 'POST'],
+    ['PUT', '/responses', 'POST'],
+    ['POST', '/models', 'GET'],
+  ])('answers %s /v1%s with 405 and Allow: %s', async (method, path, allow) => {
+    const { key } = await router.createAccount('pro');
+    const response = await fetch(`${router.baseURL}${path}`, { method, headers: { ...UA, authorization: `Bearer ${key}` } });
+    expect(response.status).toBe(405);
+    expect(response.headers.get('allow')).toBe(allow);
+    expect((await json(response)).error).toMatchObject({ type: 'invalid_request_error', code: 'method_not_allowed' });
+  });
+});
