@@ -1,7 +1,7 @@
 /**
  * Runs the ordered /v1 stages, then the route, and turns every failure into the contract's error with
  * the quota and rate-limit headers an authenticated caller is owed. A request that no upstream served
- * because of an upstream or router failure gives its monthly count back.
+ * (an upstream or router failure, or a refusal by the router itself) gives its monthly count back.
  */
 import { eventHandler, type EventHandler, type H3Event } from 'h3';
 import { RouterError, isRouterError, type ErrorCode } from '../core/errors.js';
@@ -14,13 +14,22 @@ import { sendRouterError } from './send-error.js';
 import { peekQuota } from './stages/quota.js';
 import type { Stage } from './stages/stage.js';
 
-/** Failures that are not the client's doing: the monthly count is given back. */
+/**
+ * Requests that no upstream served: the monthly count is given back. These are failures that are not
+ * the client's doing, and the router's own refusals after admission (the profile, the plan or a field the
+ * translation rejects), which are as free as the 400s of the body stage that runs before counting.
+ * An upstream's own 4xx (`upstream_rejected_request`) stays counted: an upstream did the work.
+ */
 const REFUNDED: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
   'rate_limit_exceeded',
   'all_upstreams_failed',
   'no_provider_access',
   'store_unavailable',
   'internal_error',
+  'unknown_model',
+  'plan_upgrade_required',
+  'invalid_request',
+  'unsupported_parameter',
 ]);
 
 export type RouteHandler = (event: H3Event, ctx: RouterRequestContext) => Promise<unknown>;

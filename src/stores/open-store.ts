@@ -11,7 +11,10 @@ import type { Store } from './store.js';
 const SQLITE_PREFIX = 'sqlite:';
 const IN_MEMORY = ':memory:';
 
-/** `sqlite:PATH` (relative to the working directory), `sqlite::memory:`, or `postgres://…` / `postgresql://…`. */
+/**
+ * `sqlite:PATH` (relative to the working directory), `sqlite::memory:`, or `postgres://…` / `postgresql://…`
+ * with an optional `?schema=NAME` to keep the tables in their own schema.
+ */
 export function openStore(storage: string, clock: Clock): Store {
   if (storage.startsWith(SQLITE_PREFIX)) {
     const path = storage.slice(SQLITE_PREFIX.length);
@@ -19,9 +22,21 @@ export function openStore(storage: string, clock: Clock): Store {
     return createSqliteStore({ path: path === IN_MEMORY ? IN_MEMORY : resolve(path), clock });
   }
   if (storage.startsWith('postgres://') || storage.startsWith('postgresql://')) {
-    return createPostgresStore({ url: storage, clock });
+    return createPostgresStore({ ...splitSchema(storage), clock });
   }
   // Only the scheme is echoed: a connection string may carry a password.
   const scheme = /^[a-z][a-z0-9+.-]*:/i.exec(storage)?.[0] ?? '(none)';
   throw new Error(`unsupported storage scheme ${scheme}; use sqlite:PATH or postgres://…`);
+}
+
+/**
+ * `schema` is the router's parameter, not libpq's: it is taken out of the URL so the driver never sees it,
+ * and every other part of the URL is passed on untouched.
+ */
+function splitSchema(storage: string): { url: string; schema?: string } {
+  const url = new URL(storage);
+  const schema = url.searchParams.get('schema');
+  if (schema === null) return { url: storage };
+  url.searchParams.delete('schema');
+  return { url: url.toString(), schema };
 }

@@ -1,0 +1,179 @@
+/**
+ * The limits when their backing services fail: without Redis each instance keeps limiting on its own and
+ * says so; without PostgreSQL model traffic fails closed (503 store_unavailable), never served unmetered.
+ */
+import { randomBytes } from 'node:crypto';
+import { createServer, connect, type Server, type Socket } from 'node:net';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { generateApiKey } from '../../src/core/api-key.js';
+import { systemClock } from '../../src/core/clock.js';
+import { createPostgresStore } from '../../src/stores/postgres/create-postgres-store.js';
+import {
+  freePort,
+  frontierOrder,
+  json,
+  planLimits,
+  pointProvidersAt,
+  postChat,
+  PROVIDER_KEYS,
+  runCliJson,
+  startFakes,
+  startTestRouter,
+  type Fakes,
+  type TestRouter,
+} from './router-harness.js';
+
+const postgresUrl = process.env.ROUTER_TEST_POSTGRES_URL;
+if (!postgresUrl) console.warn('skipping the PostgreSQL outage tests: set ROUTER_TEST_POSTGRES_URL (e.g. postgres://postgres@127.0.0.1:5432/test)');
+
+const patch = (fakes: Fakes) => ({
+  plans: planLimits({ free: { monthlyRequests: 100, requestsPerMinute: 3 } }),
+  providers: pointProvidersAt(fakes.urls),
+  routes: frontierOrder(['openai']),
+});
+const OPENAI = { providerKeys: { openai: PROVIDER_KEYS.openai } };
+const STORE_UNAVAILABLE = { type: 'server_error', code: 'store_unavailable', param: null, supportUrl: 'http://localhost:8787/app/support' };
+
+/** A TCP relay to `target` that a test can cut and restore on the same port, to stage an outage. */
+async function startRelay(target: { host: string; port: number }) {
+  const sockets = new Set<Socket>();
+  const makeServer = (): Server =>
+    createServer((client) => {
+      const upstream = connect(target.port, target.host);
+      for (const socket of [client, upstream]) {
+        sockets.add(socket);
+        socket.on('close', () => sockets.delete(socket)).on('error', () => undefined);
+      }
+      client.pipe(upstream).pipe(client);
+    });
+  const port = await freePort();
+  let server = makeServer();
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  return {
+    port,
+    async cut() {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => server.close(resolve));
+    },
+    async restore() {
+      server = makeServer();
+      await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+    },
+  };
+}
+
+describe('Redis unreachable', () => {
+  let fakes: Fakes;
+  let router: TestRouter;
+  beforeAll(async () => {
+    fakes = await startFakes();
+    // A password in the URL must never reach the logs or /readyz.
+    const redisUrl = `redis://:hunter2-redis@127.0.0.1:${await freePort()}`;
+    router = await startTestRouter({ patch: patch(fakes), env: { ROUTER_REDIS_URL: redisUrl } });
+  });
+  afterAll(async () => {
+    await router.close();
+    await fakes.close();
+  });
+
+  it('keeps limiting per instance, reports memory-fallback with a reason in /readyz, and logs a warning', async () => {
+    const { key } = await router.createAccount('free', OPENAI);
+    const statuses: number[] = [];
+    for (let i = 0; i < 4; i++) statuses.push((await postChat(router.baseURL, key)).status);
+    expect(statuses).toEqual([200, 200, 200, 429]);
+
+    const ready = await fetch(`${router.url}/readyz`);
+    expect(ready.status).toBe(200);
+    const body = await json(ready);
+    expect(body).toMatchObject({ status: 'ready', store: 'sqlite', rateLimiter: { backend: 'memory-fallback' } });
+    expect(body.rateLimiter.reason).toMatch(/^redis /);
+
+    const lines: string[] = (router.server.runtime.logger as unknown as { lines: string[] }).lines;
+    const warnings = lines.filter((line) => line.includes('shared rate-limit windows unavailable'));
+    expect(warnings).toHaveLength(1);
+    expect(JSON.stringify([body, lines])).not.toContain('hunter2-redis');
+  });
+});
+
+describe('PostgreSQL unreachable at start', () => {
+  it('refuses to start the server with exit 1 and a one-line reason that hides the password', async () => {
+    const storage = `postgres://router:hunter2-pg@127.0.0.1:${await freePort()}/router`;
+    const failure = await runCliJson({ ROUTER_STORAGE: storage, ROUTER_PORT: '0', ROUTER_SECRET_KEY: 'x'.repeat(32) }, 'serve').catch((error: unknown) => error);
+    expect(failure).toMatchObject({ code: 1 });
+    const { stderr } = failure as { stderr: string };
+    expect(stderr).toContain('PostgreSQL store unavailable');
+    expect(stderr).not.toContain('hunter2-pg');
+  });
+});
+
+describe.skipIf(!postgresUrl)('PostgreSQL unreachable while serving', () => {
+  const schema = `limits_outage_${randomBytes(4).toString('hex')}`;
+  const databaseUrl = new URL(postgresUrl ?? 'postgres://unset');
+  let relay: Awaited<ReturnType<typeof startRelay>>;
+  let fakes: Fakes;
+  let router: TestRouter;
+
+  beforeAll(async () => {
+    fakes = await startFakes();
+    relay = await startRelay({ host: databaseUrl.hostname, port: Number(databaseUrl.port || 5432) });
+    const viaRelay = new URL(databaseUrl);
+    viaRelay.port = String(relay.port);
+    viaRelay.searchParams.set('schema', schema);
+    router = await startTestRouter({ patch: patch(fakes), env: { ROUTER_STORAGE: viaRelay.toString() } });
+  });
+  afterAll(async () => {
+    await router?.close();
+    await fakes?.close();
+    const admin = new pg.Client({ connectionString: postgresUrl });
+    await admin.connect();
+    await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+    await admin.end();
+  });
+
+  it('fails model requests closed with 503 store_unavailable and /readyz 503, and recovers when it is back', async () => {
+    const { key } = await router.createAccount('free', OPENAI);
+    expect((await postChat(router.baseURL, key)).status).toBe(200);
+    await relay.cut();
+    fakes.reset();
+
+    // The key is still in this instance's cache: authentication passes, the monthly count cannot be taken.
+    const cached = await postChat(router.baseURL, key);
+    expect(cached.status).toBe(503);
+    expect(cached.headers.get('retry-after')).toBe('5');
+    expect((await json(cached)).error).toMatchObject(STORE_UNAVAILABLE);
+    // A key this instance has not seen cannot be checked either: 503, not a guess in either direction.
+    const uncached = await postChat(router.baseURL, generateApiKey());
+    expect(uncached.status).toBe(503);
+    expect((await json(uncached)).error).toMatchObject(STORE_UNAVAILABLE);
+    expect(fakes.openai.requests).toHaveLength(0);
+
+    const ready = await fetch(`${router.url}/readyz`);
+    expect(ready.status).toBe(503);
+    expect(await json(ready)).toMatchObject({ status: 'unavailable', store: 'postgres' });
+
+    await relay.restore();
+    const back = await postChat(router.baseURL, key);
+    expect(back.status).toBe(200);
+    expect(back.headers.get('x-quota-used')).toBe('2');
+  });
+
+  it('fails closed the same way when the store has been shut down under a running router', async () => {
+    const store = createPostgresStore({ url: postgresUrl ?? '', clock: systemClock, schema });
+    // The router's own shutdown must not end the pool a second time.
+    const closing = await startTestRouter({ patch: patch(fakes), build: { store: { ...store, close: async () => undefined } } });
+    try {
+      const { key } = await closing.createAccount('free', OPENAI);
+      expect((await postChat(closing.baseURL, key)).status).toBe(200);
+      await store.close();
+      fakes.reset();
+      const refused = await postChat(closing.baseURL, key);
+      expect(refused.status).toBe(503);
+      expect((await json(refused)).error).toMatchObject(STORE_UNAVAILABLE);
+      expect(fakes.openai.requests).toHaveLength(0);
+      expect((await fetch(`${closing.url}/readyz`)).status).toBe(503);
+    } finally {
+      await closing.close();
+    }
+  });
+});

@@ -1,0 +1,115 @@
+/**
+ * Two `router serve` processes (the built bin/router) sharing one PostgreSQL schema and one Redis, in
+ * front of fake providers, with the CLI pointed at the same database: the multi-instance deployment.
+ * Needs ROUTER_TEST_POSTGRES_URL and ROUTER_TEST_REDIS_URL; `npm run build` first.
+ */
+import { randomBytes } from 'node:crypto';
+import { rmSync } from 'node:fs';
+import { Redis } from 'ioredis';
+import pg from 'pg';
+import { systemClock } from '../../src/core/clock.js';
+import { quotaPeriod } from '../../src/core/quota-period.js';
+import { createPostgresStore } from '../../src/stores/postgres/create-postgres-store.js';
+import {
+  frontierOrder,
+  planLimits,
+  pointProvidersAt,
+  PROVIDER_KEYS,
+  runCliJson,
+  startFakes,
+  startRouterProcess,
+  TEST_SECRET,
+  writeConfigDir,
+  type Fakes,
+  type RouterProcess,
+} from './router-harness.js';
+
+const postgresUrl = process.env.ROUTER_TEST_POSTGRES_URL;
+const redisUrl = process.env.ROUTER_TEST_REDIS_URL;
+
+/** Why the multi-instance tests cannot run here, or undefined when they can. */
+export const clusterSkipReason =
+  postgresUrl && redisUrl
+    ? undefined
+    : 'skipping multi-instance tests: set ROUTER_TEST_POSTGRES_URL and ROUTER_TEST_REDIS_URL (e.g. postgres://postgres@127.0.0.1:5432/test, redis://127.0.0.1:6379)';
+
+export interface ClusterAccount {
+  accountId: string;
+  key: string;
+  keyId: string;
+}
+
+export interface Cluster {
+  routers: [RouterProcess, RouterProcess];
+  fakes: Fakes;
+  /** The built CLI against the cluster's database and config; resolves to its --json document. */
+  cli(...args: string[]): Promise<any>;
+  /** An account, a key and the account's own OpenAI key, all made through the CLI. */
+  createAccount(plan: string): Promise<ClusterAccount>;
+  /** The account's monthly count in the current period, read from PostgreSQL. */
+  readQuota(accountId: string): Promise<number>;
+  close(): Promise<void>;
+}
+
+export async function startCluster(options: { plans: Parameters<typeof planLimits>[0]; keyCacheTtlMs?: number }): Promise<Cluster> {
+  const schema = `e2e_cluster_${randomBytes(5).toString('hex')}`;
+  const storage = new URL(postgresUrl ?? '');
+  storage.searchParams.set('schema', schema);
+  const fakes = await startFakes();
+  const configDir = writeConfigDir({
+    plans: planLimits(options.plans),
+    providers: pointProvidersAt(fakes.urls),
+    routes: frontierOrder(['openai']),
+    server: (doc) => void (doc.keyCacheTtlMs = options.keyCacheTtlMs ?? 5000),
+  });
+  const env = { ROUTER_CONFIG: configDir, ROUTER_STORAGE: storage.toString(), ROUTER_REDIS_URL: redisUrl ?? '', ROUTER_SECRET_KEY: TEST_SECRET };
+  const reader = createPostgresStore({ url: postgresUrl ?? '', schema, clock: systemClock, poolSize: 2 });
+  const accounts: string[] = [];
+  // Both instances migrate the fresh schema at once: the advisory lock makes them take turns.
+  const started = await Promise.allSettled([startRouterProcess(env), startRouterProcess(env)]);
+  const routers = started.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : [])) as [RouterProcess, RouterProcess];
+  if (routers.length < 2) {
+    await Promise.all(routers.map((router) => router.stop()));
+    await Promise.all([fakes.close(), reader.close()]);
+    rmSync(configDir, { recursive: true, force: true });
+    throw started.find((result) => result.status === 'rejected')?.reason;
+  }
+  const cli = (...args: string[]) => runCliJson(env, ...args);
+
+  return {
+    routers,
+    fakes,
+    cli,
+    async createAccount(plan) {
+      const { account } = await cli('accounts', 'create', '--email', `cluster-${randomBytes(4).toString('hex')}@example.com`, '--plan', plan);
+      accounts.push(account.id);
+      const { id, key } = await cli('keys', 'create', '--account', account.id, '--name', 'cluster');
+      await cli('provider-keys', 'set', '--account', account.id, '--provider', 'openai', '--key', PROVIDER_KEYS.openai);
+      return { accountId: account.id, key, keyId: id };
+    },
+    readQuota: (accountId) => reader.readQuota(accountId, quotaPeriod(Date.now()).key),
+    async close() {
+      await Promise.all(routers.map((router) => router.stop()));
+      await fakes.close();
+      await reader.close();
+      await dropSchema(schema);
+      await forgetWindows(accounts);
+      rmSync(configDir, { recursive: true, force: true });
+    },
+  };
+}
+
+async function dropSchema(schema: string): Promise<void> {
+  const admin = new pg.Client({ connectionString: postgresUrl });
+  await admin.connect();
+  await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+  await admin.end();
+}
+
+/** Delete only this run's per-minute windows (`rl:<account id>`, the limiter's default prefix). */
+async function forgetWindows(accountIds: readonly string[]): Promise<void> {
+  if (accountIds.length === 0) return;
+  const redis = new Redis(redisUrl ?? '');
+  await redis.del(...accountIds.map((id) => `rl:${id}`));
+  await redis.quit();
+}
