@@ -67,13 +67,10 @@ export function createUpstreamClient(): UpstreamClient {
           // Node's fetch takes an undici dispatcher; ofetch passes unknown options through.
           ...({ dispatcher: poolFor(provider) } as object),
         });
-        const body = (response._data ?? emptyStream()) as ReadableStream<Uint8Array>;
-        return {
-          status: response.status,
-          headers: response.headers,
-          body: guardBody(body, signal),
-          text: () => new Response(body).text(),
-        };
+        // One guarded reader serves both ways of reading, so a body cut off or stalled half-way is a
+        // transport failure (a dropped connection, an idle timeout) whether it is streamed or read whole.
+        const body = guardBody((response._data ?? emptyStream()) as ReadableStream<Uint8Array>, signal);
+        return { status: response.status, headers: response.headers, body, text: () => readText(body) };
       } catch (error) {
         throw classify(error, signal);
       }
@@ -92,6 +89,13 @@ async function* guardBody(body: ReadableStream<Uint8Array>, signal: AbortSignal)
   } catch (error) {
     throw classify(error, signal);
   }
+}
+
+async function readText(chunks: AsyncIterable<Uint8Array>): Promise<string> {
+  const decoder = new TextDecoder();
+  let text = '';
+  for await (const chunk of chunks) text += decoder.decode(chunk, { stream: true });
+  return text + decoder.decode();
 }
 
 function classify(error: unknown, signal: AbortSignal): UpstreamTransportError {

@@ -1,6 +1,7 @@
 /**
  * Starts a real router (config loaded from YAML, SQLite store, listhen on an ephemeral port) in front
- * of fake providers, and issues accounts and keys the way the CLI does.
+ * of fake providers, and issues accounts and keys the way the CLI does. The routing helpers at the end
+ * start one fake per provider, order the route, and read responses as the SDK or as raw SSE.
  */
 import { execFile, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync, readdirSync } from 'node:fs';
@@ -166,6 +167,15 @@ export function frontierOrder(providers: readonly ProviderId[], retryBudget = 3)
 /** The official SDK pointed at the router, without its own retries (they would blur retry counts). */
 export function sdkClient(router: TestRouter, apiKey: string): OpenAI {
   return new OpenAI({ apiKey, baseURL: router.baseURL, maxRetries: 0 });
+}
+
+/** POST a JSON body to a /v1 path with raw fetch, as a client with a descriptive User-Agent would. */
+export function postV1(router: TestRouter, apiKey: string, path: string, body: object): Promise<Response> {
+  return fetch(`${router.baseURL}${path}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json', 'user-agent': 'router-tests/1.0' },
+    body: JSON.stringify(body),
+  });
 }
 
 export interface RawSseEvent {
