@@ -25,7 +25,7 @@ export function createCredentialResolver(options: {
   providers: ReadonlyMap<string, ProviderConfig>;
   managedAccess: ManagedAccessStatus;
   cacheTtlMs: number;
-}): { credentialFor(accountId: string, providerId: string): Promise<string | undefined>; forget(accountId: string): void } {
+}): { credentialFor(accountId: string, providerId: string): Promise<string | undefined> } {
   const cache = new LRUCache<string, AccountCredentials>({
     max: 50_000,
     ttl: Math.max(1, options.cacheTtlMs),
@@ -51,9 +51,6 @@ export function createCredentialResolver(options: {
       if (credentials.bringsOwnKeys) return credentials.byok.get(providerId);
       if (!options.managedAccess.active || !options.managedAccess.plans.includes(credentials.plan)) return undefined;
       return options.providers.get(providerId)?.managedKey?.reveal();
-    },
-    forget(accountId) {
-      cache.delete(accountId);
     },
   };
 }

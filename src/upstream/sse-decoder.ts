@@ -13,7 +13,6 @@ export interface SseDecoder {
 }
 
 const LF = 10;
-const CR = 13;
 const COLON = 58;
 const SPACE = 32;
 

@@ -310,6 +310,8 @@ async function sendStream(
     for (let offset = 0; offset < bytes.length; offset += size) {
       if (res.destroyed) return;
       await new Promise<void>((resolve) => res.write(bytes.subarray(offset, offset + size), () => resolve()));
+      // Yield between writes, as a real network peer would, so a client can go away mid-stream.
+      await new Promise<void>((resolve) => setImmediate(resolve));
     }
   }
   if (res.destroyed) return;
