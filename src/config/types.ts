@@ -16,6 +16,8 @@ export interface RateLimitConfig {
   backend: 'memory' | 'redis';
   /** Required when backend is `redis` (usually `${ROUTER_REDIS_URL}`). */
   redisUrl?: string;
+  /** Prefix of the Redis keys (default `rl:`), so deployments can share one Redis. */
+  keyPrefix: string;
 }
 
 export interface ServerConfig {

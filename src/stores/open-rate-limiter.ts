@@ -12,5 +12,5 @@ export interface OpenRateLimiterOptions {
 export function openRateLimiter(config: RateLimitConfig, options: OpenRateLimiterOptions = {}): RateLimiter {
   if (config.backend === 'memory') return createMemoryRateLimiter();
   if (!config.redisUrl) throw new Error('rateLimit.backend is redis but rateLimit.redisUrl is not set');
-  return createRedisRateLimiter({ url: config.redisUrl, onUnavailable: options.onUnavailable });
+  return createRedisRateLimiter({ url: config.redisUrl, keyPrefix: config.keyPrefix, onUnavailable: options.onUnavailable });
 }

@@ -44,18 +44,18 @@ describe('openStore', () => {
 
 describe('openRateLimiter', () => {
   it('opens the memory limiter', async () => {
-    const limiter = openRateLimiter({ backend: 'memory' });
-    expect([limiter.kind, limiter.status()]).toEqual(['memory', { backend: 'memory' }]);
+    const limiter = openRateLimiter({ backend: 'memory', keyPrefix: 'rl:' });
+    expect([limiter.kind, limiter.status()]).toEqual(['memory', { backend: 'memory', keyPrefix: 'rl:' }]);
     await limiter.close();
   });
 
   it('requires a Redis URL for the redis backend', () => {
-    expect(() => openRateLimiter({ backend: 'redis' })).toThrow('rateLimit.redisUrl is not set');
+    expect(() => openRateLimiter({ backend: 'redis', keyPrefix: 'rl:' })).toThrow('rateLimit.redisUrl is not set');
   });
 
   it('opens the Redis limiter and passes the outage callback on', async () => {
     const reasons: string[] = [];
-    const limiter = openRateLimiter({ backend: 'redis', redisUrl: 'redis://127.0.0.1:1' }, { onUnavailable: (reason) => reasons.push(reason) });
+    const limiter = openRateLimiter({ backend: 'redis', keyPrefix: 'rl:', redisUrl: 'redis://127.0.0.1:1' }, { onUnavailable: (reason) => reasons.push(reason) });
     expect(limiter.kind).toBe('redis');
     await limiter.admit('acct_a', 1, 0);
     expect(limiter.status().backend).toBe('memory-fallback');
