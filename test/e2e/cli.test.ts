@@ -143,3 +143,49 @@ describe('key changes made by the CLI reach a running router within the key cach
     expect(await status(next.key)).toBe(200);
   });
 });
+
+describe('router probe against a live router', () => {
+  let router: TestRouter;
+  beforeAll(async () => {
+    router = await startTestRouter();
+  });
+  afterAll(async () => {
+    await router.close();
+  });
+
+  const probe = async (...args: string[]): Promise<CliResult> => {
+    try {
+      const { stdout, stderr } = await run('node', [BIN, 'probe', '--base-url', router.baseURL, '--json', ...args]);
+      return { code: 0, stdout, stderr };
+    } catch (error) {
+      const failed = error as { code: number; stdout: string; stderr: string };
+      return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
+    }
+  };
+
+  it('passes every probe with a valid key and reports each one', async () => {
+    const { key } = await router.createAccount('pro');
+    const result = await probe('--key', key);
+    expect(result.code, result.stderr).toBe(0);
+    const report = JSON.parse(result.stdout);
+    expect(report.ok).toBe(true);
+    expect(report.results.map((r: { name: string }) => r.name)).toEqual([
+      'public pricing',
+      'public model catalog',
+      'anonymous /v1/models is a guided 401',
+      'edge rule rejects a bare client',
+      'authenticated /v1/models',
+    ]);
+    expect(report.results[4].detail).toBe('router/frontier, router/fusion');
+  });
+
+  it('fails with exit 1 and says which probe failed when the key is revoked', async () => {
+    const { key, keyId } = await router.createAccount('pro');
+    await router.server.runtime.keys.revoke(keyId, 'test');
+    const result = await probe('--key', key);
+    expect(result.code).toBe(1);
+    const report = JSON.parse(result.stdout);
+    expect(report.ok).toBe(false);
+    expect(report.results.find((r: { ok: boolean }) => !r.ok)).toMatchObject({ name: 'authenticated /v1/models', detail: 'expected a 200 list, got 401' });
+  });
+});
