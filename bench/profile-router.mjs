@@ -1,0 +1,124 @@
+/**
+ * `npm run build && node bench/profile-router.mjs`: where the router spends its CPU under load.
+ * Starts the fake upstream and the router (SQLite, memory limiter) with `node --cpu-prof`, primes it,
+ * then sends non-stream chat completions at a fixed concurrency and summarizes only the samples of that
+ * measured window. Writes bench/results/router-profile.md and the raw profile
+ * bench/results/router.cpuprofile (open it in Chrome DevTools → Performance, or speedscope).
+ *
+ * Env: BENCH_PROFILE_CONNECTIONS (16), BENCH_PROFILE_S (10), BENCH_PRIME_S (3), BENCH_PROFILE_STREAM (set to 1 for stream: true).
+ */
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { benchTargets, checkTarget } from './bench-targets.mjs';
+import { runLoadCells } from './run-load-cells.mjs';
+import { spawnComponent } from './spawn-component.mjs';
+import { startRouterUnderTest } from './start-router-under-test.mjs';
+import { summarizeCpuProfile } from './summarize-cpu-profile.mjs';
+
+const benchDir = dirname(fileURLToPath(import.meta.url));
+const connections = Number(process.env.BENCH_PROFILE_CONNECTIONS ?? 16);
+const durationS = Number(process.env.BENCH_PROFILE_S ?? 10);
+const primeS = Number(process.env.BENCH_PRIME_S ?? 3);
+const stream = process.env.BENCH_PROFILE_STREAM === '1';
+
+/** Where a sample's time goes, first match wins (see summarizeCpuProfile). */
+const GROUPS = [
+  { name: 'garbage collection', modules: /^\(garbage collector\)$/ },
+  { name: 'upstream call: ofetch, fetch/undici, WHATWG streams, dist/upstream', modules: /^(npm:ofetch|npm:undici|node:undici|node:internal\/webstreams|router dist\/upstream)/ },
+  { name: 'stores: SQLite quota admission, rate limiter, key lookup', modules: /^(npm:better-sqlite3|router dist\/stores|npm:lru-cache)/ },
+  { name: 'key verification: HMAC of the API key', modules: /^(router dist\/accounts|node:internal\/crypto)/ },
+  { name: 'request body: read, JSON.parse, ajv validation', modules: /^(npm:ajv|native: (parse|validate\d+)$)/ },
+  { name: 'routing and provider adapter (dist/routing, dist/providers)', modules: /^router dist\/(routing|providers)/ },
+  { name: 'HTTP server: h3, node:http, sockets, response writes', modules: /^(npm:h3|node:http|node:net|node:internal\/stream_base_commons|native: writev$)/ },
+];
+
+const workDir = mkdtempSync(join(tmpdir(), 'llm-router-profile-'));
+const stops = [];
+const nowUs = () => Number(process.hrtime.bigint() / 1000n);
+const timeLimit = setTimeout(() => {
+  console.error('profile: no result within 120 s; stopping');
+  void stopAll().finally(() => process.exit(2));
+}, 120_000);
+
+async function stopAll() {
+  while (stops.length > 0) await stops.pop()().catch(() => undefined);
+}
+
+try {
+  const profileDir = join(workDir, 'profile');
+  const upstream = await spawnComponent({ name: 'fake-upstream', args: [join(benchDir, 'fake-upstream.mjs')], logPath: join(workDir, 'upstream.log') });
+  stops.push(upstream.stop);
+  const origin = `http://127.0.0.1:${upstream.ready.port}`;
+  const router = await startRouterUnderTest({
+    repoDir: dirname(benchDir),
+    workDir,
+    name: 'router',
+    upstreamBaseUrl: `${origin}/v1`,
+    storage: `sqlite:${join(workDir, 'router.db')}`,
+    nodeFlags: ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, '--cpu-prof-interval=250'],
+  });
+  stops.push(router.component.stop);
+  const target = benchTargets({ upstreamOrigin: origin, proxyOrigin: origin, router }).router;
+  await checkTarget(target);
+  const load = [{ ...target, label: 'router', body: stream ? target.streamBody : target.body, watch: { router: router.component.pid } }];
+  await runLoadCells(load, { connections, warmupS: 0, rounds: 1, sliceS: primeS });
+
+  const fromUs = nowUs();
+  const { router: cell } = await runLoadCells(load, { connections, warmupS: 0, rounds: 1, sliceS: durationS });
+  const toUs = nowUs();
+  // SIGTERM makes `router serve` close and exit, which is when --cpu-prof writes the profile.
+  await router.component.stop();
+
+  const file = readdirSync(profileDir).find((name) => name.endsWith('.cpuprofile'));
+  if (!file) throw new Error('the router wrote no .cpuprofile');
+  const profile = JSON.parse(readFileSync(join(profileDir, file), 'utf8'));
+  const summary = summarizeCpuProfile(profile, { fromUs, toUs, groups: GROUPS });
+  if (summary.busyMs === 0) throw new Error('no profile samples fall inside the measured window');
+
+  const report = renderProfile(summary, cell, { connections, durationS, stream });
+  const resultsDir = join(benchDir, 'results');
+  mkdirSync(resultsDir, { recursive: true });
+  writeFileSync(join(resultsDir, 'router-profile.md'), `${report}\n`);
+  copyFileSync(join(profileDir, file), join(resultsDir, 'router.cpuprofile'));
+  process.stdout.write(`${report}\n\nwritten to bench/results/router-profile.md and bench/results/router.cpuprofile\n`);
+} catch (error) {
+  console.error(`profile could not run: ${error.stack ?? error.message}`);
+  process.exitCode = 1;
+} finally {
+  await stopAll();
+  rmSync(workDir, { recursive: true, force: true });
+  clearTimeout(timeLimit);
+}
+
+function renderProfile(summary, cell, { connections, durationS, stream }) {
+  const pct = (share) => `${(share * 100).toFixed(1)}%`;
+  const table = (title, rows) => [
+    `| ${title} | self ms | share of busy time |`,
+    '| --- | --- | --- |',
+    ...rows.map((r) => `| ${r.name.replaceAll('|', '\\|')} | ${r.ms.toFixed(0)} | ${pct(r.share)} |`),
+  ];
+  return [
+    `# Router CPU profile — ${stream ? 'stream' : 'non-stream'} chat completions, ${connections} connections, ${durationS} s`,
+    '',
+    `${cell.requests} requests at ${cell.rps.toFixed(0)} req/s, p50 ${cell.p50.toFixed(2)} ms; router CPU ${cell.cpuMsPerRequest.router.toFixed(3)} ms/request (/proc, profiler overhead included).`,
+    `Busy (non-idle) main-thread time sampled in the window: ${summary.busyMs.toFixed(0)} ms, ${(summary.busyMs / cell.requests).toFixed(3)} ms/request.`,
+    '',
+    '## Where the time goes (each sample counted once, in the first group with a module on its stack)',
+    '',
+    ...table('group', summary.byGroup).map((line, i) => (i === 0 ? `| group | ms | share of busy time | ms/request |` : i === 1 ? '| --- | --- | --- | --- |' : line.replace(/ \|$/, ` | ${(summary.byGroup[i - 2].ms / cell.requests).toFixed(3)} |`))),
+    '',
+    '## Self time by module',
+    '',
+    ...table('module', summary.selfByModule),
+    '',
+    '## Inclusive time by module (samples with the module anywhere on the stack)',
+    '',
+    ...table('module', summary.inclusiveByModule).map((line, i) => (i === 0 ? '| module | inclusive ms | share of busy time |' : line)),
+    '',
+    '## Self time by function',
+    '',
+    ...table('function  module  file:line', summary.selfByFunction),
+  ].join('\n');
+}

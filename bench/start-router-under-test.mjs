@@ -1,0 +1,78 @@
+/**
+ * The router as the benchmark runs it: the shipped config/ copied to a temp directory with every
+ * provider pointed at the fake upstream (so nothing can leave the machine), router/frontier routed to
+ * openai alone, and plan limits so high they never reject. A max-plan account with its own (BYOK)
+ * openai key is created with the real CLI, then `node bin/router serve --json` is started.
+ * The server secret, router key and provider key are generated here and never printed.
+ */
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { parse, stringify } from 'yaml';
+import { spawnComponent } from './spawn-component.mjs';
+
+const run = promisify(execFile);
+const HUGE_MONTHLY = 1_000_000_000;
+const HUGE_PER_MINUTE = 100_000_000;
+
+/**
+ * @param {{ repoDir: string, workDir: string, name: string, upstreamBaseUrl: string, storage: string,
+ *   redisUrl?: string, nodeFlags?: string[], serveArgs?: string[] }} options
+ *   serveArgs: what to run instead of `bin/router serve --json` (a script printing the same line)
+ * @returns {Promise<{ url: string, apiKey: string, accountId: string, component: Awaited<ReturnType<typeof spawnComponent>> }>}
+ */
+export async function startRouterUnderTest({ repoDir, workDir, name, upstreamBaseUrl, storage, redisUrl, nodeFlags, serveArgs }) {
+  const configDir = join(workDir, `${name}-config`);
+  writeBenchConfig(join(repoDir, 'config'), configDir, upstreamBaseUrl);
+  const env = {
+    ...process.env,
+    ROUTER_CONFIG: configDir,
+    ROUTER_STORAGE: storage,
+    ROUTER_SECRET_KEY: randomBytes(32).toString('hex'),
+    ROUTER_HOST: '127.0.0.1',
+    ROUTER_PORT: '0',
+    ROUTER_REDIS_URL: redisUrl ?? '',
+  };
+  const cli = async (args, input) => {
+    const child = run(process.execPath, [join(repoDir, 'bin/router'), ...args, '--json'], { env, cwd: workDir });
+    if (input !== undefined) child.child.stdin.end(input);
+    return JSON.parse((await child).stdout);
+  };
+  const { account } = await cli(['accounts', 'create', '--email', 'bench@example.com', '--plan', 'max']);
+  const { key: apiKey } = await cli(['keys', 'create', '--account', account.id, '--name', 'bench']);
+  await cli(['provider-keys', 'set', '--account', account.id, '--provider', 'openai', '--key-stdin'], `sk-bench-${randomBytes(16).toString('hex')}`);
+
+  const component = await spawnComponent({
+    name,
+    args: serveArgs ?? [join(repoDir, 'bin/router'), 'serve', '--json'],
+    env,
+    cwd: workDir,
+    logPath: join(workDir, `${name}.log`),
+    nodeFlags,
+  });
+  return { url: component.ready.listening, apiKey, accountId: account.id, component };
+}
+
+function writeBenchConfig(sourceDir, configDir, upstreamBaseUrl) {
+  mkdirSync(configDir, { recursive: true });
+  for (const file of readdirSync(sourceDir).filter((f) => f.endsWith('.yaml'))) copyFileSync(join(sourceDir, file), join(configDir, file));
+  rewrite(join(configDir, 'providers.yaml'), (doc) => {
+    for (const provider of doc.providers) provider.baseUrl = upstreamBaseUrl;
+    doc.managedAccess = { enabled: false };
+  });
+  rewrite(join(configDir, 'routes.yaml'), (doc) => {
+    const frontier = doc.routes.find((route) => route.id === 'router/frontier');
+    frontier.tiers = [[{ provider: 'openai', model: 'gpt-4.1' }]];
+  });
+  rewrite(join(configDir, 'plans.yaml'), (doc) => {
+    for (const plan of doc.plans) Object.assign(plan, { monthlyRequests: HUGE_MONTHLY, requestsPerMinute: HUGE_PER_MINUTE });
+  });
+}
+
+function rewrite(path, change) {
+  const doc = parse(readFileSync(path, 'utf8'));
+  change(doc);
+  writeFileSync(path, stringify(doc));
+}
