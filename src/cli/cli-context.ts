@@ -15,7 +15,7 @@ export interface CliContext {
 
 export async function withCliContext<T>(configFlag: string | undefined, run: (ctx: CliContext) => Promise<T>): Promise<T> {
   const config = loadConfig(resolveConfigDir(configFlag, process.env), process.env);
-  const store = openStore(config.server.storage, systemClock);
+  const store = await openStore(config.server.storage, systemClock);
   try {
     await store.migrate();
     const keys = new KeyService({ store, clock: systemClock, secret: config.server.secretKey?.reveal(), cacheTtlMs: 1 });

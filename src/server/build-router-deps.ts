@@ -34,13 +34,13 @@ export interface RouterRuntime extends RouterDeps {
 export async function buildRouterDeps(config: RouterConfig, options: BuildOptions = {}): Promise<RouterRuntime> {
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? consola.withTag('router');
-  const store = options.store ?? openStore(config.server.storage, clock);
+  const store = options.store ?? (await openStore(config.server.storage, clock));
   await store.migrate();
   const rateLimiter =
     options.rateLimiter ??
-    openRateLimiter(config.server.rateLimit, {
+    (await openRateLimiter(config.server.rateLimit, {
       onUnavailable: (reason) => logger.warn(`shared rate-limit windows unavailable (${reason}); limiting per instance until Redis is back`),
-    });
+    }));
   const client = options.upstreamClient ?? createUpstreamClient();
   const secret = config.server.secretKey?.reveal();
   const providers = new Map(config.providers.providers.map((provider) => [provider.id, provider]));

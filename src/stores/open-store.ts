@@ -1,11 +1,10 @@
 /**
  * Picks the store implementation from the `storage` setting. The returned store is not migrated yet:
- * the caller runs migrate() once at start-up.
+ * the caller runs migrate() once at start-up. Implementations are imported on demand, so an instance
+ * on SQLite never loads the PostgreSQL driver (and the reverse): less start-up time and memory.
  */
 import { resolve } from 'node:path';
 import type { Clock } from '../core/clock.js';
-import { createPostgresStore } from './postgres/create-postgres-store.js';
-import { createSqliteStore } from './sqlite/create-sqlite-store.js';
 import type { Store } from './store.js';
 
 const SQLITE_PREFIX = 'sqlite:';
@@ -15,13 +14,15 @@ const IN_MEMORY = ':memory:';
  * `sqlite:PATH` (relative to the working directory), `sqlite::memory:`, or `postgres://…` / `postgresql://…`
  * with an optional `?schema=NAME` to keep the tables in their own schema.
  */
-export function openStore(storage: string, clock: Clock): Store {
+export async function openStore(storage: string, clock: Clock): Promise<Store> {
   if (storage.startsWith(SQLITE_PREFIX)) {
     const path = storage.slice(SQLITE_PREFIX.length);
     if (path.length === 0) throw new Error('storage "sqlite:" needs a file path, e.g. sqlite:./data/router.db');
+    const { createSqliteStore } = await import('./sqlite/create-sqlite-store.js');
     return createSqliteStore({ path: path === IN_MEMORY ? IN_MEMORY : resolve(path), clock });
   }
   if (storage.startsWith('postgres://') || storage.startsWith('postgresql://')) {
+    const { createPostgresStore } = await import('./postgres/create-postgres-store.js');
     return createPostgresStore({ ...splitSchema(storage), clock });
   }
   // Only the scheme is echoed: a connection string may carry a password.

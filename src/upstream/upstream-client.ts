@@ -67,9 +67,6 @@ export function createUpstreamClient(): UpstreamClient {
           body: request.body,
           signal,
         });
-        // One guarded reader serves both ways of reading, so a body cut off or stalled half-way is a
-        // transport failure (a dropped connection, an idle timeout) whether it is streamed or read whole.
-        const body = guardBody(response.body, signal);
         let headers: Headers | undefined;
         return {
           status: response.statusCode,
@@ -77,8 +74,10 @@ export function createUpstreamClient(): UpstreamClient {
           get headers() {
             return (headers ??= toHeaders(response.headers));
           },
-          body,
-          text: () => readText(body),
+          // Both ways of reading classify failures the same way, so a body cut off or stalled half-way
+          // is a transport failure (dropped connection, idle timeout), streamed or read whole.
+          body: guardBody(response.body, signal),
+          text: () => response.body.text().catch((error: unknown) => Promise.reject(classify(error, signal))),
         };
       } catch (error) {
         throw classify(error, signal);
@@ -107,13 +106,6 @@ async function* guardBody(body: AsyncIterable<Uint8Array>, signal: AbortSignal):
   } catch (error) {
     throw classify(error, signal);
   }
-}
-
-async function readText(chunks: AsyncIterable<Uint8Array>): Promise<string> {
-  const decoder = new TextDecoder();
-  let text = '';
-  for await (const chunk of chunks) text += decoder.decode(chunk, { stream: true });
-  return text + decoder.decode();
 }
 
 function classify(error: unknown, signal: AbortSignal): UpstreamTransportError {

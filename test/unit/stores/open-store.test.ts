@@ -11,7 +11,7 @@ describe('openStore', () => {
   afterEach(() => process.chdir(startDir));
 
   it('opens an in-memory SQLite store', async () => {
-    const store = openStore('sqlite::memory:', systemClock);
+    const store = await openStore('sqlite::memory:', systemClock);
     expect(store.kind).toBe('sqlite');
     await store.migrate();
     expect(await store.listAccounts()).toEqual([]);
@@ -21,7 +21,7 @@ describe('openStore', () => {
   it('resolves a SQLite path against the working directory and creates its folder', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'router-open-store-'));
     process.chdir(dir);
-    const store = openStore('sqlite:data/router.db', systemClock);
+    const store = await openStore('sqlite:data/router.db', systemClock);
     await store.migrate();
     await store.close();
     expect(existsSync(join(dir, 'data', 'router.db'))).toBe(true);
@@ -30,32 +30,32 @@ describe('openStore', () => {
 
   it('opens PostgreSQL for both URL schemes without connecting yet', async () => {
     for (const url of ['postgres://router@127.0.0.1:1/router', 'postgresql://router@127.0.0.1:1/router']) {
-      const store = openStore(url, systemClock);
+      const store = await openStore(url, systemClock);
       expect(store.kind).toBe('postgres');
       await store.close();
     }
   });
 
-  it('names an unsupported scheme without echoing credentials', () => {
-    expect(() => openStore('mysql://root:hunter2@db/router', systemClock)).toThrow('unsupported storage scheme mysql:; use sqlite:PATH or postgres://…');
-    expect(() => openStore('sqlite:', systemClock)).toThrow('needs a file path');
+  it('names an unsupported scheme without echoing credentials', async () => {
+    await expect(openStore('mysql://root:hunter2@db/router', systemClock)).rejects.toThrow('unsupported storage scheme mysql:; use sqlite:PATH or postgres://…');
+    await expect(openStore('sqlite:', systemClock)).rejects.toThrow('needs a file path');
   });
 });
 
 describe('openRateLimiter', () => {
   it('opens the memory limiter', async () => {
-    const limiter = openRateLimiter({ backend: 'memory', keyPrefix: 'rl:' });
+    const limiter = await openRateLimiter({ backend: 'memory', keyPrefix: 'rl:' });
     expect([limiter.kind, limiter.status()]).toEqual(['memory', { backend: 'memory' }]);
     await limiter.close();
   });
 
-  it('requires a Redis URL for the redis backend', () => {
-    expect(() => openRateLimiter({ backend: 'redis', keyPrefix: 'rl:' })).toThrow('rateLimit.redisUrl is not set');
+  it('requires a Redis URL for the redis backend', async () => {
+    await expect(openRateLimiter({ backend: 'redis', keyPrefix: 'rl:' })).rejects.toThrow('rateLimit.redisUrl is not set');
   });
 
   it('opens the Redis limiter and passes the outage callback on', async () => {
     const reasons: string[] = [];
-    const limiter = openRateLimiter({ backend: 'redis', keyPrefix: 'rl:', redisUrl: 'redis://127.0.0.1:1' }, { onUnavailable: (reason) => reasons.push(reason) });
+    const limiter = await openRateLimiter({ backend: 'redis', keyPrefix: 'rl:', redisUrl: 'redis://127.0.0.1:1' }, { onUnavailable: (reason) => reasons.push(reason) });
     expect(limiter.kind).toBe('redis');
     await limiter.admit('acct_a', 1, 0);
     expect(limiter.status().backend).toBe('memory-fallback');
