@@ -1,12 +1,14 @@
 /** One adapter per API format: adding a format is one folder plus one line here. */
 import type { ProviderFormat } from '../config/types.js';
+import type { Clock } from '../core/clock.js';
 import type { ProviderAdapter } from './adapter.js';
-import { anthropicAdapter } from './anthropic/index.js';
+import { createAnthropicAdapter } from './anthropic/index.js';
 import { createGeminiAdapter } from './gemini/index.js';
 import { openaiAdapter } from './openai/index.js';
 
 export type AdapterRegistry = Readonly<Record<ProviderFormat, ProviderAdapter>>;
 
-export function createAdapterRegistry(): AdapterRegistry {
-  return { openai: openaiAdapter, anthropic: anthropicAdapter, gemini: createGeminiAdapter() };
+/** One registry per router: the Gemini adapter keeps thought signatures between turns in it. */
+export function createAdapterRegistry(clock: Clock): AdapterRegistry {
+  return { openai: openaiAdapter, anthropic: createAnthropicAdapter(clock), gemini: createGeminiAdapter({ clock }) };
 }

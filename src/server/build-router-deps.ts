@@ -63,7 +63,7 @@ export async function buildRouterDeps(config: RouterConfig, options: BuildOption
     clock,
     random: options.random ?? Math.random,
     credentialFor: credentials.credentialFor,
-    adapters: createAdapterRegistry(),
+    adapters: createAdapterRegistry(clock),
     client,
   });
 

@@ -2,7 +2,7 @@
  * The Anthropic Messages API adapter (format `anthropic` in providers.yaml). Pure: the only outside
  * input is the clock, because Anthropic messages carry no creation time while chat objects need one.
  */
-import { systemClock, type Clock } from '../../core/clock.js';
+import type { Clock } from '../../core/clock.js';
 import type { ProviderAdapter } from '../adapter.js';
 import { AnthropicStreamTranslator } from './anthropic-stream-translator.js';
 import { buildAnthropicRequest } from './build-anthropic-request.js';
@@ -18,5 +18,3 @@ export function createAnthropicAdapter(clock: Clock): ProviderAdapter {
     parseError: (status, bodyText, headers) => parseAnthropicError(status, bodyText, headers, clock.now()),
   };
 }
-
-export const anthropicAdapter: ProviderAdapter = createAnthropicAdapter(systemClock);

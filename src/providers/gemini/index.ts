@@ -27,9 +27,3 @@ export function createGeminiAdapter(options: GeminiAdapterOptions = {}): Provide
     parseError: parseGeminiError,
   };
 }
-
-/**
- * Ready-made adapter with its own signature memory. Every instance of the router process that serves a
- * conversation must use the same adapter object, or signatures are not found and the skip value is sent.
- */
-export const geminiAdapter: ProviderAdapter = createGeminiAdapter();

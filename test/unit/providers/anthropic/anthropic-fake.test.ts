@@ -1,11 +1,14 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { ChatCompletionChunk, ChatRequest } from '../../../../src/formats/openai-chat.js';
 import { UpstreamStreamError, type AdapterContext } from '../../../../src/providers/adapter.js';
-import { anthropicAdapter } from '../../../../src/providers/anthropic/index.js';
+import { systemClock } from '../../../../src/core/clock.js';
+import { createAnthropicAdapter } from '../../../../src/providers/anthropic/index.js';
 import type { SseEvent } from '../../../../src/upstream/sse-event.js';
 import { ANTHROPIC_FAKE_TEXT, startAnthropicFake } from '../../../fakes/anthropic-fake.js';
 import type { FakeProvider } from '../../../fakes/fake-provider.js';
 import { anthropicContext } from './anthropic-test-context.js';
+
+const anthropicAdapter = createAnthropicAdapter(systemClock);
 
 let fake: FakeProvider;
 beforeAll(async () => {

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { geminiAdapter } from '../../../../src/providers/gemini/index.js';
+import { createGeminiAdapter } from '../../../../src/providers/gemini/index.js';
+
+const geminiAdapter = createGeminiAdapter();
 
 const googleBody = (code: number, status: string, message: string, details?: unknown[]) =>
   JSON.stringify({ error: { code, message, status, ...(details ? { details } : {}) } }, null, 2);
