@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { API_KEY_PREFIX } from '../../core/api-key.js';
 import type { Clock } from '../../core/clock.js';
+import { assertKeyLive, graceExpiry } from '../key-lifecycle.js';
 import { postgresMigrations } from '../migrations/postgres-migrations.js';
 import { NotFoundInStoreError, type Store } from '../store.js';
 import { migratePostgres } from './migrate-postgres.js';
@@ -43,10 +44,6 @@ type KeyMaterial = { name: string | null; hash: string; last4: string };
 const newId = (prefix: string): string => prefix + randomBytes(12).toString('hex');
 
 /** A retired key (revoked, or past the expiry a rotation gave it) can be neither rotated nor revoked again. */
-function assertKeyLive(key: ApiKeyRow, nowMs: number): void {
-  if (key.revoked_at !== null) throw new Error(`api key ${key.id} is already revoked`);
-  if (key.expires_at !== null && key.expires_at.getTime() <= nowMs) throw new Error(`api key ${key.id} has already expired`);
-}
 
 function createPool(options: PostgresStoreOptions): pg.Pool {
   if (options.schema !== undefined && !SCHEMA_NAME.test(options.schema)) {
@@ -116,11 +113,11 @@ export function createPostgresStore(options: PostgresStoreOptions): Store {
     if (!(graceSeconds >= 0)) throw new Error(`grace period must be zero or more seconds, got ${graceSeconds}`);
     const old = await lockKey(db, oldKeyId);
     const nowMs = clock.now();
-    assertKeyLive(old, nowMs);
+    assertKeyLive(lifecycleOf(old), nowMs);
     const retired =
       graceSeconds === 0
         ? await updateKey(db, old.id, 'revoked_at', isoAt(nowMs))
-        : await updateKey(db, old.id, 'expires_at', graceExpiry(old, nowMs, graceSeconds));
+        : await updateKey(db, old.id, 'expires_at', graceExpiry(lifecycleOf(old).expiresAtMs, nowMs, graceSeconds));
     const created = await insertKey(db, old.account_id, replacement);
     await audit(db, actor, 'key.create', created.account_id, created.id, { name: created.name, rotatedFrom: old.id });
     await audit(db, actor, 'key.rotate', old.account_id, old.id, { replacementKeyId: created.id, graceSeconds });
@@ -190,7 +187,7 @@ export function createPostgresStore(options: PostgresStoreOptions): Store {
       inTransaction(pool, async (db) => {
         const key = await lockKey(db, id);
         const nowMs = clock.now();
-        assertKeyLive(key, nowMs);
+        assertKeyLive(lifecycleOf(key), nowMs);
         const revoked = await updateKey(db, id, 'revoked_at', isoAt(nowMs));
         await audit(db, actor, 'key.revoke', key.account_id, id, {});
         return toApiKey(revoked);
@@ -243,9 +240,7 @@ export function createPostgresStore(options: PostgresStoreOptions): Store {
   };
 }
 
-/** A second rotation within a grace period never extends the old key's life. */
-function graceExpiry(old: ApiKeyRow, nowMs: number, graceSeconds: number): string {
-  const candidate = nowMs + graceSeconds * 1000;
-  const current = old.expires_at === null ? Number.POSITIVE_INFINITY : old.expires_at.getTime();
-  return new Date(Math.min(candidate, current)).toISOString();
+/** The row as the shared key-lifecycle rules see it. */
+function lifecycleOf(key: ApiKeyRow) {
+  return { id: key.id, revoked: key.revoked_at !== null, expiresAtMs: key.expires_at === null ? null : key.expires_at.getTime() };
 }

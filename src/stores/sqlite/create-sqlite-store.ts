@@ -10,6 +10,7 @@ import { dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { API_KEY_PREFIX } from '../../core/api-key.js';
 import type { Clock } from '../../core/clock.js';
+import { assertKeyLive, graceExpiry } from '../key-lifecycle.js';
 import { sqliteMigrations } from '../migrations/sqlite-migrations.js';
 import { NotFoundInStoreError, StoreUnavailableError, type QuotaAdmission, type QuotaAdmitInput, type Store } from '../store.js';
 import { migrateSqlite } from './migrate-sqlite.js';
@@ -56,10 +57,6 @@ type KeyMaterial = { name: string | null; hash: string; last4: string };
 const newId = (prefix: string): string => prefix + randomBytes(12).toString('hex');
 
 /** A retired key (revoked, or past the expiry a rotation gave it) can be neither rotated nor revoked again. */
-function assertKeyLive(key: ApiKeyRow, nowMs: number): void {
-  if (key.revoked_at !== null) throw new Error(`api key ${key.id} is already revoked`);
-  if (key.expires_at !== null && Date.parse(key.expires_at) <= nowMs) throw new Error(`api key ${key.id} has already expired`);
-}
 
 export function createSqliteStore(options: SqliteStoreOptions): Store {
   const { clock } = options;
@@ -130,11 +127,11 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
     if (!(graceSeconds >= 0)) throw new Error(`grace period must be zero or more seconds, got ${graceSeconds}`);
     const old = requireKey(oldKeyId);
     const nowMs = clock.now();
-    assertKeyLive(old, nowMs);
+    assertKeyLive(lifecycleOf(old), nowMs);
     const retired =
       graceSeconds === 0
         ? sql().revokeApiKey.get(isoAt(nowMs), old.id)
-        : sql().expireApiKey.get(graceExpiry(old, nowMs, graceSeconds), old.id);
+        : sql().expireApiKey.get(graceExpiry(lifecycleOf(old).expiresAtMs, nowMs, graceSeconds), old.id);
     const created = insertKey(old.account_id, replacement);
     audit(actor, 'key.create', created.account_id, created.id, { name: created.name, rotatedFrom: old.id });
     audit(actor, 'key.rotate', old.account_id, old.id, { replacementKeyId: created.id, graceSeconds });
@@ -192,7 +189,7 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
     revokeApiKey: write((id: string, actor: string) => {
       const key = requireKey(id);
       const nowMs = clock.now();
-      assertKeyLive(key, nowMs);
+      assertKeyLive(lifecycleOf(key), nowMs);
       const revoked = sql().revokeApiKey.get(isoAt(nowMs), id) ?? key;
       audit(actor, 'key.revoke', key.account_id, id, {});
       return toApiKey(revoked);
@@ -226,9 +223,7 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
   };
 }
 
-/** A second rotation within a grace period never extends the old key's life. */
-function graceExpiry(old: ApiKeyRow, nowMs: number, graceSeconds: number): string {
-  const candidate = nowMs + graceSeconds * 1000;
-  const current = old.expires_at === null ? Number.POSITIVE_INFINITY : Date.parse(old.expires_at);
-  return new Date(Math.min(candidate, current)).toISOString();
+/** The row as the shared key-lifecycle rules see it. */
+function lifecycleOf(key: ApiKeyRow) {
+  return { id: key.id, revoked: key.revoked_at !== null, expiresAtMs: key.expires_at === null ? null : Date.parse(key.expires_at) };
 }
