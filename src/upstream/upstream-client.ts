@@ -35,6 +35,8 @@ export interface UpstreamClient {
   close(): Promise<void>;
 }
 
+const MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
+
 export function createUpstreamClient(): UpstreamClient {
   const pools = new Map<string, Agent>();
   const poolFor = (provider: ProviderConfig): Agent => {
@@ -46,6 +48,8 @@ export function createUpstreamClient(): UpstreamClient {
         bodyTimeout: provider.timeouts.idleMs,
         keepAliveTimeout: 30_000,
         connections: 256,
+        // Bounds what one upstream answer may cost us (a long streamed generation is a few MB).
+        maxResponseSize: MAX_RESPONSE_BYTES,
       });
       pools.set(provider.id, pool);
     }
