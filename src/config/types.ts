@@ -25,7 +25,8 @@ export interface ServerConfig {
   appUrl: string;
   docsUrl: string;
   supportUrl: string;
-  listen: { host: string; port: number };
+  /** maxConnections bounds open client connections (and so every queue behind them). */
+  listen: { host: string; port: number; maxConnections: number };
   /** `sqlite:PATH` or `postgres://…`. */
   storage: string;
   rateLimit: RateLimitConfig;

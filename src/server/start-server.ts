@@ -30,6 +30,7 @@ export async function startServer(config: RouterConfig, options: BuildOptions = 
     await runtime.close();
     throw new Error(`port ${port} on ${host} is already in use`);
   }
+  listener.server.maxConnections = config.server.listen.maxConnections;
   listener.server.keepAliveTimeout = 65_000;
   listener.server.requestTimeout = config.server.requestTimeoutMs;
   listener.server.headersTimeout = 30_000;

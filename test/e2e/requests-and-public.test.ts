@@ -1,3 +1,4 @@
+import { connect, type Socket } from 'node:net';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { json, startTestRouter, type TestRouter } from './router-harness.js';
@@ -170,5 +171,39 @@ describe('wrong methods on /v1 endpoints', () => {
     expect(response.status).toBe(405);
     expect(response.headers.get('allow')).toBe(allow);
     expect((await json(response)).error).toMatchObject({ type: 'invalid_request_error', code: 'method_not_allowed' });
+  });
+});
+
+describe('connection bound', () => {
+  let router: TestRouter;
+  beforeAll(async () => {
+    router = await startTestRouter({ patch: { server: (doc) => void (doc.listen = { ...doc.listen, maxConnections: 2 }) } });
+  });
+  afterAll(async () => {
+    await router.close();
+  });
+
+  it('refuses connections beyond listen.maxConnections until one closes', async () => {
+    const { port } = new URL(router.url);
+    const open = () =>
+      new Promise<Socket>((resolve, reject) => {
+        const socket = connect(Number(port), '127.0.0.1', () => resolve(socket));
+        socket.once('error', reject);
+      });
+    const ask = (socket: Socket) =>
+      new Promise<string>((resolve) => {
+        let answer = '';
+        socket.on('data', (chunk) => (answer += chunk.toString()));
+        socket.once('close', () => resolve(answer));
+        socket.write('GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+      });
+    const first = await open();
+    const second = await open();
+    const third = await open();
+    expect(await ask(third)).toBe('');
+    first.destroy();
+    second.destroy();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(await ask(await open())).toContain('HTTP/1.1 200 OK');
   });
 });
