@@ -10,6 +10,9 @@ import type { Clock } from '../core/clock.js';
 import { RouterError } from '../core/errors.js';
 import { NotFoundInStoreError, type Account, type ApiKeyRecord, type Store } from '../stores/store.js';
 
+/** Said wherever an inactive account is refused (key check, quota admission). */
+export const INACTIVE_ACCOUNT_MESSAGE = 'The account this key belongs to is not active. Visit your account page to reactivate it.';
+
 export interface VerifiedKey {
   keyId: string;
   accountId: string;
@@ -72,7 +75,7 @@ export class KeyService {
       throw new RouterError('revoked_api_key', `The API key ending in ${lastFour(key)} has been revoked or rotated. Use its replacement or generate a new key.`);
     }
     if (found.account.status !== 'active') {
-      throw new RouterError('inactive_account', 'The account this key belongs to is not active. Visit your account page to reactivate it.');
+      throw new RouterError('inactive_account', INACTIVE_ACCOUNT_MESSAGE);
     }
     return { keyId: found.key.id, accountId: found.account.id };
   }

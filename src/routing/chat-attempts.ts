@@ -10,8 +10,7 @@ import { UpstreamStreamError, type AdapterContext, type ProviderAdapter, type Up
 import type { AdapterRegistry } from '../providers/registry.js';
 import { createSseDecoder } from '../upstream/sse-decoder.js';
 import type { SseEvent } from '../upstream/sse-event.js';
-import type { UpstreamClient, UpstreamResponse } from '../upstream/upstream-client.js';
-import { UpstreamTransportError } from '../upstream/upstream-client.js';
+import { UpstreamTransportError, type UpstreamClient, type UpstreamResponse } from '../upstream/upstream-client.js';
 import { AttemptFailed, type Candidate } from './failover.js';
 
 export interface CommittedStream<T> {

@@ -1,3 +1,4 @@
+import { INACTIVE_ACCOUNT_MESSAGE } from '../../accounts/key-service.js';
 import { quotaPeriod } from '../../core/quota-period.js';
 import { RouterError } from '../../core/errors.js';
 import type { RouterDeps } from '../router-deps.js';
@@ -5,8 +6,6 @@ import type { RouterRequestContext } from '../request-context.js';
 import type { Stage } from './stage.js';
 
 type QuotaDeps = Pick<RouterDeps, 'store' | 'clock' | 'plans' | 'quotaLimits'>;
-
-const INACTIVE_MESSAGE = 'The account this key belongs to is not active. Visit your account page to reactivate it.';
 
 /**
  * Monthly quota for model traffic: one atomic check-and-increment in the store, which also returns
@@ -19,7 +18,7 @@ export function createQuotaStage(deps: QuotaDeps): Stage {
     const period = quotaPeriod(now);
     const weight = ctx.route?.quotaWeight ?? 1;
     const admission = await deps.store.admitQuota({ accountId: ctx.caller!.accountId, period: period.key, weight, limitsByPlan: deps.quotaLimits });
-    if (admission.status !== 'active') throw new RouterError('inactive_account', INACTIVE_MESSAGE);
+    if (admission.status !== 'active') throw new RouterError('inactive_account', INACTIVE_ACCOUNT_MESSAGE);
     ctx.plan = deps.plans.get(admission.plan);
     ctx.quota = { limit: admission.limit, used: admission.used, period: period.key, resetsAt: period.resetsAt };
     if (!admission.admitted) {
@@ -39,7 +38,7 @@ export function createQuotaStage(deps: QuotaDeps): Stage {
 export function createQuotaPeekStage(deps: QuotaDeps): Stage {
   return async (_event, ctx) => {
     await peekQuota(deps, ctx);
-    if (ctx.quota === undefined) throw new RouterError('inactive_account', INACTIVE_MESSAGE);
+    if (ctx.quota === undefined) throw new RouterError('inactive_account', INACTIVE_ACCOUNT_MESSAGE);
   };
 }
 
