@@ -12,7 +12,7 @@ export interface EdgeConfig {
 }
 
 export interface RateLimitConfig {
-  /** `memory`: per-instance windows; `redis`: shared windows and quota fast path for many instances. */
+  /** `memory`: per-instance windows; `redis`: windows shared by every instance (monthly counts stay in the store). */
   backend: 'memory' | 'redis';
   /** Required when backend is `redis` (usually `${ROUTER_REDIS_URL}`). */
   redisUrl?: string;
