@@ -113,6 +113,15 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
     return sql().readQuota.get(accountId, period) ?? 0;
   }
 
+  const admitCarefully = write(admit);
+  const limitsJsonCache = new WeakMap<object, string>();
+  /** The plan limits as the JSON the admission statement reads; the limits object is stable for a router's life. */
+  const limitsJson = (limits: Readonly<Record<string, number>>): string => {
+    let json = limitsJsonCache.get(limits);
+    if (json === undefined) limitsJsonCache.set(limits, (json = JSON.stringify(limits)));
+    return json;
+  };
+
   function admit(input: QuotaAdmitInput): QuotaAdmission {
     const account = requireAccount(input.accountId);
     const limit = Object.hasOwn(input.limitsByPlan, account.plan) ? (input.limitsByPlan[account.plan] ?? 0) : 0;
@@ -211,7 +220,13 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
       return removed;
     }),
 
-    admitQuota: write(admit),
+    admitQuota: async (input: QuotaAdmitInput) => {
+      const counted = await guard(() =>
+        sql().admitActiveAccount.get({ accountId: input.accountId, period: input.period, weight: input.weight, limits: limitsJson(input.limitsByPlan) }),
+      );
+      if (counted) return { plan: counted.plan, status: 'active', admitted: true, used: counted.used, limit: input.limitsByPlan[counted.plan] ?? 0 };
+      return admitCarefully(input);
+    },
     refundQuota: write((accountId: string, period: string, weight: number) => void sql().refundQuota.run(weight, accountId, period)),
     readQuota: guarded(readUsed),
 

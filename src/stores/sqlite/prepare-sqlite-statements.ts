@@ -34,6 +34,18 @@ export function prepareSqliteStatements(db: Database) {
     listProviderKeys: db.prepare<[string], ProviderKeyRow>('SELECT * FROM provider_keys WHERE account_id = ? ORDER BY provider_id'),
     deleteProviderKey: db.prepare<[string, string], unknown>('DELETE FROM provider_keys WHERE account_id = ? AND provider_id = ?'),
 
+    // The common case in one statement (atomic on its own, no BEGIN/COMMIT): an active account within the
+    // limit of its current plan is counted and its plan returned. No row back means "look closer" (inactive,
+    // unknown, or over the limit), which the store answers in a transaction.
+    admitActiveAccount: db.prepare<{ accountId: string; period: string; weight: number; limits: string }, { used: number; plan: string }>(
+      `INSERT INTO quota_usage (account_id, period, used)
+       SELECT id, @period, @weight FROM accounts
+       WHERE id = @accountId AND status = 'active' AND @weight <= coalesce(json_extract(@limits, '$."' || plan || '"'), 0)
+       ON CONFLICT (account_id, period) DO UPDATE SET used = used + excluded.used
+       WHERE quota_usage.used + excluded.used <=
+         (SELECT coalesce(json_extract(@limits, '$."' || plan || '"'), 0) FROM accounts WHERE id = @accountId)
+       RETURNING used, (SELECT plan FROM accounts WHERE id = @accountId) AS plan`,
+    ),
     // Counts only when the result stays within the limit; no row comes back when it would not.
     incrementQuota: db.prepare<{ accountId: string; period: string; weight: number; limit: number }, { used: number }>(
       `INSERT INTO quota_usage (account_id, period, used)
