@@ -1,4 +1,5 @@
 /** Config and store for operator commands, opened per invocation and always closed. */
+import type { Command } from 'commander';
 import { KeyService } from '../accounts/key-service.js';
 import { loadConfig } from '../config/load-config.js';
 import { resolveConfigDir } from '../config/resolve-config-dir.js';
@@ -23,4 +24,14 @@ export async function withCliContext<T>(configFlag: string | undefined, run: (ct
   } finally {
     await store.close();
   }
+}
+
+/** Options every store-backed command takes. */
+export interface StoreCommandOptions {
+  json?: boolean;
+  config?: string;
+}
+
+export function withStoreOptions(command: Command): Command {
+  return command.option('--json', 'print one JSON document').option('--config <dir>', 'configuration directory');
 }

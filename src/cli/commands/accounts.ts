@@ -1,13 +1,8 @@
 import type { Command } from 'commander';
 import type { Account } from '../../stores/store.js';
-import { withCliContext } from '../cli-context.js';
+import { withCliContext, withStoreOptions, type StoreCommandOptions } from '../cli-context.js';
 import { emit, log } from '../cli-io.js';
 import { requirePlan, usageError } from '../usage-error.js';
-
-interface Common {
-  json?: boolean;
-  config?: string;
-}
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
@@ -18,14 +13,11 @@ function describe(account: Account): string {
 export function registerAccountCommands(program: Command): void {
   const accounts = program.command('accounts').description('create and manage accounts');
 
-  accounts
-    .command('create')
+  withStoreOptions(accounts.command('create'))
     .description('create an account on a plan')
     .requiredOption('--email <email>', 'contact email')
     .requiredOption('--plan <plan>', 'plan id from plans.yaml')
-    .option('--json', 'print one JSON document')
-    .option('--config <dir>', 'configuration directory')
-    .action(async function (this: Command, options: Common & { email: string; plan: string }) {
+    .action(async function (this: Command, options: StoreCommandOptions & { email: string; plan: string }) {
       if (!EMAIL.test(options.email)) usageError(this, `'${options.email}' is not an email address`);
       await withCliContext(options.config, async ({ config, store }) => {
         requirePlan(this, config, options.plan);
@@ -34,12 +26,9 @@ export function registerAccountCommands(program: Command): void {
       });
     });
 
-  accounts
-    .command('list')
+  withStoreOptions(accounts.command('list'))
     .description('list accounts')
-    .option('--json', 'print one JSON document')
-    .option('--config <dir>', 'configuration directory')
-    .action(async (options: Common) => {
+    .action(async (options: StoreCommandOptions) => {
       await withCliContext(options.config, async ({ store }) => {
         const list = await store.listAccounts();
         emit(options, { accounts: list }, () => {
@@ -49,14 +38,11 @@ export function registerAccountCommands(program: Command): void {
       });
     });
 
-  accounts
-    .command('set-plan')
+  withStoreOptions(accounts.command('set-plan'))
     .description("change an account's plan (applies to its next request)")
     .argument('<id>', 'account id')
     .argument('<plan>', 'plan id from plans.yaml')
-    .option('--json', 'print one JSON document')
-    .option('--config <dir>', 'configuration directory')
-    .action(async function (this: Command, id: string, plan: string, options: Common) {
+    .action(async function (this: Command, id: string, plan: string, options: StoreCommandOptions) {
       await withCliContext(options.config, async ({ config, store }) => {
         requirePlan(this, config, plan);
         const account = await store.setAccountPlan(id, plan, 'cli');
@@ -64,13 +50,10 @@ export function registerAccountCommands(program: Command): void {
       });
     });
 
-  accounts
-    .command('deactivate')
+  withStoreOptions(accounts.command('deactivate'))
     .description('deactivate an account: its keys stop working at once')
     .argument('<id>', 'account id')
-    .option('--json', 'print one JSON document')
-    .option('--config <dir>', 'configuration directory')
-    .action(async (id: string, options: Common) => {
+    .action(async (id: string, options: StoreCommandOptions) => {
       await withCliContext(options.config, async ({ store }) => {
         const account = await store.deactivateAccount(id, 'cli');
         emit(options, { account }, () => log.success(`account ${account.id} deactivated`));

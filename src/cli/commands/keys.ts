@@ -1,13 +1,8 @@
 import type { Command } from 'commander';
 import type { ApiKeyRecord } from '../../stores/store.js';
-import { withCliContext } from '../cli-context.js';
+import { withCliContext, withStoreOptions, type StoreCommandOptions } from '../cli-context.js';
 import { emit, log } from '../cli-io.js';
 import { parseSeconds } from '../usage-error.js';
-
-interface Common {
-  json?: boolean;
-  config?: string;
-}
 
 /** What a listing may show of a key: never the hash, never the key. */
 export function publicKey(record: ApiKeyRecord) {
@@ -30,14 +25,11 @@ function describe(record: ApiKeyRecord): string {
 export function registerKeyCommands(program: Command): void {
   const keys = program.command('keys').description('generate, rotate and revoke API keys');
 
-  keys
-    .command('create')
+  withStoreOptions(keys.command('create'))
     .description('generate a key for an account (shown once)')
     .requiredOption('--account <id>', 'account id')
     .option('--name <name>', 'a label for the key')
-    .option('--json', 'print one JSON document')
-    .option('--config <dir>', 'configuration directory')
-    .action(async (options: Common & { account: string; name?: string }) => {
+    .action(async (options: StoreCommandOptions & { account: string; name?: string }) => {
       await withCliContext(options.config, async ({ keys: service }) => {
         const { key, record } = await service.issue(options.account, options.name ?? null, 'cli');
         emit(options, { id: record.id, key, apiKey: publicKey(record) }, () => {
@@ -48,13 +40,10 @@ export function registerKeyCommands(program: Command): void {
       });
     });
 
-  keys
-    .command('list')
+  withStoreOptions(keys.command('list'))
     .description("list an account's keys (prefix and last 4 characters only)")
     .requiredOption('--account <id>', 'account id')
-    .option('--json', 'print one JSON document')
-    .option('--config <dir>', 'configuration directory')
-    .action(async (options: Common & { account: string }) => {
+    .action(async (options: StoreCommandOptions & { account: string }) => {
       await withCliContext(options.config, async ({ store }) => {
         const list = await store.listApiKeys(options.account);
         emit(options, { keys: list.map(publicKey) }, () => {
@@ -64,14 +53,11 @@ export function registerKeyCommands(program: Command): void {
       });
     });
 
-  keys
-    .command('rotate')
+  withStoreOptions(keys.command('rotate'))
     .description('issue a replacement key and revoke the old one (now, or after a grace period)')
     .argument('<keyId>', 'key id')
     .option('--grace <seconds>', 'keep the old key working this long', '0')
-    .option('--json', 'print one JSON document')
-    .option('--config <dir>', 'configuration directory')
-    .action(async function (this: Command, keyId: string, options: Common & { grace: string }) {
+    .action(async function (this: Command, keyId: string, options: StoreCommandOptions & { grace: string }) {
       const grace = parseSeconds(this, options.grace);
       await withCliContext(options.config, async ({ keys: service }) => {
         const { key, record, revoked } = await service.rotate(keyId, grace, 'cli');
@@ -83,13 +69,10 @@ export function registerKeyCommands(program: Command): void {
       });
     });
 
-  keys
-    .command('revoke')
+  withStoreOptions(keys.command('revoke'))
     .description('revoke a key now')
     .argument('<keyId>', 'key id')
-    .option('--json', 'print one JSON document')
-    .option('--config <dir>', 'configuration directory')
-    .action(async (keyId: string, options: Common) => {
+    .action(async (keyId: string, options: StoreCommandOptions) => {
       await withCliContext(options.config, async ({ keys: service }) => {
         const revoked = await service.revoke(keyId, 'cli');
         emit(options, { apiKey: publicKey(revoked) }, () => log.success(`revoked ${revoked.id}`));

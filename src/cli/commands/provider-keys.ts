@@ -1,14 +1,9 @@
 import type { Command } from 'commander';
 import { sealSecret } from '../../core/secret-box.js';
 import type { ProviderKeyRecord } from '../../stores/store.js';
-import { withCliContext } from '../cli-context.js';
+import { withCliContext, withStoreOptions, type StoreCommandOptions } from '../cli-context.js';
 import { CliFailure, emit, log } from '../cli-io.js';
 import { usageError } from '../usage-error.js';
-
-interface Common {
-  json?: boolean;
-  config?: string;
-}
 
 function publicProviderKey(record: ProviderKeyRecord) {
   return { accountId: record.accountId, provider: record.providerId, display: `…${record.last4}`, createdAt: record.createdAt, updatedAt: record.updatedAt };
@@ -23,16 +18,13 @@ async function readStdin(): Promise<string> {
 export function registerProviderKeyCommands(program: Command): void {
   const providerKeys = program.command('provider-keys').description("an account's own provider keys (bring your own key)");
 
-  providerKeys
-    .command('set')
+  withStoreOptions(providerKeys.command('set'))
     .description('store (encrypted) an account key for a provider')
     .requiredOption('--account <id>', 'account id')
     .requiredOption('--provider <id>', 'provider id from providers.yaml')
     .option('--key <key>', 'the provider key (prefer --key-stdin: arguments can show in process lists)')
     .option('--key-stdin', 'read the provider key from standard input')
-    .option('--json', 'print one JSON document')
-    .option('--config <dir>', 'configuration directory')
-    .action(async function (this: Command, options: Common & { account: string; provider: string; key?: string; keyStdin?: boolean }) {
+    .action(async function (this: Command, options: StoreCommandOptions & { account: string; provider: string; key?: string; keyStdin?: boolean }) {
       if (Boolean(options.key) === Boolean(options.keyStdin)) usageError(this, 'give the key with exactly one of --key or --key-stdin');
       const key = options.key ?? (await readStdin());
       if (key.length < 8) usageError(this, 'the provider key is too short to be real');
@@ -48,13 +40,10 @@ export function registerProviderKeyCommands(program: Command): void {
       });
     });
 
-  providerKeys
-    .command('list')
+  withStoreOptions(providerKeys.command('list'))
     .description("list an account's provider keys (last 4 characters only)")
     .requiredOption('--account <id>', 'account id')
-    .option('--json', 'print one JSON document')
-    .option('--config <dir>', 'configuration directory')
-    .action(async (options: Common & { account: string }) => {
+    .action(async (options: StoreCommandOptions & { account: string }) => {
       await withCliContext(options.config, async ({ store }) => {
         const list = await store.listProviderKeys(options.account);
         emit(options, { providerKeys: list.map(publicProviderKey) }, () => {
@@ -64,14 +53,11 @@ export function registerProviderKeyCommands(program: Command): void {
       });
     });
 
-  providerKeys
-    .command('remove')
+  withStoreOptions(providerKeys.command('remove'))
     .description("remove an account's key for a provider")
     .requiredOption('--account <id>', 'account id')
     .requiredOption('--provider <id>', 'provider id')
-    .option('--json', 'print one JSON document')
-    .option('--config <dir>', 'configuration directory')
-    .action(async (options: Common & { account: string; provider: string }) => {
+    .action(async (options: StoreCommandOptions & { account: string; provider: string }) => {
       await withCliContext(options.config, async ({ store }) => {
         const removed = await store.removeProviderKey(options.account, options.provider, 'cli');
         if (!removed) throw new CliFailure(`account ${options.account} has no ${options.provider} key`);
