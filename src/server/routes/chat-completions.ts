@@ -1,13 +1,13 @@
 /** POST /v1/chat/completions: route by profile, answer as JSON or as a chat.completion.chunk stream. */
 import type { H3Event } from 'h3';
 import type { ChatCompletionChunk, ChatRequest } from '../../formats/openai-chat.js';
-import { UpstreamStreamError } from '../../providers/adapter.js';
 import type { CommittedStream } from '../../routing/chat-attempts.js';
 import type { RoutedMeta } from '../../routing/failover.js';
 import { abortOnDisconnect } from '../abort-on-disconnect.js';
 import { authorizeRoute } from '../authorize-route.js';
 import type { RouterDeps } from '../router-deps.js';
 import type { RouterRequestContext } from '../request-context.js';
+import { INTERRUPTED_CODE, relayCommittedStream } from '../relay-committed-stream.js';
 import { SseWriter } from '../sse-writer.js';
 import { setRoutingHeaders, routingHeaders } from './routing-headers.js';
 
@@ -38,22 +38,9 @@ async function writeChatStream(event: H3Event, stream: CommittedStream<ChatCompl
     else delete chunk.usage;
     await writer.send(chunk);
   };
-  try {
-    for (const chunk of stream.head) await emit(chunk);
-    for (let next = await stream.tail.next(); !next.done && !writer.closed; next = await stream.tail.next()) await emit(next.value);
-  } catch (error) {
-    // After the first byte the status is sent: report in-band, in the format's own error shape.
-    const failure = error instanceof UpstreamStreamError ? error.failure : undefined;
-    await writer.send({
-      error: {
-        message: failure?.message ?? 'The upstream connection failed mid-stream.',
-        type: failure?.type ?? 'upstream_error',
-        code: failure?.code ?? 'upstream_stream_interrupted',
-        param: null,
-      },
-    });
-  } finally {
-    await stream.tail.return?.(undefined);
+  const failure = await relayCommittedStream(writer, stream, emit);
+  if (failure) {
+    await writer.send({ error: { message: failure.message, type: failure.type, code: failure.code ?? INTERRUPTED_CODE, param: null } });
   }
   await writer.done();
   writer.end();

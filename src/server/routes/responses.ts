@@ -1,13 +1,13 @@
 /** POST /v1/responses: the Responses API over any upstream, as JSON or as a typed event stream. */
 import type { H3Event } from 'h3';
 import type { ResponsesRequest } from '../../formats/openai-responses.js';
-import { UpstreamStreamError } from '../../providers/adapter.js';
 import type { RoutedMeta } from '../../routing/failover.js';
-import type { ResponsesStreamOutcome } from '../../routing/responses-attempts.js';
+import type { ResponsesOutEvent, ResponsesStreamOutcome } from '../../routing/responses-attempts.js';
 import { abortOnDisconnect } from '../abort-on-disconnect.js';
 import { authorizeRoute } from '../authorize-route.js';
 import type { RouterDeps } from '../router-deps.js';
 import type { RouterRequestContext } from '../request-context.js';
+import { relayCommittedStream } from '../relay-committed-stream.js';
 import { SseWriter } from '../sse-writer.js';
 import { routingHeaders, setRoutingHeaders } from './routing-headers.js';
 
@@ -30,23 +30,17 @@ export function createResponsesRoute(deps: RouterDeps) {
 async function writeResponsesStream(event: H3Event, stream: ResponsesStreamOutcome, meta: RoutedMeta): Promise<void> {
   const writer = new SseWriter(event.node.res);
   writer.open(routingHeaders(meta));
-  try {
-    for (const item of stream.head) await writer.send(item, item.type);
-    for (let next = await stream.tail.next(); !next.done && !writer.closed; next = await stream.tail.next()) {
-      await writer.send(next.value, next.value.type);
-    }
-  } catch (error) {
-    // After the first byte: end with response.failed, never a silent close (Codex retries a silent close).
-    const failure = error instanceof UpstreamStreamError ? error.failure : undefined;
-    const code = failure?.code === 'rate_limit_exceeded' || failure?.code === 'context_length_exceeded' ? failure.code : 'server_error';
+  const send = (item: ResponsesOutEvent) => writer.send(item, item.type);
+  const failure = await relayCommittedStream(writer, stream, send);
+  if (failure) {
+    // End with response.failed, never a silent close (Codex retries a silent close). Codex acts on these two codes.
+    const code = failure.code === 'rate_limit_exceeded' || failure.code === 'context_length_exceeded' ? failure.code : 'server_error';
     const events = stream.fail({
       code,
-      message: failure?.message ?? 'The upstream connection failed mid-stream.',
-      ...(failure?.retryAfterSeconds !== undefined ? { retryAfterSeconds: failure.retryAfterSeconds } : {}),
+      message: failure.message,
+      ...(failure.retryAfterSeconds !== undefined ? { retryAfterSeconds: failure.retryAfterSeconds } : {}),
     });
-    for (const item of events) await writer.send(item, item.type);
-  } finally {
-    await stream.tail.return?.(undefined);
+    for (const item of events) await send(item);
   }
   writer.end();
 }

@@ -1,0 +1,32 @@
+import { UpstreamStreamError, type UpstreamFailure } from '../providers/adapter.js';
+import type { SseWriter } from './sse-writer.js';
+
+export const INTERRUPTED_CODE = 'upstream_stream_interrupted';
+
+const INTERRUPTED: UpstreamFailure = {
+  status: 502,
+  type: 'upstream_error',
+  code: INTERRUPTED_CODE,
+  message: 'The upstream connection failed mid-stream.',
+};
+
+/**
+ * Sends a committed stream: its head, then its tail until it ends or the client leaves; the upstream
+ * is always released. Returns how the upstream failed mid-stream, if it did: the status is already sent,
+ * so the caller reports it in-band, in its format's own error shape.
+ */
+export async function relayCommittedStream<T>(
+  writer: SseWriter,
+  stream: { head: T[]; tail: AsyncIterator<T> },
+  emit: (item: T) => Promise<void>,
+): Promise<UpstreamFailure | undefined> {
+  try {
+    for (const item of stream.head) await emit(item);
+    for (let next = await stream.tail.next(); !next.done && !writer.closed; next = await stream.tail.next()) await emit(next.value);
+    return undefined;
+  } catch (error) {
+    return error instanceof UpstreamStreamError ? error.failure : INTERRUPTED;
+  } finally {
+    await stream.tail.return?.(undefined);
+  }
+}
