@@ -57,7 +57,10 @@ export interface QuotaAdmission {
   plan: string;
   status: AccountStatus;
   admitted: boolean;
-  /** Requests counted in the period after this decision (this one included when admitted). */
+  /**
+   * Requests counted in the period after this decision (this one included when admitted), plus units a
+   * quota gate holds: everything the limit is checked against.
+   */
   used: number;
   limit: number;
 }
@@ -102,11 +105,25 @@ export interface Store {
   listProviderKeys(accountId: string): Promise<ProviderKeyRecord[]>;
   removeProviderKey(accountId: string, providerId: string, actor: string): Promise<boolean>;
 
-  /** Check and increment in one atomic step: concurrent callers can never overrun the limit. */
+  /**
+   * Check and increment in one atomic step: concurrent callers can never overrun the limit. The check
+   * is against used + held, so units reserved by a quota gate are never handed out twice.
+   */
   admitQuota(input: QuotaAdmitInput): Promise<QuotaAdmission>;
   /** Give back a request no upstream served. Never drops below zero. */
   refundQuota(accountId: string, period: string, weight: number): Promise<void>;
+  /** Requests counted as used in the period (a gate's admissions once settled). */
   readQuota(accountId: string, period: string): Promise<number>;
+
+  /** The same atomic check as admitQuota, but the units are held for a quota gate rather than used. */
+  holdQuota(input: QuotaAdmitInput): Promise<QuotaAdmission>;
+  /**
+   * Move `delta` units a gate admitted from held to used (a negative delta moves refunded ones back).
+   * Neither column drops below zero.
+   */
+  settleQuota(accountId: string, period: string, delta: number): Promise<void>;
+  /** used + held: everything counted against the limit in the period. */
+  readQuotaCommitted(accountId: string, period: string): Promise<number>;
 
   listAuditEvents(filter?: { accountId?: string; limit?: number }): Promise<AuditEvent[]>;
 }

@@ -58,4 +58,10 @@ export const postgresMigrations: readonly Migration[] = [
       CREATE INDEX audit_events_account_id ON audit_events (account_id, seq);
     `,
   },
+  {
+    version: 2,
+    name: 'quota units held by a Redis quota gate',
+    // held: units reserved for the gate and not yet settled as used. Admission checks used + held.
+    sql: `ALTER TABLE quota_usage ADD COLUMN held INTEGER NOT NULL DEFAULT 0 CHECK (held >= 0);`,
+  },
 ];

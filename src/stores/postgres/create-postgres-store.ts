@@ -11,7 +11,7 @@ import { assertKeyLive, graceExpiry } from '../key-lifecycle.js';
 import { postgresMigrations } from '../migrations/postgres-migrations.js';
 import { NotFoundInStoreError, type Store } from '../store.js';
 import { migratePostgres } from './migrate-postgres.js';
-import { postgresAdmitQuota, readQuotaUsed } from './postgres-admit-quota.js';
+import { postgresAdmitQuota, readQuotaCommitted, readQuotaUsed } from './postgres-admit-quota.js';
 import {
   toAccount,
   toApiKey,
@@ -228,6 +228,12 @@ export function createPostgresStore(options: PostgresStoreOptions): Store {
       await queryRows(pool, refundSql, [accountId, period, weight]);
     },
     readQuota: (accountId, period) => readQuotaUsed(pool, accountId, period),
+    holdQuota: (input) => postgresAdmitQuota(pool, input, true),
+    settleQuota: async (accountId, period, delta) => {
+      const settleSql = 'UPDATE quota_usage SET used = GREATEST(used + $3, 0), held = GREATEST(held - $3, 0) WHERE account_id = $1 AND period = $2';
+      await queryRows(pool, settleSql, [accountId, period, delta]);
+    },
+    readQuotaCommitted: (accountId, period) => readQuotaCommitted(pool, accountId, period),
 
     listAuditEvents: async (filter = {}) => {
       const rows = await queryRows<AuditEventRow>(

@@ -113,7 +113,12 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
     return sql().readQuota.get(accountId, period) ?? 0;
   }
 
-  const admitCarefully = write(admit);
+  function readCommitted(accountId: string, period: string): number {
+    return sql().readQuotaCommitted.get(accountId, period) ?? 0;
+  }
+
+  const admitCarefully = write((input: QuotaAdmitInput) => admit(input, 'incrementQuota'));
+  const holdCarefully = write((input: QuotaAdmitInput) => admit(input, 'holdQuota'));
   const limitsJsonCache = new WeakMap<object, string>();
   /** The plan limits as the JSON the admission statement reads; the limits object is stable for a router's life. */
   const limitsJson = (limits: Readonly<Record<string, number>>): string => {
@@ -122,14 +127,14 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
     return json;
   };
 
-  function admit(input: QuotaAdmitInput): QuotaAdmission {
+  function admit(input: QuotaAdmitInput, statement: 'incrementQuota' | 'holdQuota'): QuotaAdmission {
     const account = requireAccount(input.accountId);
     const limit = Object.hasOwn(input.limitsByPlan, account.plan) ? (input.limitsByPlan[account.plan] ?? 0) : 0;
     const base = { plan: account.plan, status: account.status, limit };
-    if (account.status !== 'active') return { ...base, admitted: false, used: readUsed(input.accountId, input.period) };
-    const counted = sql().incrementQuota.get({ accountId: input.accountId, period: input.period, weight: input.weight, limit });
+    if (account.status !== 'active') return { ...base, admitted: false, used: readCommitted(input.accountId, input.period) };
+    const counted = sql()[statement].get({ accountId: input.accountId, period: input.period, weight: input.weight, limit });
     if (counted) return { ...base, admitted: true, used: counted.used };
-    return { ...base, admitted: false, used: readUsed(input.accountId, input.period) };
+    return { ...base, admitted: false, used: readCommitted(input.accountId, input.period) };
   }
 
   function rotate(oldKeyId: string, replacement: KeyMaterial, graceSeconds: number, actor: string) {
@@ -229,6 +234,9 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
     },
     refundQuota: write((accountId: string, period: string, weight: number) => void sql().refundQuota.run(weight, accountId, period)),
     readQuota: guarded(readUsed),
+    holdQuota: async (input: QuotaAdmitInput) => holdCarefully(input),
+    settleQuota: write((accountId: string, period: string, delta: number) => void sql().settleQuota.run(delta, delta, accountId, period)),
+    readQuotaCommitted: guarded(readCommitted),
 
     listAuditEvents: guarded((filter: { accountId?: string; limit?: number } = {}) => {
       const limit = filter.limit ?? -1;

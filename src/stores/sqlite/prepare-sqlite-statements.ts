@@ -42,19 +42,31 @@ export function prepareSqliteStatements(db: Database) {
        SELECT id, @period, @weight FROM accounts
        WHERE id = @accountId AND status = 'active' AND @weight <= coalesce(json_extract(@limits, '$."' || plan || '"'), 0)
        ON CONFLICT (account_id, period) DO UPDATE SET used = used + excluded.used
-       WHERE quota_usage.used + excluded.used <=
+       WHERE quota_usage.used + quota_usage.held + excluded.used <=
          (SELECT coalesce(json_extract(@limits, '$."' || plan || '"'), 0) FROM accounts WHERE id = @accountId)
-       RETURNING used, (SELECT plan FROM accounts WHERE id = @accountId) AS plan`,
+       RETURNING used + held AS used, (SELECT plan FROM accounts WHERE id = @accountId) AS plan`,
     ),
     // Counts only when the result stays within the limit; no row comes back when it would not.
     incrementQuota: db.prepare<{ accountId: string; period: string; weight: number; limit: number }, { used: number }>(
       `INSERT INTO quota_usage (account_id, period, used)
        SELECT @accountId, @period, @weight WHERE @weight <= @limit
        ON CONFLICT (account_id, period) DO UPDATE SET used = used + excluded.used
-       WHERE quota_usage.used + excluded.used <= @limit
-       RETURNING used`,
+       WHERE quota_usage.used + quota_usage.held + excluded.used <= @limit
+       RETURNING used + held AS used`,
+    ),
+    // The same check, for units held by a quota gate.
+    holdQuota: db.prepare<{ accountId: string; period: string; weight: number; limit: number }, { used: number }>(
+      `INSERT INTO quota_usage (account_id, period, used, held)
+       SELECT @accountId, @period, 0, @weight WHERE @weight <= @limit
+       ON CONFLICT (account_id, period) DO UPDATE SET held = held + excluded.held
+       WHERE quota_usage.used + quota_usage.held + excluded.held <= @limit
+       RETURNING used + held AS used`,
     ),
     readQuota: db.prepare<[string, string], number>('SELECT used FROM quota_usage WHERE account_id = ? AND period = ?').pluck(),
+    readQuotaCommitted: db.prepare<[string, string], number>('SELECT used + held FROM quota_usage WHERE account_id = ? AND period = ?').pluck(),
+    settleQuota: db.prepare<[number, number, string, string], unknown>(
+      'UPDATE quota_usage SET used = MAX(used + ?, 0), held = MAX(held - ?, 0) WHERE account_id = ? AND period = ?',
+    ),
     refundQuota: db.prepare<[number, string, string], unknown>(
       'UPDATE quota_usage SET used = MAX(used - ?, 0) WHERE account_id = ? AND period = ?',
     ),

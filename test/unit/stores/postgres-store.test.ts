@@ -40,9 +40,9 @@ describe.skipIf(!url)('postgres store', () => {
     await Promise.all(instances.map((store) => store.migrate()));
     const admin = new pg.Client({ connectionString: databaseUrl });
     await admin.connect();
-    const { rows } = await admin.query(`SELECT version FROM "${schema}".schema_migrations`);
+    const { rows } = await admin.query(`SELECT version FROM "${schema}".schema_migrations ORDER BY version`);
     await admin.end();
-    expect(rows).toEqual([{ version: 1 }]);
+    expect(rows).toEqual([{ version: 1 }, { version: 2 }]);
     await Promise.all(instances.map((store) => store.close()));
   });
 
