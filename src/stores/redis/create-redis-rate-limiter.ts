@@ -4,10 +4,11 @@
  * and status() says so, so the operator sees it in /readyz; it returns to Redis once Redis answers.
  */
 import { randomBytes } from 'node:crypto';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { createMemoryRateLimiter } from '../memory/create-memory-rate-limiter.js';
 import { RATE_WINDOW_MS, rateDecision } from '../memory/rate-decision.js';
 import type { RateDecision, RateLimiter, RateLimiterStatus } from '../rate-limiter.js';
+import { connectRedis, describeError, firstAttempt } from './connect-redis.js';
 import { SLIDING_WINDOW_SCRIPT } from './sliding-window-script.js';
 
 export interface RedisRateLimiterOptions {
@@ -25,31 +26,6 @@ interface SlidingWindowCommand {
   routerSlidingWindow(key: string, nowMs: number, windowMs: number, limit: number, member: string, count: '0' | '1'): Promise<WindowReply>;
 }
 
-function connect(url: string): Redis & SlidingWindowCommand {
-  const redis = new Redis(url, {
-    // Fail fast instead of queueing: a request must not wait for Redis to come back.
-    enableOfflineQueue: false,
-    maxRetriesPerRequest: 1,
-    connectTimeout: 1000,
-    commandTimeout: 1000,
-    // Keep reconnecting in the background, at most 2 s apart, so Redis is used again once it is back.
-    retryStrategy: (attempt) => Math.min(attempt * 100, 2000),
-  });
-  redis.defineCommand('routerSlidingWindow', { numberOfKeys: 1, lua: SLIDING_WINDOW_SCRIPT });
-  return redis as Redis & SlidingWindowCommand;
-}
-
-/** Resolves once the first connection attempt has succeeded or failed, so start-up requests are not misjudged. */
-function firstAttempt(redis: Redis): Promise<void> {
-  return new Promise((resolve) => {
-    const settle = (): void => {
-      redis.off('ready', settle).off('error', settle).off('close', settle);
-      resolve();
-    };
-    redis.on('ready', settle).on('error', settle).on('close', settle);
-  });
-}
-
 export function createRedisRateLimiter(options: RedisRateLimiterOptions): RateLimiter {
   const keyPrefix = options.keyPrefix ?? 'rl:';
   const fallback = createMemoryRateLimiter();
@@ -58,7 +34,8 @@ export function createRedisRateLimiter(options: RedisRateLimiterOptions): RateLi
   let current: RateLimiterStatus = { backend: 'redis' };
   let closing = false;
 
-  const redis = connect(options.url);
+  const redis = connectRedis(options.url) as Redis & SlidingWindowCommand;
+  redis.defineCommand('routerSlidingWindow', { numberOfKeys: 1, lua: SLIDING_WINDOW_SCRIPT });
   const connected = firstAttempt(redis);
   redis.on('ready', () => (current = { backend: 'redis' }));
   // The listener also keeps ioredis from printing "Unhandled error event" on every reconnect attempt.
@@ -86,7 +63,7 @@ export function createRedisRateLimiter(options: RedisRateLimiterOptions): RateLi
       const [allowed, inWindow, oldest] = reply;
       return rateDecision({ allowed: allowed === 1, limit, count: inWindow, oldestMs: oldest === undefined ? null : Number(oldest), nowMs });
     } catch (error) {
-      useFallback(`redis unavailable: ${error instanceof Error ? error.message : String(error)}`);
+      useFallback(`redis unavailable: ${describeError(error)}`);
       return decideInMemory(accountId, limit, nowMs, count);
     }
   }
