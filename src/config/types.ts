@@ -18,6 +18,8 @@ export interface RateLimitConfig {
   redisUrl?: string;
   /** Prefix of the Redis keys (default `rl:`), so deployments can share one Redis. */
   keyPrefix: string;
+  /** With backend `redis`: admit the monthly quota in Redis as well, on blocks reserved in the store (default true). */
+  quotaGate: boolean;
 }
 
 export interface ServerConfig {

@@ -18,3 +18,9 @@ export function quotaPeriod(nowMs: number): QuotaPeriod {
   const resetsAt = new Date(Date.UTC(year, month + 1, 1)).toISOString();
   return { key: `${year}-${String(month + 1).padStart(2, '0')}`, resetsAt };
 }
+
+/** The instant (ms since epoch) the period with key `YYYY-MM` ends. */
+export function periodEndMs(periodKey: string): number {
+  const [year, month] = periodKey.split('-').map(Number) as [number, number];
+  return Date.UTC(year, month, 1);
+}

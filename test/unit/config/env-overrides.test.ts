@@ -22,7 +22,7 @@ describe('ROUTER_* environment overrides', () => {
     expect(config.server.baseUrl).toBe('https://api.example.com');
     expect(config.server.appUrl).toBe('https://app.example.com');
     expect(config.server.secretKey?.reveal()).toBe('override-secret');
-    expect(config.server.rateLimit).toEqual({ backend: 'redis', redisUrl: 'redis://127.0.0.1:6379', keyPrefix: 'rl:' });
+    expect(config.server.rateLimit).toEqual({ backend: 'redis', redisUrl: 'redis://127.0.0.1:6379', keyPrefix: 'rl:', quotaGate: true });
   });
 
   it('accept sqlite: and postgresql:// storage', () => {
@@ -36,7 +36,7 @@ describe('ROUTER_* environment overrides', () => {
     const config = loadConfig(BASE_CONFIG_DIR, { ROUTER_PORT: '', ROUTER_SECRET_KEY: '', ROUTER_REDIS_URL: '' });
     expect(config.server.listen.port).toBe(8787);
     expect(config.server.secretKey).toBeUndefined();
-    expect(config.server.rateLimit).toEqual({ backend: 'memory', keyPrefix: 'rl:' });
+    expect(config.server.rateLimit).toEqual({ backend: 'memory', keyPrefix: 'rl:', quotaGate: true });
   });
 
   it('report an invalid override against the variable, with no position', () => {

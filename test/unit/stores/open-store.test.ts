@@ -44,18 +44,18 @@ describe('openStore', () => {
 
 describe('openRateLimiter', () => {
   it('opens the memory limiter', async () => {
-    const limiter = await openRateLimiter({ backend: 'memory', keyPrefix: 'rl:' });
+    const limiter = await openRateLimiter({ backend: 'memory', keyPrefix: 'rl:', quotaGate: true });
     expect([limiter.kind, limiter.status()]).toEqual(['memory', { backend: 'memory' }]);
     await limiter.close();
   });
 
   it('requires a Redis URL for the redis backend', async () => {
-    await expect(openRateLimiter({ backend: 'redis', keyPrefix: 'rl:' })).rejects.toThrow('rateLimit.redisUrl is not set');
+    await expect(openRateLimiter({ backend: 'redis', keyPrefix: 'rl:', quotaGate: true })).rejects.toThrow('rateLimit.redisUrl is not set');
   });
 
   it('opens the Redis limiter and passes the outage callback on', async () => {
     const reasons: string[] = [];
-    const limiter = await openRateLimiter({ backend: 'redis', keyPrefix: 'rl:', redisUrl: 'redis://127.0.0.1:1' }, { onUnavailable: (reason) => reasons.push(reason) });
+    const limiter = await openRateLimiter({ backend: 'redis', keyPrefix: 'rl:', quotaGate: true, redisUrl: 'redis://127.0.0.1:1' }, { onUnavailable: (reason) => reasons.push(reason) });
     expect(limiter.kind).toBe('redis');
     await limiter.admit('acct_a', 1, 0);
     expect(limiter.status().backend).toBe('memory-fallback');

@@ -1,0 +1,18 @@
+/** Picks the monthly quota ledger from the `rateLimit` setting (config/server.yaml); Redis is imported only when used. */
+import type { RateLimitConfig } from '../config/types.js';
+import type { QuotaLedger } from './quota-ledger.js';
+import type { Store } from './store.js';
+import { createStoreQuotaLedger } from './store-quota-ledger.js';
+
+export interface OpenQuotaLedgerOptions {
+  /** Called when the Redis gate moves its decisions to the store (log it). */
+  onUnavailable?: (reason: string) => void;
+}
+
+/** The Redis gate when the windows are in Redis and `quotaGate` is not switched off; the store's own admission otherwise. */
+export async function openQuotaLedger(config: RateLimitConfig, store: Store, options: OpenQuotaLedgerOptions = {}): Promise<QuotaLedger> {
+  if (config.backend !== 'redis' || config.quotaGate === false) return createStoreQuotaLedger(store);
+  if (!config.redisUrl) throw new Error('rateLimit.backend is redis but rateLimit.redisUrl is not set');
+  const { createRedisQuotaGate } = await import('./redis/create-redis-quota-gate.js');
+  return createRedisQuotaGate({ store, url: config.redisUrl, keyPrefix: config.keyPrefix, onUnavailable: options.onUnavailable });
+}

@@ -1,0 +1,259 @@
+/**
+ * The fast monthly quota path for many instances: each admission is one Redis script shared by every
+ * instance, exact under any concurrency. The store stays the durable authority: the gate only admits
+ * within units the store holds for it (one conditional increment per block of requests, never past the
+ * limit), so the store's `used + held` is never below the true count and a lost Redis can only cost
+ * unused held units, never admit extra. Admissions are settled into the store's exact `used` column
+ * within one settle interval. Plan and status come from an account card in Redis that every plan change
+ * or deactivation drops (forgetAccount), so a change applies to the next request.
+ *
+ * Redis unreachable: decisions go to the store's own atomic admission (exact, slower), reported in
+ * status(). Store unreachable: requests fail closed with StoreUnavailableError, at the latest one store
+ * probe interval after it went away (until then the gate admits only within units already reserved).
+ */
+import type { Redis } from 'ioredis';
+import { periodEndMs } from '../../core/quota-period.js';
+import type { QuotaDecision, QuotaLedger, QuotaLedgerStatus } from '../quota-ledger.js';
+import { peekInStore } from '../store-quota-ledger.js';
+import { NotFoundInStoreError, StoreUnavailableError, type QuotaAdmitInput, type Store } from '../store.js';
+import { connectRedis, describeError, firstAttempt } from './connect-redis.js';
+import { createSettlementQueue } from './settlement-queue.js';
+import {
+  ADMIT_SCRIPT,
+  APPLY_RESERVATION_SCRIPT,
+  FILL_CARD_SCRIPT,
+  FORGET_CARD_SCRIPT,
+  REFUND_SCRIPT,
+  SEED_COUNTER_SCRIPT,
+} from './quota-gate-scripts.js';
+
+export interface RedisQuotaGateOptions {
+  store: Store;
+  /** `redis://…` or `rediss://…`. */
+  url: string;
+  /** Prefix of every key the gate writes (default `rl:`), shared with the per-minute windows. */
+  keyPrefix?: string;
+  /** Upper bound on how long a card outlives a change Redis was not told about (default 60 s). */
+  cardTtlMs?: number;
+  /** How often the store is probed, the bound on failing closed after it goes away (default 1 s). */
+  storeProbeMs?: number;
+  /** How often admissions are settled into the store's `used` column (default 1 s). */
+  settleMs?: number;
+  /** Called once each time decisions move to the store because Redis is unreachable. */
+  onUnavailable?: (reason: string) => void;
+}
+
+type Outcome = 'admitted' | 'rejected' | 'inactive' | 'card-missing' | 'counter-missing' | 'needs-reservation';
+type AdmitReply = [outcome: Outcome, plan: string, limit: number, used: number, granted: number, generation: string];
+
+interface GateCommands {
+  quotaAdmit(card: string, counter: string, generation: string, weight: number): Promise<AdmitReply>;
+  quotaFillCard(card: string, generation: string, seen: string, plan: string, status: string, limit: number, ttlMs: number): Promise<number>;
+  quotaForgetCard(card: string, generation: string, keepMs: number): Promise<number>;
+  quotaSeedCounter(counter: string, total: number, expireAtMs: number): Promise<number>;
+  quotaApplyReservation(counter: string, total: number, reserved: number, expireAtMs: number): Promise<number>;
+  quotaRefund(counter: string, weight: number): Promise<number>;
+}
+
+/** Script calls per admission before deciding in the store instead; each step is progress by someone. */
+const MAX_STEPS = 16;
+/** The largest block reserved at once: what a lost Redis can cost an account at most, per reservation. */
+export const MAX_RESERVATION = 100;
+/** A generation must outlive any store read that started before the change it guards against. */
+const GENERATION_KEEP_MS = 24 * 60 * 60 * 1000;
+/** Counters outlive their period by a day, for clocks that disagree a little. */
+const COUNTER_GRACE_MS = 24 * 60 * 60 * 1000;
+
+/** Units to reserve at once: 1% of the limit, at least 1 and at most MAX_RESERVATION. */
+export function reservationBlock(limit: number): number {
+  return Math.max(1, Math.min(MAX_RESERVATION, Math.floor(limit / 100)));
+}
+
+function connect(url: string): Redis & GateCommands {
+  const redis = connectRedis(url);
+  redis.defineCommand('quotaAdmit', { numberOfKeys: 3, lua: ADMIT_SCRIPT });
+  redis.defineCommand('quotaFillCard', { numberOfKeys: 2, lua: FILL_CARD_SCRIPT });
+  redis.defineCommand('quotaForgetCard', { numberOfKeys: 2, lua: FORGET_CARD_SCRIPT });
+  redis.defineCommand('quotaSeedCounter', { numberOfKeys: 1, lua: SEED_COUNTER_SCRIPT });
+  redis.defineCommand('quotaApplyReservation', { numberOfKeys: 1, lua: APPLY_RESERVATION_SCRIPT });
+  redis.defineCommand('quotaRefund', { numberOfKeys: 1, lua: REFUND_SCRIPT });
+  return redis as Redis & GateCommands;
+}
+
+export function createRedisQuotaGate(options: RedisQuotaGateOptions): QuotaLedger {
+  const { store } = options;
+  const prefix = options.keyPrefix ?? 'rl:';
+  const cardTtlMs = options.cardTtlMs ?? 60_000;
+  const redis = connect(options.url);
+  const connected = firstAttempt(redis);
+  let current: QuotaLedgerStatus = { backend: 'redis-gate' };
+  let closing = false;
+  let storeDown = false;
+  /** One store round trip per account and purpose at a time on this instance; the others wait for it. */
+  const inFlight = new Map<string, Promise<unknown>>();
+  /** Weight of this instance's admissions under way per counter: how much one reservation should cover. */
+  const demand = new Map<string, number>();
+  const settlements = createSettlementQueue(store, options.settleMs ?? 1000);
+
+  redis.on('ready', () => (current = { backend: 'redis-gate' }));
+  redis.on('error', (error: Error) => useStore(`redis unavailable: ${error.message}`));
+  redis.on('close', () => useStore('redis connection closed'));
+
+  const probe = setInterval(() => {
+    store.ping().then(
+      () => (storeDown = false),
+      () => (storeDown = true),
+    );
+  }, options.storeProbeMs ?? 1000);
+  probe.unref();
+
+  function useStore(reason: string): void {
+    if (closing || current.backend === 'store-fallback') return;
+    current = { backend: 'store-fallback', reason };
+    options.onUnavailable?.(reason);
+  }
+
+  const cardKeys = (accountId: string) => ({ card: `${prefix}quota-card:{${accountId}}`, generation: `${prefix}quota-gen:{${accountId}}` });
+  const keysOf = (accountId: string, period: string) => ({
+    ...cardKeys(accountId),
+    counter: `${prefix}quota:{${accountId}}:${period}`,
+    expireAtMs: periodEndMs(period) + COUNTER_GRACE_MS,
+  });
+  type Keys = ReturnType<typeof keysOf>;
+
+  function once<T>(key: string, work: () => Promise<T>): Promise<T> {
+    const running = inFlight.get(key) as Promise<T> | undefined;
+    if (running) return running;
+    const started = work().finally(() => inFlight.delete(key));
+    inFlight.set(key, started);
+    return started;
+  }
+
+  async function admitInStore(input: QuotaAdmitInput): Promise<QuotaDecision> {
+    const admission = await store.admitQuota(input);
+    storeDown = false;
+    return { ...admission, refund: () => store.refundQuota(input.accountId, input.period, input.weight) };
+  }
+
+  async function fillCard(keys: Keys, accountId: string, seenGeneration: string, limitsByPlan: QuotaAdmitInput['limitsByPlan']) {
+    const account = await store.getAccount(accountId);
+    if (!account) throw new NotFoundInStoreError('account', accountId);
+    const limit = limitsByPlan[account.plan] ?? 0;
+    await redis.quotaFillCard(keys.card, keys.generation, seenGeneration, account.plan, account.status, limit, cardTtlMs);
+  }
+
+  async function seedCounter(keys: Keys, accountId: string, period: string) {
+    await redis.quotaSeedCounter(keys.counter, await store.readQuotaCommitted(accountId, period), keys.expireAtMs);
+  }
+
+  /**
+   * Hold a block in the store with its own atomic check (against the plan and status the store holds
+   * now), then hand the units to the gate. Returns the store's count, and whether it had room.
+   */
+  async function reserve(keys: Keys, input: QuotaAdmitInput, card: { plan: string; limit: number; granted: number }) {
+    const want = Math.max(reservationBlock(card.limit), demand.get(keys.counter) ?? input.weight);
+    const units = Math.max(input.weight, Math.min(want, card.limit - card.granted));
+    let admission = await store.holdQuota({ ...input, weight: units });
+    let reserved = admission.admitted ? units : 0;
+    const room = admission.limit - admission.used;
+    if (!admission.admitted && admission.status === 'active' && room >= input.weight) {
+      // Others reserved or counted meanwhile: take what is left.
+      admission = await store.holdQuota({ ...input, weight: Math.min(units, room) });
+      reserved = admission.admitted ? Math.min(units, room) : 0;
+    }
+    if (admission.plan !== card.plan || admission.limit !== card.limit || admission.status !== 'active') {
+      // The card is stale (a change Redis was not told about): the next step reads the store again.
+      await redis.quotaForgetCard(keys.card, keys.generation, GENERATION_KEEP_MS);
+    }
+    await redis.quotaApplyReservation(keys.counter, admission.used, reserved, keys.expireAtMs);
+    return { hadRoom: reserved > 0, storeUsed: admission.used };
+  }
+
+  async function admitThroughGate(input: QuotaAdmitInput, keys: Keys): Promise<QuotaDecision> {
+    const { accountId, period, weight } = input;
+    const notCounted = { refund: async () => undefined };
+    let storeFull: { storeUsed: number } | undefined;
+    for (let step = 0; step < MAX_STEPS; step++) {
+      const [outcome, plan, limit, used, granted, generation] = await redis.quotaAdmit(keys.card, keys.counter, keys.generation, weight);
+      switch (outcome) {
+        case 'admitted':
+          settlements.add(accountId, period, weight);
+          return { plan, status: 'active', admitted: true, used, limit, refund: () => refundInGate(keys.counter, accountId, period, weight) };
+        case 'rejected':
+          return { plan, status: 'active', admitted: false, used, limit, ...notCounted };
+        case 'inactive':
+          return { plan, status: 'inactive', admitted: false, used, limit, ...notCounted };
+        case 'card-missing':
+          await once(`card:${keys.card}`, () => fillCard(keys, accountId, generation, input.limitsByPlan));
+          break;
+        case 'counter-missing':
+          await once(`seed:${keys.counter}`, () => seedCounter(keys, accountId, period));
+          break;
+        case 'needs-reservation': {
+          // The store had no room for the last reservation and the gate has none left: the units still
+          // unaccounted for are reserved by requests under way elsewhere, so this one is over the limit.
+          if (storeFull) return { plan, status: 'active', admitted: false, used: Math.max(used, storeFull.storeUsed), limit, ...notCounted };
+          const result = await once(`reserve:${keys.counter}`, () => reserve(keys, input, { plan, limit, granted }));
+          if (!result.hadRoom) storeFull = result;
+          break;
+        }
+      }
+    }
+    return admitInStore(input);
+  }
+
+  async function refundInGate(counter: string, accountId: string, period: string, weight: number): Promise<void> {
+    await redis.quotaRefund(counter, weight);
+    settlements.add(accountId, period, -weight);
+  }
+
+  return {
+    kind: 'redis-gate',
+    status: () => ({ ...current }),
+
+    async admit(input) {
+      await connected;
+      if (redis.status !== 'ready') useStore(`redis not connected (${redis.status})`);
+      if (storeDown || redis.status !== 'ready') return admitInStore(input);
+      const keys = keysOf(input.accountId, input.period);
+      const { counter } = keys;
+      demand.set(counter, (demand.get(counter) ?? 0) + input.weight);
+      try {
+        return await admitThroughGate(input, keys);
+      } catch (error) {
+        if (error instanceof StoreUnavailableError) storeDown = true;
+        if (error instanceof StoreUnavailableError || error instanceof NotFoundInStoreError) throw error;
+        useStore(`redis unavailable: ${describeError(error)}`);
+        return admitInStore(input);
+      } finally {
+        const left = (demand.get(counter) ?? 0) - input.weight;
+        if (left > 0) demand.set(counter, left);
+        else demand.delete(counter);
+      }
+    },
+
+    async peek(accountId, period, limitsByPlan) {
+      const standing = await peekInStore(store, accountId, period, limitsByPlan);
+      if (!standing || redis.status !== 'ready') return standing;
+      try {
+        const used = await redis.hget(keysOf(accountId, period).counter, 'used');
+        return used === null ? standing : { ...standing, used: Number(used) };
+      } catch {
+        return standing;
+      }
+    },
+
+    async forgetAccount(accountId) {
+      await connected;
+      const keys = cardKeys(accountId);
+      await redis.quotaForgetCard(keys.card, keys.generation, GENERATION_KEEP_MS);
+    },
+
+    async close() {
+      closing = true;
+      clearInterval(probe);
+      await settlements.close();
+      redis.disconnect();
+    },
+  };
+}
