@@ -11,7 +11,10 @@ import { createAdapterRegistry } from '../providers/registry.js';
 import { evaluateManagedAccess } from '../routing/managed-access.js';
 import { ProviderHealth } from '../routing/provider-health.js';
 import { RoutingEngine } from '../routing/routing-engine.js';
+import { forgetOnAccountChange } from '../stores/forget-on-account-change.js';
+import { openQuotaLedger } from '../stores/open-quota-ledger.js';
 import { openRateLimiter } from '../stores/open-rate-limiter.js';
+import type { QuotaLedger } from '../stores/quota-ledger.js';
 import { openStore } from '../stores/open-store.js';
 import type { RateLimiter } from '../stores/rate-limiter.js';
 import type { Store } from '../stores/store.js';
@@ -24,6 +27,7 @@ export interface BuildOptions {
   random?: () => number;
   store?: Store;
   rateLimiter?: RateLimiter;
+  quota?: QuotaLedger;
   upstreamClient?: UpstreamClient;
 }
 
@@ -34,8 +38,16 @@ export interface RouterRuntime extends RouterDeps {
 export async function buildRouterDeps(config: RouterConfig, options: BuildOptions = {}): Promise<RouterRuntime> {
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? consola.withTag('router');
-  const store = options.store ?? (await openStore(config.server.storage, clock));
-  await store.migrate();
+  const rawStore = options.store ?? (await openStore(config.server.storage, clock));
+  await rawStore.migrate();
+  const quota =
+    options.quota ??
+    (await openQuotaLedger(config.server.rateLimit, rawStore, {
+      onUnavailable: (reason) => logger.warn(`monthly quota gate unavailable (${reason}); admitting in the store until Redis is back`),
+    }));
+  const store = forgetOnAccountChange(rawStore, quota, (accountId, error) =>
+    logger.warn(`account ${accountId} changed, but the quota gate could not be told (${describe(error)}); its cached plan expires within a minute`),
+  );
   const rateLimiter =
     options.rateLimiter ??
     (await openRateLimiter(config.server.rateLimit, {
@@ -71,6 +83,7 @@ export async function buildRouterDeps(config: RouterConfig, options: BuildOption
     config,
     store,
     rateLimiter,
+    quota,
     clock,
     logger,
     keys: new KeyService({ store, clock, secret, cacheTtlMs: config.server.keyCacheTtlMs }),
@@ -83,7 +96,10 @@ export async function buildRouterDeps(config: RouterConfig, options: BuildOption
     async close() {
       await client.close();
       await rateLimiter.close();
+      await quota.close();
       await store.close();
     },
   };
 }
+
+const describe = (error: unknown): string => (error instanceof Error ? error.message : String(error));

@@ -100,11 +100,12 @@ function notFound(): never {
 
 async function readiness(event: H3Event, deps: RouterDeps) {
   const rateLimiter = deps.rateLimiter.status();
+  const quota = deps.quota.status();
   try {
     await deps.store.ping();
-    return { status: 'ready', store: deps.store.kind, rateLimiter };
+    return { status: 'ready', store: deps.store.kind, quota, rateLimiter };
   } catch {
     event.node.res.statusCode = 503;
-    return { status: 'unavailable', store: deps.store.kind, rateLimiter };
+    return { status: 'unavailable', store: deps.store.kind, quota, rateLimiter };
   }
 }

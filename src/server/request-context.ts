@@ -26,8 +26,8 @@ export interface RouterRequestContext {
   body?: Record<string, unknown>;
   /** The route profile the body's `model` names, when it names a known one. */
   route?: RouteProfileConfig;
-  /** Quota weight admitted for this request, to refund when no upstream serves it. */
-  admittedWeight?: number;
+  /** The monthly count this request took, to give back when no upstream serves it. */
+  admitted?: { weight: number; refund(): Promise<void> };
 }
 
 declare module 'h3' {

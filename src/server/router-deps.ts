@@ -8,6 +8,7 @@ import type { Clock } from '../core/clock.js';
 import type { KeyService } from '../accounts/key-service.js';
 import type { RoutingEngine } from '../routing/routing-engine.js';
 import type { Store } from '../stores/store.js';
+import type { QuotaLedger } from '../stores/quota-ledger.js';
 import type { RateLimiter } from '../stores/rate-limiter.js';
 import type { ManagedAccessStatus } from '../routing/managed-access.js';
 import type { ProviderHealth } from '../routing/provider-health.js';
@@ -16,6 +17,8 @@ export interface RouterDeps {
   config: RouterConfig;
   store: Store;
   rateLimiter: RateLimiter;
+  /** Monthly quota decisions: the store's own, or the Redis gate drawing on the store. */
+  quota: QuotaLedger;
   clock: Clock;
   logger: ConsolaInstance;
   keys: KeyService;
@@ -24,6 +27,6 @@ export interface RouterDeps {
   managedAccess: ManagedAccessStatus;
   plans: ReadonlyMap<string, PlanConfig>;
   routes: ReadonlyMap<string, RouteProfileConfig>;
-  /** Monthly limit per plan id, handed to Store.admitQuota. */
+  /** Monthly limit per plan id, handed to QuotaLedger.admit. */
   quotaLimits: Readonly<Record<string, number>>;
 }

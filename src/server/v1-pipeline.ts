@@ -55,7 +55,7 @@ export function applyLimitHeaders(event: H3Event, ctx: RouterRequestContext, dep
 
 async function failRequest(event: H3Event, ctx: RouterRequestContext, deps: RouterDeps, error: unknown): Promise<string | undefined> {
   const routerError = toRouterError(error, deps, ctx);
-  if (ctx.admittedWeight && REFUNDED.has(routerError.code)) await refund(ctx, deps);
+  if (ctx.admitted && REFUNDED.has(routerError.code)) await refund(ctx, deps);
   if (event.node.res.headersSent || event.node.res.destroyed) return undefined;
   if (routerError.code !== 'store_unavailable') await fillMissingLimits(ctx, deps);
   applyLimitHeaders(event, ctx, deps);
@@ -78,10 +78,10 @@ function toRouterError(error: unknown, deps: RouterDeps, ctx: RouterRequestConte
 }
 
 async function refund(ctx: RouterRequestContext, deps: RouterDeps): Promise<void> {
-  const weight = ctx.admittedWeight!;
-  ctx.admittedWeight = undefined;
+  const { weight, refund: giveBack } = ctx.admitted!;
+  ctx.admitted = undefined;
   try {
-    await deps.store.refundQuota(ctx.caller!.accountId, ctx.quota!.period, weight);
+    await giveBack();
     ctx.quota!.used = Math.max(0, ctx.quota!.used - weight);
   } catch (error) {
     deps.logger.warn(`[${ctx.requestId}] quota refund failed: ${error instanceof Error ? error.message : String(error)}`);

@@ -5,19 +5,19 @@ import type { RouterDeps } from '../router-deps.js';
 import type { RouterRequestContext } from '../request-context.js';
 import type { Stage } from './stage.js';
 
-type QuotaDeps = Pick<RouterDeps, 'store' | 'clock' | 'plans' | 'quotaLimits'>;
+type QuotaDeps = Pick<RouterDeps, 'quota' | 'clock' | 'plans' | 'quotaLimits'>;
 
 /**
- * Monthly quota for model traffic: one atomic check-and-increment in the store, which also returns
- * the account's current plan, so a plan change applies to the very next request. The route profile's
- * quotaWeight is what a request costs.
+ * Monthly quota for model traffic: one atomic check-and-increment by the quota ledger, which also
+ * returns the account's current plan, so a plan change applies to the very next request. The route
+ * profile's quotaWeight is what a request costs.
  */
 export function createQuotaStage(deps: QuotaDeps): Stage {
   return async (_event, ctx) => {
     const now = deps.clock.now();
     const period = quotaPeriod(now);
     const weight = ctx.route?.quotaWeight ?? 1;
-    const admission = await deps.store.admitQuota({ accountId: ctx.caller!.accountId, period: period.key, weight, limitsByPlan: deps.quotaLimits });
+    const admission = await deps.quota.admit({ accountId: ctx.caller!.accountId, period: period.key, weight, limitsByPlan: deps.quotaLimits });
     if (admission.status !== 'active') throw new RouterError('inactive_account', INACTIVE_ACCOUNT_MESSAGE);
     ctx.plan = deps.plans.get(admission.plan);
     ctx.quota = { limit: admission.limit, used: admission.used, period: period.key, resetsAt: period.resetsAt };
@@ -27,7 +27,7 @@ export function createQuotaStage(deps: QuotaDeps): Stage {
         `The monthly request quota of the ${ctx.plan?.name ?? admission.plan} plan (${admission.limit} requests) is used up. It resets at ${period.resetsAt}; upgrade for more.`,
       );
     }
-    ctx.admittedWeight = weight;
+    ctx.admitted = { weight, refund: admission.refund };
   };
 }
 
@@ -42,12 +42,11 @@ export function createQuotaPeekStage(deps: QuotaDeps): Stage {
   };
 }
 
-/** Fill ctx.plan and ctx.quota from the store without counting; leaves them unset for an unusable account. */
+/** Fill ctx.plan and ctx.quota without counting; leaves them unset for an unusable account. */
 export async function peekQuota(deps: QuotaDeps, ctx: RouterRequestContext): Promise<void> {
-  const account = await deps.store.getAccount(ctx.caller!.accountId);
-  if (!account || account.status !== 'active') return;
   const period = quotaPeriod(deps.clock.now());
-  ctx.plan = deps.plans.get(account.plan);
-  const used = await deps.store.readQuota(account.id, period.key);
-  ctx.quota = { limit: deps.quotaLimits[account.plan] ?? 0, used, period: period.key, resetsAt: period.resetsAt };
+  const standing = await deps.quota.peek(ctx.caller!.accountId, period.key, deps.quotaLimits);
+  if (!standing || standing.status !== 'active') return;
+  ctx.plan = deps.plans.get(standing.plan);
+  ctx.quota = { limit: standing.limit, used: standing.used, period: period.key, resetsAt: period.resetsAt };
 }
