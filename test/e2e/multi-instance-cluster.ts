@@ -46,13 +46,20 @@ export interface Cluster {
   cli(...args: string[]): Promise<any>;
   /** An account, a key and the account's own OpenAI key, all made through the CLI. */
   createAccount(plan: string): Promise<ClusterAccount>;
-  /** The account's monthly count in the current period, read from PostgreSQL. */
+  /** The account's monthly count in the current period, read from PostgreSQL (the gate settles it within 1 s). */
   readQuota(accountId: string): Promise<number>;
+  /** The same once both instances' quota gates have settled it (polls up to 5 s). */
+  settledQuota(accountId: string, expected: number): Promise<number>;
+  /** used + held in PostgreSQL: what the limit is checked against, reservations of the quota gates included. */
+  readQuotaCommitted(accountId: string): Promise<number>;
+  /** Prefix of this cluster's Redis keys. */
+  keyPrefix: string;
   close(): Promise<void>;
 }
 
 export async function startCluster(options: { plans: Parameters<typeof planLimits>[0]; keyCacheTtlMs?: number }): Promise<Cluster> {
   const schema = `e2e_cluster_${randomBytes(5).toString('hex')}`;
+  const keyPrefix = `${schema}:`;
   const storage = new URL(postgresUrl ?? '');
   storage.searchParams.set('schema', schema);
   const fakes = await startFakes();
@@ -60,11 +67,13 @@ export async function startCluster(options: { plans: Parameters<typeof planLimit
     plans: planLimits(options.plans),
     providers: pointProvidersAt(fakes.urls),
     routes: frontierOrder(['openai']),
-    server: (doc) => void (doc.keyCacheTtlMs = options.keyCacheTtlMs ?? 5000),
+    server: (doc) => {
+      doc.keyCacheTtlMs = options.keyCacheTtlMs ?? 5000;
+      doc.rateLimit = { ...doc.rateLimit, keyPrefix };
+    },
   });
   const env = { ROUTER_CONFIG: configDir, ROUTER_STORAGE: storage.toString(), ROUTER_REDIS_URL: redisUrl ?? '', ROUTER_SECRET_KEY: TEST_SECRET };
   const reader = createPostgresStore({ url: postgresUrl ?? '', schema, clock: systemClock, poolSize: 2 });
-  const accounts: string[] = [];
   // Both instances migrate the fresh schema at once: the advisory lock makes them take turns.
   const started = await Promise.allSettled([startRouterProcess(env), startRouterProcess(env)]);
   const routers = started.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : [])) as [RouterProcess, RouterProcess];
@@ -82,18 +91,28 @@ export async function startCluster(options: { plans: Parameters<typeof planLimit
     cli,
     async createAccount(plan) {
       const { account } = await cli('accounts', 'create', '--email', `cluster-${randomBytes(4).toString('hex')}@example.com`, '--plan', plan);
-      accounts.push(account.id);
       const { id, key } = await cli('keys', 'create', '--account', account.id, '--name', 'cluster');
       await cli('provider-keys', 'set', '--account', account.id, '--provider', 'openai', '--key', PROVIDER_KEYS.openai);
       return { accountId: account.id, key, keyId: id };
     },
     readQuota: (accountId) => reader.readQuota(accountId, quotaPeriod(Date.now()).key),
+    async settledQuota(accountId, expected) {
+      const deadline = Date.now() + 5000;
+      let used = await reader.readQuota(accountId, quotaPeriod(Date.now()).key);
+      while (used !== expected && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        used = await reader.readQuota(accountId, quotaPeriod(Date.now()).key);
+      }
+      return used;
+    },
+    readQuotaCommitted: (accountId) => reader.readQuotaCommitted(accountId, quotaPeriod(Date.now()).key),
+    keyPrefix,
     async close() {
       await Promise.all(routers.map((router) => router.stop()));
       await fakes.close();
       await reader.close();
       await dropSchema(schema);
-      await forgetWindows(accounts);
+      await forgetRedisKeys(keyPrefix);
       rmSync(configDir, { recursive: true, force: true });
     },
   };
@@ -106,10 +125,10 @@ async function dropSchema(schema: string): Promise<void> {
   await admin.end();
 }
 
-/** Delete only this run's per-minute windows (`rl:<account id>`, the limiter's default prefix). */
-async function forgetWindows(accountIds: readonly string[]): Promise<void> {
-  if (accountIds.length === 0) return;
+/** Delete only this cluster's Redis keys (windows and quota gate), found by their prefix. */
+async function forgetRedisKeys(prefix: string): Promise<void> {
   const redis = new Redis(redisUrl ?? '');
-  await redis.del(...accountIds.map((id) => `rl:${id}`));
+  const keys = await redis.keys(`${prefix}*`);
+  if (keys.length > 0) await redis.del(...keys);
   await redis.quit();
 }

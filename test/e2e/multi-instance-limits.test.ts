@@ -1,16 +1,20 @@
 /**
- * Two router processes sharing PostgreSQL (monthly counts) and Redis (minute windows): concurrent
- * requests spread over both instances admit exactly the limit between them, and no more.
+ * Two router processes sharing PostgreSQL (durable monthly counts) and Redis (minute windows and the
+ * monthly quota gate): concurrent requests spread over both instances admit exactly the limit between
+ * them, and no more, and PostgreSQL ends up with the exact count.
  */
+import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clusterSkipReason, startCluster, type Cluster } from './multi-instance-cluster.js';
-import { admittedValues, burst, tally } from './router-harness.js';
+import { MAX_RESERVATION } from '../../src/stores/redis/create-redis-quota-gate.js';
+import { admittedValues, burst, postChat, tally } from './router-harness.js';
 
 if (clusterSkipReason) console.warn(clusterSkipReason);
 
 const CONCURRENT = 40;
 const MONTHLY = 15;
 const PER_MINUTE = 12;
+const postChatStatus = async (baseURL: string, key: string) => (await postChat(baseURL, key)).status;
 const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i);
 
 describe.skipIf(clusterSkipReason !== undefined)('limits shared by two router processes (PostgreSQL + Redis)', () => {
@@ -29,7 +33,7 @@ describe.skipIf(clusterSkipReason !== undefined)('limits shared by two router pr
   it('runs both instances on the shared store and the shared windows', async () => {
     for (const router of cluster.routers) {
       const ready = await fetch(`${router.url}/readyz`);
-      expect(await ready.json()).toEqual({ status: 'ready', store: 'postgres', rateLimiter: { backend: 'redis' } });
+      expect(await ready.json()).toEqual({ status: 'ready', store: 'postgres', quota: { backend: 'redis-gate' }, rateLimiter: { backend: 'redis' } });
     }
   });
 
@@ -38,10 +42,12 @@ describe.skipIf(clusterSkipReason !== undefined)('limits shared by two router pr
     const { key, accountId } = await cluster.createAccount('free');
     const outcomes = await burst(baseURLs(), key, CONCURRENT);
     expect(tally(outcomes)).toEqual({ '200': MONTHLY, '429 monthly_quota_exceeded': CONCURRENT - MONTHLY });
-    // One counter row serializes both instances: each admission saw its own count.
+    // One Redis counter serializes both instances: each admission saw its own count.
     expect(admittedValues(outcomes, (outcome) => outcome.quotaUsed)).toEqual(range(1, MONTHLY));
     expect(cluster.fakes.openai.requests).toHaveLength(MONTHLY);
-    expect(await cluster.readQuota(accountId)).toBe(MONTHLY);
+    // PostgreSQL holds every admitted unit from before it was used, and ends with the exact count.
+    expect(await cluster.readQuotaCommitted(accountId)).toBe(MONTHLY);
+    expect(await cluster.settledQuota(accountId, MONTHLY)).toBe(MONTHLY);
   });
 
   it(`admits exactly ${PER_MINUTE} of ${CONCURRENT} concurrent requests against ${PER_MINUTE} per minute`, async () => {
@@ -55,6 +61,29 @@ describe.skipIf(clusterSkipReason !== undefined)('limits shared by two router pr
     expect(waits.every((seconds) => Number.isInteger(seconds) && seconds >= 1 && seconds <= 60)).toBe(true);
     expect(cluster.fakes.openai.requests).toHaveLength(PER_MINUTE);
     // Rate-limited requests gave their monthly count back on whichever instance rejected them.
-    expect(await cluster.readQuota(accountId)).toBe(PER_MINUTE);
+    expect(await cluster.settledQuota(accountId, PER_MINUTE)).toBe(PER_MINUTE);
+    // The rest of what the gates reserved stays held for the next requests: here one block per instance at most.
+    const committed = await cluster.readQuotaCommitted(accountId);
+    expect(committed).toBeGreaterThanOrEqual(PER_MINUTE);
+    expect(committed).toBeLessThanOrEqual(PER_MINUTE + 2 * MAX_RESERVATION);
+  });
+
+  it('never admits past the quota when Redis loses the quota gate mid-month: it starts again from PostgreSQL', async () => {
+    cluster.fakes.reset();
+    const { key, accountId } = await cluster.createAccount('free');
+    const [first, second] = baseURLs() as [string, string];
+    for (let i = 0; i < 5; i++) expect((await postChatStatus(i % 2 === 0 ? first : second, key))).toBe(200);
+
+    const redis = new Redis(process.env.ROUTER_TEST_REDIS_URL ?? '');
+    const gateKeys = await redis.keys(`${cluster.keyPrefix}quota*{${accountId}}*`);
+    expect(gateKeys.length).toBeGreaterThanOrEqual(2);
+    await redis.del(...gateKeys);
+    await redis.quit();
+
+    const outcomes = await burst(baseURLs(), key, CONCURRENT);
+    expect(tally(outcomes)).toEqual({ '200': MONTHLY - 5, '429 monthly_quota_exceeded': CONCURRENT - (MONTHLY - 5) });
+    expect(admittedValues(outcomes, (outcome) => outcome.quotaUsed)).toEqual(range(6, MONTHLY));
+    expect(cluster.fakes.openai.requests).toHaveLength(MONTHLY);
+    expect(await cluster.settledQuota(accountId, MONTHLY)).toBe(MONTHLY);
   });
 });
