@@ -4,6 +4,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { createServer, connect, type Server, type Socket } from 'node:net';
+import { Redis } from 'ioredis';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateApiKey } from '../../src/core/api-key.js';
@@ -77,21 +78,30 @@ describe('Redis unreachable', () => {
     await fakes.close();
   });
 
-  it('keeps limiting per instance, reports memory-fallback with a reason in /readyz, and logs a warning', async () => {
+  it('keeps limiting per instance, decides the monthly quota in the store, says so in /readyz, and logs each once', async () => {
     const { key } = await router.createAccount('free', OPENAI);
     const statuses: number[] = [];
-    for (let i = 0; i < 4; i++) statuses.push((await postChat(router.baseURL, key)).status);
+    const used: Array<string | null> = [];
+    for (let i = 0; i < 4; i++) {
+      const response = await postChat(router.baseURL, key);
+      statuses.push(response.status);
+      used.push(response.headers.get('x-quota-used'));
+    }
     expect(statuses).toEqual([200, 200, 200, 429]);
+    // Counted in SQLite, one by one; the rate-limited fourth request was given back.
+    expect(used).toEqual(['1', '2', '3', '3']);
 
     const ready = await fetch(`${router.url}/readyz`);
     expect(ready.status).toBe(200);
     const body = await json(ready);
-    expect(body).toMatchObject({ status: 'ready', store: 'sqlite', rateLimiter: { backend: 'memory-fallback' } });
+    expect(body).toMatchObject({ status: 'ready', store: 'sqlite', quota: { backend: 'store-fallback' }, rateLimiter: { backend: 'memory-fallback' } });
     expect(body.rateLimiter.reason).toMatch(/^redis /);
+    expect(body.quota.reason).toMatch(/^redis /);
 
     const lines: string[] = (router.server.runtime.logger as unknown as { lines: string[] }).lines;
     const warnings = lines.filter((line) => line.includes('shared rate-limit windows unavailable'));
     expect(warnings).toHaveLength(1);
+    expect(lines.filter((line) => line.includes('monthly quota gate unavailable'))).toHaveLength(1);
     expect(JSON.stringify([body, lines])).not.toContain('hunter2-redis');
   });
 });
@@ -175,5 +185,67 @@ describe.skipIf(!postgresUrl)('PostgreSQL unreachable while serving', () => {
     } finally {
       await closing.close();
     }
+  });
+});
+
+const redisUrl = process.env.ROUTER_TEST_REDIS_URL;
+describe.skipIf(!postgresUrl || !redisUrl)('PostgreSQL unreachable while the Redis quota gate still holds units', () => {
+  const schema = `limits_gate_outage_${randomBytes(4).toString('hex')}`;
+  const databaseUrl = new URL(postgresUrl ?? 'postgres://unset');
+  let relay: Awaited<ReturnType<typeof startRelay>>;
+  let fakes: Fakes;
+  let router: TestRouter;
+
+  beforeAll(async () => {
+    fakes = await startFakes();
+    relay = await startRelay({ host: databaseUrl.hostname, port: Number(databaseUrl.port || 5432) });
+    const viaRelay = new URL(databaseUrl);
+    viaRelay.port = String(relay.port);
+    viaRelay.searchParams.set('schema', schema);
+    router = await startTestRouter({
+      patch: {
+        ...patch(fakes),
+        // A limit large enough that the first request makes PostgreSQL hold a block of 100 for the gate.
+        plans: planLimits({ free: { monthlyRequests: 100_000, requestsPerMinute: 1000 } }),
+        server: (doc: any) => void (doc.rateLimit = { ...doc.rateLimit, keyPrefix: `${schema}:` }),
+      },
+      env: { ROUTER_STORAGE: viaRelay.toString(), ROUTER_REDIS_URL: redisUrl ?? '' },
+    });
+  });
+  afterAll(async () => {
+    await router?.close();
+    await fakes?.close();
+    const admin = new pg.Client({ connectionString: postgresUrl });
+    await admin.connect();
+    await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+    await admin.end();
+    const redis = new Redis(redisUrl ?? '');
+    const keys = await redis.keys(`${schema}:*`);
+    if (keys.length > 0) await redis.del(...keys);
+    await redis.quit();
+  });
+
+  it('fails closed with 503 within two store probes, though Redis could still admit, and recovers', async () => {
+    const { key } = await router.createAccount('free', OPENAI);
+    expect((await postChat(router.baseURL, key)).status).toBe(200);
+    expect(await json(await fetch(`${router.url}/readyz`))).toMatchObject({ quota: { backend: 'redis-gate' } });
+    await relay.cut();
+    fakes.reset();
+    await new Promise((resolve) => setTimeout(resolve, 2500));
+
+    const refused = await postChat(router.baseURL, key);
+    expect(refused.status).toBe(503);
+    expect((await json(refused)).error).toMatchObject(STORE_UNAVAILABLE);
+    expect(fakes.openai.requests).toHaveLength(0);
+
+    await relay.restore();
+    const deadline = Date.now() + 5000;
+    let back = await postChat(router.baseURL, key);
+    while (back.status === 503 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      back = await postChat(router.baseURL, key);
+    }
+    expect(back.status).toBe(200);
+    expect(back.headers.get('x-quota-used')).toBe('2');
   });
 });

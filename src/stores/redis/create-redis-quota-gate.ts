@@ -8,8 +8,8 @@
  * or deactivation drops (forgetAccount), so a change applies to the next request.
  *
  * Redis unreachable: decisions go to the store's own atomic admission (exact, slower), reported in
- * status(). Store unreachable: requests fail closed with StoreUnavailableError, at the latest one store
- * probe interval after it went away (until then the gate admits only within units already reserved).
+ * status(). Store unreachable: requests fail closed with StoreUnavailableError, at the latest two store
+ * probe intervals after it went away (until then the gate admits only within units already held).
  */
 import type { Redis } from 'ioredis';
 import { periodEndMs } from '../../core/quota-period.js';
@@ -35,7 +35,7 @@ export interface RedisQuotaGateOptions {
   keyPrefix?: string;
   /** Upper bound on how long a card outlives a change Redis was not told about (default 60 s). */
   cardTtlMs?: number;
-  /** How often the store is probed, the bound on failing closed after it goes away (default 1 s). */
+  /** How often the store is probed; it fails closed at most two intervals after the store goes away (default 1 s). */
   storeProbeMs?: number;
   /** How often admissions are settled into the store's `used` column (default 1 s). */
   settleMs?: number;
@@ -99,11 +99,18 @@ export function createRedisQuotaGate(options: RedisQuotaGateOptions): QuotaLedge
   redis.on('error', (error: Error) => useStore(`redis unavailable: ${error.message}`));
   redis.on('close', () => useStore('redis connection closed'));
 
+  let probing = false;
   const probe = setInterval(() => {
-    store.ping().then(
-      () => (storeDown = false),
-      () => (storeDown = true),
-    );
+    // A store that has not answered the last probe within an interval counts as down (a hung network).
+    if (probing) return void (storeDown = true);
+    probing = true;
+    store
+      .ping()
+      .then(
+        () => (storeDown = false),
+        () => (storeDown = true),
+      )
+      .finally(() => (probing = false));
   }, options.storeProbeMs ?? 1000);
   probe.unref();
 
@@ -131,7 +138,6 @@ export function createRedisQuotaGate(options: RedisQuotaGateOptions): QuotaLedge
 
   async function admitInStore(input: QuotaAdmitInput): Promise<QuotaDecision> {
     const admission = await store.admitQuota(input);
-    storeDown = false;
     return { ...admission, refund: () => store.refundQuota(input.accountId, input.period, input.weight) };
   }
 
@@ -213,8 +219,15 @@ export function createRedisQuotaGate(options: RedisQuotaGateOptions): QuotaLedge
 
     async admit(input) {
       await connected;
-      if (redis.status !== 'ready') useStore(`redis not connected (${redis.status})`);
-      if (storeDown || redis.status !== 'ready') return admitInStore(input);
+      if (redis.status !== 'ready') {
+        useStore(`redis not connected (${redis.status})`);
+        return admitInStore(input);
+      }
+      if (storeDown) {
+        // Fail closed until the store answers again; then straight back to the gate.
+        await store.ping();
+        storeDown = false;
+      }
       const keys = keysOf(input.accountId, input.period);
       const { counter } = keys;
       demand.set(counter, (demand.get(counter) ?? 0) + input.weight);
