@@ -59,6 +59,24 @@ describe('the router CLI (built bin/router, real processes)', () => {
     expect(off.status).toBe('inactive');
   });
 
+  it('changes a plan even when the Redis of the quota gate is unreachable, and warns how long instances may take to see it', async () => {
+    const { account } = await json('accounts', 'create', '--email', 'grace@example.com', '--plan', 'free');
+    const saved = env;
+    // A closed port, and a password that must not be echoed.
+    env = { ...env, ROUTER_REDIS_URL: 'redis://:hunter2-redis@127.0.0.1:1' };
+    try {
+      const result = await cli('accounts', 'set-plan', account.id, 'pro', '--json');
+      expect(result.code, result.stderr).toBe(0);
+      expect(JSON.parse(result.stdout).account.plan).toBe('pro');
+      expect(result.stderr).toContain(`account ${account.id} changed, but Redis could not be told`);
+      expect(result.stderr).not.toContain('hunter2-redis');
+    } finally {
+      env = saved;
+    }
+    const { accounts } = await json('accounts', 'list');
+    expect(accounts.find((listed: { id: string }) => listed.id === account.id).plan).toBe('pro');
+  });
+
   it('exits 2 with a usage message on bad arguments', async () => {
     const missing = await cli('accounts', 'create', '--email', 'x@example.com');
     expect(missing.code).toBe(2);
