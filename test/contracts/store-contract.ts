@@ -43,6 +43,12 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
     let store: Store;
     const account = (plan = 'free'): Promise<Account> => store.createAccount({ email: 'dev@example.com', plan }, 'cli');
     const admit = (accountId: string, weight = 1, period = '2026-11') => store.admitQuota({ accountId, period, weight, limitsByPlan: LIMITS });
+    const hold = (accountId: string, weight = 1, period = '2026-11') => store.holdQuota({ accountId, period, weight, limitsByPlan: LIMITS });
+    /** Both columns of one counter, read through the interface: held is what committed adds to used. */
+    const columns = async (accountId: string, period = '2026-11') => {
+      const used = await store.readQuota(accountId, period);
+      return { used, held: (await store.readQuotaCommitted(accountId, period)) - used };
+    };
 
     beforeEach(async () => {
       clock = new ManualClock(START);
@@ -307,6 +313,100 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
         const input = { accountId: owner.id, period: '2026-11', weight: 1, limitsByPlan: { free: 20 } };
         expect(await admitConcurrently([store], input, 50)).toBe(20);
         expect(await store.readQuota(owner.id, '2026-11')).toBe(20);
+      });
+    });
+
+    // The units a Redis quota gate reserves (held) and later settles as used: see stores/redis/create-redis-quota-gate.ts.
+    describe('monthly quota held for a gate', () => {
+      it('holds by weight with the same check as admission, without counting the units as used', async () => {
+        const owner = await account();
+        expect(await hold(owner.id, 2)).toEqual({ plan: 'free', status: 'active', admitted: true, used: 2, limit: 3 });
+        expect(await columns(owner.id)).toEqual({ used: 0, held: 2 });
+        // The reply's `used` is everything checked against the limit: used + held.
+        expect(await hold(owner.id, 2)).toEqual({ plan: 'free', status: 'active', admitted: false, used: 2, limit: 3 });
+        expect(await hold(owner.id, 1)).toEqual({ plan: 'free', status: 'active', admitted: true, used: 3, limit: 3 });
+        expect(await hold(owner.id, 1)).toMatchObject({ admitted: false, used: 3 });
+        expect(await columns(owner.id)).toEqual({ used: 0, held: 3 });
+      });
+
+      it('admission counts held units against the limit and reports used + held', async () => {
+        const owner = await account();
+        await hold(owner.id, 2);
+        expect(await admit(owner.id)).toEqual({ plan: 'free', status: 'active', admitted: true, used: 3, limit: 3 });
+        expect(await admit(owner.id)).toEqual({ plan: 'free', status: 'active', admitted: false, used: 3, limit: 3 });
+        expect(await columns(owner.id)).toEqual({ used: 1, held: 2 });
+        // And a hold sees units already used.
+        expect(await hold(owner.id)).toMatchObject({ admitted: false, used: 3 });
+      });
+
+      it('holds against the current plan, never for an inactive account or a plan without a limit', async () => {
+        const owner = await account();
+        await admit(owner.id, 3);
+        expect(await hold(owner.id)).toMatchObject({ plan: 'free', admitted: false, used: 3, limit: 3 });
+        await store.setAccountPlan(owner.id, 'pro', 'cli');
+        expect(await hold(owner.id, 2)).toEqual({ plan: 'pro', status: 'active', admitted: true, used: 5, limit: 5 });
+        await store.refundQuota(owner.id, '2026-11', 3);
+        await store.deactivateAccount(owner.id, 'cli');
+        expect(await hold(owner.id)).toEqual({ plan: 'pro', status: 'inactive', admitted: false, used: 2, limit: 5 });
+        const legacy = await account('legacy');
+        expect(await hold(legacy.id)).toEqual({ plan: 'legacy', status: 'active', admitted: false, used: 0, limit: 0 });
+        expect(await store.readQuotaCommitted(legacy.id, '2026-11')).toBe(0);
+        await expect(hold('acct_missing')).rejects.toBeInstanceOf(NotFoundInStoreError);
+      });
+
+      it('settles held units as used, gives refunded ones back to held, and keeps periods apart', async () => {
+        const owner = await account('pro');
+        await hold(owner.id, 4);
+        await hold(owner.id, 1, '2026-12');
+        await store.settleQuota(owner.id, '2026-11', 3);
+        expect(await columns(owner.id)).toEqual({ used: 3, held: 1 });
+        await store.settleQuota(owner.id, '2026-11', -2);
+        expect(await columns(owner.id)).toEqual({ used: 1, held: 3 });
+        // Settling never changes used + held, so it never frees or takes room.
+        expect(await store.readQuotaCommitted(owner.id, '2026-11')).toBe(4);
+        expect(await columns(owner.id, '2026-12')).toEqual({ used: 0, held: 1 });
+        // A period without a counter has nothing to settle.
+        await store.settleQuota(owner.id, '2027-01', 2);
+        expect(await columns(owner.id, '2027-01')).toEqual({ used: 0, held: 0 });
+      });
+
+      it('settling more than a column has never takes it below zero', async () => {
+        const owner = await account('pro');
+        await hold(owner.id, 2);
+        await store.settleQuota(owner.id, '2026-11', 3);
+        expect(await columns(owner.id)).toEqual({ used: 3, held: 0 });
+        await store.settleQuota(owner.id, '2026-11', -5);
+        expect(await columns(owner.id)).toEqual({ used: 0, held: 5 });
+      });
+
+      it('refunds take units from used only, never from held', async () => {
+        const owner = await account('pro');
+        await hold(owner.id, 2);
+        await admit(owner.id, 2);
+        await store.refundQuota(owner.id, '2026-11', 5);
+        expect(await columns(owner.id)).toEqual({ used: 0, held: 2 });
+      });
+
+      it('never exceeds the limit under concurrent holds and admissions of mixed weights', async () => {
+        const owner = await account();
+        const base = { accountId: owner.id, period: '2026-11', limitsByPlan: { free: 20 } };
+        // Every third call holds two units for a gate, the others admit one.
+        const call = async (i: number) => {
+          const weight = i % 3 === 0 ? 2 : 1;
+          const decision = await (weight === 2 ? store.holdQuota({ ...base, weight }) : store.admitQuota({ ...base, weight }));
+          return { ...decision, weight };
+        };
+        const decisions = await Promise.all(Array.from({ length: 40 }, (_, i) => call(i)));
+        const admitted = decisions.filter((decision) => decision.admitted);
+        // Each success ended at a distinct total, and the totals add up: nothing was counted twice or lost.
+        expect(new Set(admitted.map((decision) => decision.used)).size).toBe(admitted.length);
+        const weightAdmitted = admitted.reduce((sum, decision) => sum + decision.weight, 0);
+        expect(Math.max(...admitted.map((decision) => decision.used))).toBe(weightAdmitted);
+        // 26 single-unit admissions cannot all fit in 20, so some were turned away at a full counter: it is exactly full.
+        expect(weightAdmitted).toBe(20);
+        expect(await store.readQuotaCommitted(owner.id, '2026-11')).toBe(20);
+        const heldAdmitted = admitted.filter((decision) => decision.weight === 2).length * 2;
+        expect(await columns(owner.id)).toEqual({ used: 20 - heldAdmitted, held: heldAdmitted });
       });
     });
   });

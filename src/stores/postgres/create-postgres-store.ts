@@ -34,6 +34,8 @@ export interface PostgresStoreOptions {
   schema?: string;
   /** How long to wait for a connection before reporting the store unavailable (default 3 s). */
   connectTimeoutMs?: number;
+  /** How long to wait for any answer to a query before reporting the store unavailable (default 5 s). */
+  queryTimeoutMs?: number;
 }
 
 // Lower-case only: the name goes unquoted into search_path and quoted into CREATE SCHEMA, and both must agree.
@@ -53,6 +55,8 @@ function createPool(options: PostgresStoreOptions): pg.Pool {
     connectionString: options.url,
     max: options.poolSize ?? 10,
     connectionTimeoutMillis: options.connectTimeoutMs ?? 3000,
+    // A hung network neither answers nor refuses: without a bound a request would wait for it forever.
+    query_timeout: options.queryTimeoutMs ?? 5000,
     ...(options.schema === undefined ? {} : { options: `-c search_path=${options.schema}` }),
   });
   // An idle connection that drops is discarded by the pool; the next query reports the outage. Without a

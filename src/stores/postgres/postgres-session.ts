@@ -8,9 +8,11 @@ import { StoreUnavailableError } from '../store.js';
 // SQLSTATE classes 08 (connection exception), 53 (insufficient resources), 57 (operator intervention,
 // e.g. shutdown or statement timeout); E… codes are Node socket errors (ECONNREFUSED, ETIMEDOUT, …).
 const UNAVAILABLE_CODE = /^(08|53|57)[0-9A-Z]{3}$|^E[A-Z]+$/;
-// node-postgres reports a dropped socket, a pool checkout timeout and a pool already shut down (requests
-// still in flight while the process stops) without a code.
-const UNAVAILABLE_MESSAGE = /Connection terminated|timeout exceeded when trying to connect|connection error|not queryable|Cannot use a pool after calling end/i;
+// node-postgres reports a dropped socket, a pool checkout timeout, a pool already shut down (requests
+// still in flight while the process stops) and a query the server never answered (query_timeout)
+// without a code.
+const UNAVAILABLE_MESSAGE =
+  /Connection terminated|timeout exceeded when trying to connect|connection error|not queryable|Cannot use a pool after calling end|Query read timeout/i;
 
 function isUnavailable(error: unknown): boolean {
   if (!(error instanceof Error)) return false;

@@ -69,6 +69,15 @@ export function reservationBlock(limit: number): number {
   return Math.max(1, Math.min(MAX_RESERVATION, Math.floor(limit / 100)));
 }
 
+/** A store that neither answers nor refuses within `ms` (a hung network) counts as unavailable. */
+function answersWithin(call: Promise<void>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new StoreUnavailableError(`store did not answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([call, timeout]).finally(() => clearTimeout(timer));
+}
+
 function connect(url: string): Redis & GateCommands {
   const redis = connectRedis(url);
   redis.defineCommand('quotaAdmit', { numberOfKeys: 3, lua: ADMIT_SCRIPT });
@@ -99,6 +108,7 @@ export function createRedisQuotaGate(options: RedisQuotaGateOptions): QuotaLedge
   redis.on('error', (error: Error) => useStore(`redis unavailable: ${error.message}`));
   redis.on('close', () => useStore('redis connection closed'));
 
+  const probeMs = options.storeProbeMs ?? 1000;
   let probing = false;
   const probe = setInterval(() => {
     // A store that has not answered the last probe within an interval counts as down (a hung network).
@@ -111,7 +121,7 @@ export function createRedisQuotaGate(options: RedisQuotaGateOptions): QuotaLedge
         () => (storeDown = true),
       )
       .finally(() => (probing = false));
-  }, options.storeProbeMs ?? 1000);
+  }, probeMs);
   probe.unref();
 
   function useStore(reason: string): void {
@@ -196,11 +206,13 @@ export function createRedisQuotaGate(options: RedisQuotaGateOptions): QuotaLedge
           await once(`seed:${keys.counter}`, () => seedCounter(keys, accountId, period));
           break;
         case 'needs-reservation': {
-          // The store had no room for the last reservation and the gate has none left: the units still
-          // unaccounted for are reserved by requests under way elsewhere, so this one is over the limit.
+          // The store had no room for this request's weight and the gate has none left: the units still
+          // unaccounted for are held for requests under way elsewhere, so this one is over the limit.
           if (storeFull) return { plan, status: 'active', admitted: false, used: Math.max(used, storeFull.storeUsed), limit, ...notCounted };
           const result = await once(`reserve:${keys.counter}`, () => reserve(keys, input, { plan, limit, granted }));
-          if (!result.hadRoom) storeFull = result;
+          // A reservation shared with a heavier request, or outrun by another instance, may have failed
+          // while room for this one is left: then the next step reserves again.
+          if (!result.hadRoom && result.storeUsed + weight > limit) storeFull = result;
           break;
         }
       }
@@ -224,8 +236,8 @@ export function createRedisQuotaGate(options: RedisQuotaGateOptions): QuotaLedge
         return admitInStore(input);
       }
       if (storeDown) {
-        // Fail closed until the store answers again; then straight back to the gate.
-        await store.ping();
+        // Fail closed until the store answers again (within one probe interval); then straight back to the gate.
+        await answersWithin(store.ping(), probeMs);
         storeDown = false;
       }
       const keys = keysOf(input.accountId, input.period);

@@ -22,7 +22,9 @@ if not card[1] then
   return {'card-missing', '', 0, 0, 0, redis.call('GET', KEYS[3]) or '0'}
 end
 local limit = tonumber(card[3])
-if card[2] ~= 'active' then return {'inactive', card[1], limit, 0, 0, ''} end
+if card[2] ~= 'active' then
+  return {'inactive', card[1], limit, tonumber(redis.call('HGET', KEYS[2], 'used') or '0'), 0, ''}
+end
 local counter = redis.call('HMGET', KEYS[2], 'used', 'granted')
 if not counter[1] then return {'counter-missing', card[1], limit, 0, 0, ''} end
 local weight = tonumber(ARGV[1])
