@@ -3,7 +3,6 @@
  * says so; without PostgreSQL model traffic fails closed (503 store_unavailable), never served unmetered.
  */
 import { randomBytes } from 'node:crypto';
-import { createServer, connect, type Server, type Socket } from 'node:net';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -24,6 +23,7 @@ import {
   type Fakes,
   type TestRouter,
 } from './router-harness.js';
+import { startRelayFor, type ServiceRelay } from '../support/tcp-relay.js';
 
 const postgresUrl = process.env.ROUTER_TEST_POSTGRES_URL;
 if (!postgresUrl) console.warn('skipping the PostgreSQL outage tests: set ROUTER_TEST_POSTGRES_URL (e.g. postgres://postgres@127.0.0.1:5432/test)');
@@ -35,34 +35,6 @@ const patch = (fakes: Fakes) => ({
 });
 const OPENAI = { providerKeys: { openai: PROVIDER_KEYS.openai } };
 const STORE_UNAVAILABLE = { type: 'server_error', code: 'store_unavailable', param: null, supportUrl: 'http://localhost:8787/app/support' };
-
-/** A TCP relay to `target` that a test can cut and restore on the same port, to stage an outage. */
-async function startRelay(target: { host: string; port: number }) {
-  const sockets = new Set<Socket>();
-  const makeServer = (): Server =>
-    createServer((client) => {
-      const upstream = connect(target.port, target.host);
-      for (const socket of [client, upstream]) {
-        sockets.add(socket);
-        socket.on('close', () => sockets.delete(socket)).on('error', () => undefined);
-      }
-      client.pipe(upstream).pipe(client);
-    });
-  const port = await freePort();
-  let server = makeServer();
-  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
-  return {
-    port,
-    async cut() {
-      for (const socket of sockets) socket.destroy();
-      await new Promise((resolve) => server.close(resolve));
-    },
-    async restore() {
-      server = makeServer();
-      await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
-    },
-  };
-}
 
 describe('Redis unreachable', () => {
   let fakes: Fakes;
@@ -119,16 +91,15 @@ describe('PostgreSQL unreachable at start', () => {
 
 describe.skipIf(!postgresUrl)('PostgreSQL unreachable while serving', () => {
   const schema = `limits_outage_${randomBytes(4).toString('hex')}`;
-  const databaseUrl = new URL(postgresUrl ?? 'postgres://unset');
-  let relay: Awaited<ReturnType<typeof startRelay>>;
+  let relay: ServiceRelay;
   let fakes: Fakes;
   let router: TestRouter;
 
   beforeAll(async () => {
     fakes = await startFakes();
-    relay = await startRelay({ host: databaseUrl.hostname, port: Number(databaseUrl.port || 5432) });
-    const viaRelay = new URL(databaseUrl);
-    viaRelay.port = String(relay.port);
+    // PostgreSQL reached through a relay that can be cut and restored on the same port, to stage the outage.
+    relay = await startRelayFor(postgresUrl ?? '');
+    const viaRelay = new URL(relay.url);
     viaRelay.searchParams.set('schema', schema);
     router = await startTestRouter({ patch: patch(fakes), env: { ROUTER_STORAGE: viaRelay.toString() } });
   });
@@ -191,16 +162,15 @@ describe.skipIf(!postgresUrl)('PostgreSQL unreachable while serving', () => {
 const redisUrl = process.env.ROUTER_TEST_REDIS_URL;
 describe.skipIf(!postgresUrl || !redisUrl)('PostgreSQL unreachable while the Redis quota gate still holds units', () => {
   const schema = `limits_gate_outage_${randomBytes(4).toString('hex')}`;
-  const databaseUrl = new URL(postgresUrl ?? 'postgres://unset');
-  let relay: Awaited<ReturnType<typeof startRelay>>;
+  let relay: ServiceRelay;
   let fakes: Fakes;
   let router: TestRouter;
 
   beforeAll(async () => {
     fakes = await startFakes();
-    relay = await startRelay({ host: databaseUrl.hostname, port: Number(databaseUrl.port || 5432) });
-    const viaRelay = new URL(databaseUrl);
-    viaRelay.port = String(relay.port);
+    // PostgreSQL reached through a relay that can be cut and restored on the same port, to stage the outage.
+    relay = await startRelayFor(postgresUrl ?? '');
+    const viaRelay = new URL(relay.url);
     viaRelay.searchParams.set('schema', schema);
     router = await startTestRouter({
       patch: {

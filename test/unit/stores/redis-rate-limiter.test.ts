@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { createServer, connect, type Server, type Socket } from 'node:net';
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createRedisRateLimiter } from '../../../src/stores/redis/create-redis-rate-limiter.js';
 import { runRateLimiterContract } from '../../contracts/rate-limiter-contract.js';
+import { startRelayFor } from '../../support/tcp-relay.js';
 
 const url = process.env.ROUTER_TEST_REDIS_URL;
 if (!url) console.warn('skipping Redis rate limiter tests: set ROUTER_TEST_REDIS_URL (e.g. redis://127.0.0.1:6379)');
@@ -19,35 +19,6 @@ async function until(condition: () => boolean, timeoutMs = 5000): Promise<void> 
     if (Date.now() > deadline) throw new Error('condition not met in time');
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
-}
-
-/** A TCP relay in front of Redis that a test can cut and restore, on the same port, to stage an outage. */
-async function startRelay(target: URL): Promise<{ url: string; cut(): Promise<void>; restore(): Promise<void> }> {
-  const sockets = new Set<Socket>();
-  const listen = (server: Server, port: number): Promise<number> =>
-    new Promise((resolve) => server.listen(port, '127.0.0.1', () => resolve((server.address() as { port: number }).port)));
-  const makeServer = (): Server =>
-    createServer((client) => {
-      const upstream = connect(Number(target.port || 6379), target.hostname);
-      for (const socket of [client, upstream]) {
-        sockets.add(socket);
-        socket.on('close', () => sockets.delete(socket)).on('error', () => undefined);
-      }
-      client.pipe(upstream).pipe(client);
-    });
-  let server = makeServer();
-  const port = await listen(server, 0);
-  return {
-    url: `redis://127.0.0.1:${port}`,
-    async cut() {
-      for (const socket of sockets) socket.destroy();
-      await new Promise((resolve) => server.close(resolve));
-    },
-    async restore() {
-      server = makeServer();
-      await listen(server, port);
-    },
-  };
 }
 
 describe.skipIf(!url)('redis rate limiter', () => {
@@ -72,7 +43,8 @@ describe.skipIf(!url)('redis rate limiter', () => {
   });
 
   it('falls back to memory while Redis is away and returns to Redis when it is back', async () => {
-    const relay = await startRelay(new URL(redisUrl));
+    // Redis reached through a relay that can be cut and restored on the same port, to stage the outage.
+    const relay = await startRelayFor(redisUrl);
     const reasons: string[] = [];
     const limiter = createRedisRateLimiter({ url: relay.url, keyPrefix: nextPrefix(), onUnavailable: (reason) => reasons.push(reason) });
     expect((await limiter.admit('acct_r', 2, 1_000_000)).allowed).toBe(true);
