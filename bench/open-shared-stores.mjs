@@ -2,8 +2,11 @@
  * PostgreSQL and Redis for the shared-limits stage. URLs come from ROUTER_BENCH_POSTGRES_URL and
  * ROUTER_BENCH_REDIS_URL; when one is unset, the local default is used only if something answers on
  * its port. The router's tables go into a fresh schema of their own (the storage URL selects it with
- * `options=-c search_path=…`), dropped again by cleanup(), so the benchmark never touches other data
- * in the database. Nothing here prints a URL: it may carry a password.
+ * `options=-c search_path=…`), dropped again by cleanup(); likewise every Redis key the routers write
+ * (per-minute windows `${keyPrefix}{acct}` and the quota gate's `${keyPrefix}quota:…`, `quota-card:…`,
+ * `quota-gen:…`) starts with a key prefix of the run's own, and cleanup() deletes all keys under it
+ * with SCAN. So the benchmark never touches other data in either. Nothing here prints a URL: it may
+ * carry a password.
  */
 import { randomBytes } from 'node:crypto';
 import { connect } from 'node:net';
@@ -14,7 +17,9 @@ const DEFAULT_POSTGRES_URL = 'postgres://postgres@127.0.0.1:5432/test';
 const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
 
 /**
- * @returns {Promise<{ skipped: string } | { storage: string, redisUrl: string, cleanup(accountIds: string[]): Promise<void> }>}
+ * @returns {Promise<{ skipped: string } | { storage: string, redisUrl: string, keyPrefix: string, onLoopback: boolean,
+ *   readQuotaRows(accountIds: string[]): Promise<Map<string, { used: number, held: number }>>, cleanup(): Promise<void> }>}
+ *   onLoopback: both servers are on this machine (so their processes' CPU can be read)
  */
 export async function openSharedStores(env = process.env) {
   const postgresUrl = env.ROUTER_BENCH_POSTGRES_URL || ((await answers(DEFAULT_POSTGRES_URL, 5432)) ? DEFAULT_POSTGRES_URL : undefined);
@@ -24,7 +29,10 @@ export async function openSharedStores(env = process.env) {
     return { skipped: `${missing} unset and no server answers on the default local port` };
   }
 
-  const schema = `bench_${randomBytes(6).toString('hex')}`;
+  const runId = randomBytes(6).toString('hex');
+  const schema = `bench_${runId}`;
+  // Only [a-z0-9_:] so that it is a valid rateLimit.keyPrefix and has no glob character for SCAN MATCH.
+  const keyPrefix = `bench_${runId}:`;
   const admin = new pg.Client({ connectionString: postgresUrl, connectionTimeoutMillis: 3000 });
   try {
     await admin.connect();
@@ -50,13 +58,38 @@ export async function openSharedStores(env = process.env) {
   return {
     storage: storage.href,
     redisUrl,
-    async cleanup(accountIds) {
-      // The rate-limit windows expire by themselves within a minute; removing them keeps Redis tidy at once.
-      if (accountIds.length > 0) await redis.del(...accountIds.map((id) => `rl:${id}`)).catch(() => undefined);
-      redis.disconnect();
-      await admin.query(`DROP SCHEMA "${schema}" CASCADE`).finally(() => admin.end());
+    keyPrefix,
+    onLoopback: isLoopback(postgresUrl) && isLoopback(redisUrl),
+    /** The monthly counts the PostgreSQL routers left in the benchmark schema: accountId → { used, held }. */
+    async readQuotaRows(accountIds) {
+      const { rows } = await admin.query(`SELECT account_id, used, held FROM "${schema}".quota_usage WHERE account_id = ANY($1)`, [accountIds]);
+      return new Map(rows.map((r) => [r.account_id, { used: Number(r.used), held: Number(r.held) }]));
+    },
+    async cleanup() {
+      // Windows expire within a minute, but the gate's counters live a month and its generations a day.
+      try {
+        await deleteByPrefix(redis, keyPrefix);
+      } finally {
+        redis.disconnect();
+        await admin.query(`DROP SCHEMA "${schema}" CASCADE`).finally(() => admin.end());
+      }
     },
   };
+}
+
+/** Every key under the prefix, found with SCAN (never KEYS, which blocks Redis) and removed in batches. */
+async function deleteByPrefix(redis, prefix) {
+  let cursor = '0';
+  do {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
+    if (keys.length > 0) await redis.unlink(...keys);
+    cursor = next;
+  } while (cursor !== '0');
+}
+
+function isLoopback(url) {
+  const { hostname } = new URL(url);
+  return hostname === 'localhost' || hostname === '[::1]' || /^127\./.test(hostname);
 }
 
 function answers(url, defaultPort) {

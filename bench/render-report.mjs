@@ -58,6 +58,7 @@ export function renderReport(results) {
     '',
     ...(failed.length > 0 ? [`**Warning: requests failed in ${failed.join(', ')}; the figures of those cells do not measure the normal path.**`, ''] : []),
     `Node ${results.meta.node}, ${results.meta.cpus} CPUs; upstream latency ${results.meta.latencyMs} ms; each cell ${results.meta.warmupS} s warm-up + ${results.meta.durationS} s measured; all on 127.0.0.1.`,
+    ...otherLoadLines(results.meta.otherLoad),
     '',
     '## Summary',
     '',
@@ -99,31 +100,113 @@ export function renderReport(results) {
   ].join('\n');
 }
 
+/**
+ * Other work on the machine during the run shares its 2 cores and moves every figure: say how much there
+ * was. Per-process and whole-machine CPU are accounted differently (about ±5% of the busy time, so a
+ * quiet run can come out slightly negative), hence the threshold of 0.15 core before calling it disturbed.
+ */
+function otherLoadLines(otherLoad) {
+  if (!otherLoad) return [];
+  const others = Math.max(0, otherLoad.othersCpuS);
+  const cores = Math.max(0, otherLoad.othersCores);
+  const line =
+    `CPU used by processes outside the benchmark (the PostgreSQL and Redis servers left out) during the ${num(otherLoad.wallS, 0)} s run: ` +
+    `${num(others, 1)} s, ${num(cores)} cores on average (of ${num(otherLoad.busyCpuS, 0)} s busy in all; ±5% of that is accounting noise).`;
+  return ['', cores > 0.15 ? `**${line} The figures are disturbed; rerun on a quiet machine to compare them.**` : line];
+}
+
+const GATE = 'postgres+redis';
+const NO_GATE = 'postgres+redis no-gate';
+const BASE = 'sqlite+memory';
+/** a ÷ b, or n/a when b is not a positive number (an added p50 near zero makes a meaningless ratio). */
+const over = (a, b) => (Number.isFinite(a) && b > 0 ? a / b : NaN);
+const findVariant = (shared, label) => shared.variants?.find((v) => v.label === label);
+
 function sharedSummaryRows(shared) {
-  const pgRedis = shared.variants?.find((v) => v.label === 'postgres+redis');
-  const base = shared.variants?.find((v) => v.label === 'sqlite+memory');
-  if (!pgRedis || !base) return [['shared limits (PostgreSQL + Redis) vs SQLite + memory, c=16', `skipped: ${shared.skipped ?? 'not measured'}`, '—', 'info']];
+  const base = findVariant(shared, BASE);
+  const gate = findVariant(shared, GATE);
+  const noGate = findVariant(shared, NO_GATE);
+  if (!base || !gate || !noGate) return [['quota and rate-limit stores (PostgreSQL + Redis) vs SQLite + memory', `skipped: ${shared.skipped ?? 'not measured'}`, '—', 'info']];
+  const c = `c=${shared.connections}`;
   return [
-    [`shared limits: added p50, PostgreSQL + Redis vs SQLite + memory, c=${shared.connections}`, ms(pgRedis.cell.p50 - base.cell.p50), '—', 'info'],
-    [`shared limits: CPU/req of the router, PostgreSQL + Redis vs SQLite + memory, c=${shared.connections}`, `${num(pgRedis.cell.gatewayCpuMs, 3)} vs ${num(base.cell.gatewayCpuMs, 3)} ms (×${num(pgRedis.cell.gatewayCpuMs / base.cell.gatewayCpuMs)})`, '—', 'info'],
+    [`stores: added p50 vs SQLite + memory, PostgreSQL + Redis gate / no gate, ${c}`, `${ms(gate.cell.p50 - base.cell.p50)} / ${ms(noGate.cell.p50 - base.cell.p50)}`, '—', 'info'],
+    [
+      `stores: router CPU/req, PostgreSQL + Redis gate / no gate vs SQLite + memory, ${c}`,
+      `${num(gate.cell.gatewayCpuMs, 3)} / ${num(noGate.cell.gatewayCpuMs, 3)} vs ${num(base.cell.gatewayCpuMs, 3)} ms (×${num(gate.cell.gatewayCpuMs / base.cell.gatewayCpuMs)} / ×${num(noGate.cell.gatewayCpuMs / base.cell.gatewayCpuMs)})`,
+      '—',
+      'info',
+    ],
+    [
+      `stores: gate ÷ no gate (PostgreSQL + Redis), ${c}: router CPU/req, PostgreSQL + Redis server CPU/req, added p50`,
+      `${ratio(gate.cell.gatewayCpuMs / noGate.cell.gatewayCpuMs)}, ${ratio(over(gate.cell.serversCpuMs, noGate.cell.serversCpuMs))}, ${ratio(over(gate.cell.p50 - base.cell.p50, noGate.cell.p50 - base.cell.p50))}`,
+      '—',
+      'info',
+    ],
   ];
 }
 
 function renderShared(shared) {
   const heading = `## Quota and rate-limit stores (router, c=${shared.connections ?? 16})`;
   if (!shared.variants) return [heading, '', `Skipped: ${shared.skipped}.`, ''];
-  const base = shared.variants[0].cell;
-  return [
+  const base = findVariant(shared, BASE).cell;
+  const servers = (cell) => (shared.watchServers ? num(cell.serversCpuMs, 3) : 'n/a');
+  const quotaPath = { store: 'store, per request', 'redis-gate': 'Redis gate' };
+  const lines = [
     heading,
     '',
-    'Same router and load; only the store holding accounts, keys and monthly counts and the per-minute limiter change.',
+    'Same router and load; only the store holding accounts, keys and monthly counts, the per-minute limiter and where the monthly quota is admitted change. ' +
+      `Server CPU is that of every \`postgres\` and \`redis-server\` process on this machine during the target's slices${shared.watchServers ? '' : ' (n/a: the servers are not on this machine)'}.`,
     '',
     table(
-      ['storage + limiter', 'req/s', 'p50', 'p99', 'added p50 vs first row', 'router CPU ms/req', 'CPU/req vs first row', 'failed'],
-      shared.variants.map(({ label, cell }) => [
-        label, num(cell.rps, 0), ms(cell.p50), ms(cell.p99), ms(cell.p50 - base.p50), num(cell.gatewayCpuMs, 3), num(cell.gatewayCpuMs / base.gatewayCpuMs), cell.failures,
+      ['storage + limiter', 'monthly quota', 'req/s', 'p50', 'p99', 'added p50 vs sqlite+memory', 'router CPU ms/req', 'CPU/req vs sqlite+memory', 'PostgreSQL + Redis server CPU ms/req', 'failed'],
+      shared.variants.map(({ label, quota, cell }) => [
+        label, quotaPath[quota] ?? quota, num(cell.rps, 0), ms(cell.p50), ms(cell.p99), ms(cell.p50 - base.p50), num(cell.gatewayCpuMs, 3), num(cell.gatewayCpuMs / base.gatewayCpuMs), servers(cell), cell.failures,
       ]),
     ),
     '',
   ];
+  const gate = findVariant(shared, GATE)?.cell;
+  const noGate = findVariant(shared, NO_GATE)?.cell;
+  if (gate && noGate) {
+    const both = (cell) => cell.gatewayCpuMs + cell.serversCpuMs;
+    const compare = (metric, g, n, format) => [metric, format(g), format(n), ratio(over(g, n))];
+    lines.push(
+      '### PostgreSQL + Redis: quota gate ÷ no gate',
+      '',
+      table(
+        ['metric', 'gate (default)', 'no gate (quotaGate: false)', 'gate ÷ no gate'],
+        [
+          compare('req/s', gate.rps, noGate.rps, (v) => num(v, 0)),
+          compare('p50', gate.p50, noGate.p50, ms),
+          compare('added p50 vs sqlite+memory', gate.p50 - base.p50, noGate.p50 - base.p50, ms),
+          compare('router CPU ms/req', gate.gatewayCpuMs, noGate.gatewayCpuMs, (v) => num(v, 3)),
+          ...(shared.watchServers
+            ? [compare('PostgreSQL + Redis server CPU ms/req', gate.serversCpuMs, noGate.serversCpuMs, (v) => num(v, 3)), compare('router + servers CPU ms/req', both(gate), both(noGate), (v) => num(v, 3))]
+            : []),
+        ],
+      ),
+      '',
+    );
+  }
+  const limits = shared.planLimits;
+  lines.push(
+    '### Monthly counts after the load',
+    '',
+    `Plan limits in the bench: ${limits?.monthlyRequests} requests a month, ${limits?.requestsPerMinute} a minute (the gate reserves blocks of min(100, limit / 100) = 100). ` +
+      'X-Quota-Used is read on GET /v1/models after the load and must lie between the 2xx responses and the requests sent (a request cut off at the end of a slice may have been counted); ' +
+      'the PostgreSQL row (used / held) is read after the routers stopped, when the gate has settled what it admitted.',
+    '',
+    table(
+      ['storage + limiter', 'requests sent', '2xx', 'X-Quota-Used', 'PostgreSQL used / held after stop'],
+      shared.variants.map(({ label, quotaCount }) => [
+        label,
+        quotaCount.sent,
+        quotaCount.ok,
+        quotaCount.used,
+        quotaCount.storeAfterStop ? `${quotaCount.storeAfterStop.used} / ${quotaCount.storeAfterStop.held}${quotaCount.storeAfterStop.used === quotaCount.used ? '' : ' (≠ X-Quota-Used)'}` : '—',
+      ]),
+    ),
+    '',
+  );
+  return lines;
 }

@@ -18,11 +18,13 @@ import { fileURLToPath } from 'node:url';
 import { benchTargets, checkTarget } from './bench-targets.mjs';
 import { measureStreamTtfb } from './measure-stream-ttfb.mjs';
 import { openSharedStores } from './open-shared-stores.mjs';
+import { startMachineCpuWatch } from './read-machine-cpu.mjs';
 import { readProcStats } from './read-proc-stats.mjs';
+import { sampleServerCpu, visibleServers } from './read-server-cpu.mjs';
 import { renderReport } from './render-report.mjs';
 import { runLoadCells } from './run-load-cells.mjs';
 import { spawnComponent } from './spawn-component.mjs';
-import { startRouterUnderTest } from './start-router-under-test.mjs';
+import { BENCH_PLAN_LIMITS, startRouterUnderTest } from './start-router-under-test.mjs';
 
 const benchDir = dirname(fileURLToPath(import.meta.url));
 const repoDir = dirname(benchDir);
@@ -47,6 +49,7 @@ async function cleanUp() {
 }
 
 async function main() {
+  const machine = startMachineCpuWatch();
   const workDir = mkdtempSync(join(tmpdir(), 'llm-router-bench-'));
   cleanups.push(async () => rmSync(workDir, { recursive: true, force: true }));
   const start = async (name, script, env) => {
@@ -80,9 +83,11 @@ async function main() {
   await router.component.stop();
 
   const shared = await measureSharedStores(workDir, upstreamOrigin, upstream.pid);
+  const otherLoad = machine.finish([upstream.pid, proxy.pid]);
+  log(`CPU used by other processes meanwhile: ${otherLoad.othersCpuS.toFixed(1)} s of ${otherLoad.busyCpuS.toFixed(0)} s busy in ${otherLoad.wallS.toFixed(0)} s (${otherLoad.othersCores.toFixed(2)} cores on average)`);
 
   const results = {
-    meta: { date: new Date().toISOString(), node: process.versions.node, cpus: availableParallelism(), ...settings },
+    meta: { date: new Date().toISOString(), node: process.versions.node, cpus: availableParallelism(), otherLoad, ...settings },
     concurrency: settings.concurrency,
     cells,
     stream,
@@ -97,14 +102,16 @@ async function main() {
   process.stdout.write(`\n${report}\n\nwritten to bench/results/latest.md\n`);
 }
 
-async function startRouter(workDir, name, upstreamOrigin, storage, redisUrl) {
-  const router = await startRouterUnderTest({ repoDir, workDir, name, upstreamBaseUrl: `${upstreamOrigin}/v1`, storage, redisUrl });
+async function startRouter(workDir, name, upstreamOrigin, storage, redisUrl, rateLimit) {
+  const router = await startRouterUnderTest({ repoDir, workDir, name, upstreamBaseUrl: `${upstreamOrigin}/v1`, storage, redisUrl, rateLimit });
   cleanups.push(router.component.stop);
   return router;
 }
 
+/** @returns what each target was sent (label → { sent, ok }), for the stores stage's quota check */
 async function prime(targets) {
-  if (settings.primeS > 0) await runLoadCells(targets, { connections: settings.sharedConnections, warmupS: 0, rounds: 1, sliceS: settings.primeS });
+  if (settings.primeS <= 0) return {};
+  return runLoadCells(targets, { connections: settings.sharedConnections, warmupS: 0, rounds: 1, sliceS: settings.primeS });
 }
 
 /** One concurrency level for every target, interleaved; figures keyed by target label. */
@@ -121,6 +128,9 @@ async function measureCells(targets, connections) {
         failures: result.failures,
         gatewayCpuMs: result.cpuMsPerRequest.gateway,
         upstreamCpuMs: result.cpuMsPerRequest.upstream,
+        ...('servers' in result.cpuMsPerRequest ? { serversCpuMs: result.cpuMsPerRequest.servers } : {}),
+        sent: result.sent,
+        ok: result.ok,
       },
     ]),
   );
@@ -128,9 +138,20 @@ async function measureCells(targets, connections) {
 
 /**
  * The router at one concurrency with each combination of store (SQLite or PostgreSQL) and limiter
- * (memory or Redis): four fresh routers running side by side, primed alike and measured interleaved,
- * so the rows differ in their stores only.
+ * (memory or Redis), and PostgreSQL + Redis once more with the Redis quota gate switched off: five
+ * fresh routers running side by side, primed alike and measured interleaved, so the rows differ in
+ * their stores only. `quota` is where the monthly quota is admitted, checked on /readyz before and
+ * after the load: `store` (one conditional upsert per request) or `redis-gate` (one Redis script per
+ * request, the store touched once per block of reserved units and once per settle interval).
  */
+const SHARED_VARIANTS = [
+  { label: 'sqlite+memory', store: 'sqlite', limiter: 'memory', quota: 'store' },
+  { label: 'postgres+memory', store: 'postgres', limiter: 'memory', quota: 'store' },
+  { label: 'sqlite+redis', store: 'sqlite', limiter: 'redis', quota: 'redis-gate' },
+  { label: 'postgres+redis', store: 'postgres', limiter: 'redis', quota: 'redis-gate' },
+  { label: 'postgres+redis no-gate', store: 'postgres', limiter: 'redis', quota: 'store', rateLimit: { quotaGate: false } },
+];
+
 async function measureSharedStores(workDir, upstreamOrigin, upstreamPid) {
   const connections = settings.sharedConnections;
   const stores = await openSharedStores();
@@ -138,28 +159,85 @@ async function measureSharedStores(workDir, upstreamOrigin, upstreamPid) {
     log(`shared-limits stage skipped: ${stores.skipped}`);
     return { connections, skipped: stores.skipped };
   }
-  const accountIds = [];
-  cleanups.push(() => stores.cleanup(accountIds));
-  const variants = [
-    { label: 'sqlite+memory', storage: `sqlite:${join(workDir, 'router-memory.db')}` },
-    { label: 'postgres+memory', storage: stores.storage },
-    { label: 'sqlite+redis', storage: `sqlite:${join(workDir, 'router-redis.db')}`, redisUrl: stores.redisUrl },
-    { label: 'postgres+redis', storage: stores.storage, redisUrl: stores.redisUrl },
-  ];
+  cleanups.push(() => stores.cleanup());
+  // The servers' CPU is read only when both run here; otherwise the column says n/a.
+  const servers = visibleServers();
+  const watchServers = stores.onLoopback && servers.has('postgres') && servers.has('redis-server');
   const targets = [];
-  for (const variant of variants) {
-    const router = await startRouter(workDir, `router-${variant.label.replace('+', '-')}`, upstreamOrigin, variant.storage, variant.redisUrl);
-    accountIds.push(router.accountId);
-    const target = { ...benchTargets({ upstreamOrigin, proxyOrigin: upstreamOrigin, router }).router, label: variant.label, watch: { gateway: router.component.pid, upstream: upstreamPid } };
+  for (const variant of SHARED_VARIANTS) {
+    const name = `router-${variant.label.replace(/[^a-z0-9]+/g, '-')}`;
+    const storage = variant.store === 'postgres' ? stores.storage : `sqlite:${join(workDir, `${name}.db`)}`;
+    const redisUrl = variant.limiter === 'redis' ? stores.redisUrl : undefined;
+    // The run's own key prefix for every router, so cleanup can find all their keys (windows and gate).
+    const router = await startRouter(workDir, name, upstreamOrigin, storage, redisUrl, { keyPrefix: stores.keyPrefix, ...variant.rateLimit });
+    const target = {
+      ...benchTargets({ upstreamOrigin, proxyOrigin: upstreamOrigin, router }).router,
+      label: variant.label,
+      watch: { gateway: router.component.pid, upstream: upstreamPid, ...(watchServers ? { servers: sampleServerCpu } : {}) },
+    };
+    await expectBackends(router.url, variant);
     await checkTarget(target);
-    targets.push({ ...target, stop: router.component.stop });
+    targets.push({ ...target, variant, router });
   }
-  await prime(targets);
+  const primed = await prime(targets);
   const cells = await measureCells(targets, connections);
-  const measured = targets.map(({ label }) => ({ label, cell: cells[label] }));
-  for (const { label, cell } of measured) log(`router c=${connections} ${label.padEnd(15)} ${describeCell(cell)}`);
-  for (const target of targets) await target.stop();
-  return { connections, variants: measured };
+  const measured = [];
+  for (const { label, variant, router } of targets) {
+    const cell = cells[label];
+    // checkTarget's request, then priming, then the cell (warm-up included).
+    const sent = 1 + (primed[label]?.sent ?? 0) + cell.sent;
+    const ok = 1 + (primed[label]?.ok ?? 0) + cell.ok;
+    await expectBackends(router.url, variant);
+    measured.push({ label, store: variant.store, limiter: variant.limiter, quota: variant.quota, cell, quotaCount: await checkQuotaCount(router, label, { sent, ok }) });
+    log(`router c=${connections} ${label.padEnd(22)} ${describeCell(cell)}`);
+  }
+  for (const { router } of targets) await router.component.stop();
+  // Stopped routers have settled what they admitted: the report shows the store's count next to the one they reported.
+  const rows = await stores.readQuotaRows(targets.filter((t) => t.variant.store === 'postgres').map((t) => t.router.accountId));
+  for (const [index, { router }] of targets.entries()) {
+    const row = rows.get(router.accountId);
+    if (row) measured[index].quotaCount.storeAfterStop = row;
+  }
+  return { connections, watchServers, planLimits: BENCH_PLAN_LIMITS, variants: measured };
+}
+
+/** /readyz must name the store, limiter and quota path the row is meant to measure (no silent fallback). */
+async function expectBackends(url, variant) {
+  const response = await fetch(`${url}/readyz`, { signal: AbortSignal.timeout(5000) });
+  const text = await response.text();
+  let ready;
+  try {
+    ready = JSON.parse(text);
+  } catch {
+    ready = undefined;
+  }
+  if (response.status !== 200 || ready?.store !== variant.store || ready?.rateLimiter?.backend !== variant.limiter || ready?.quota?.backend !== variant.quota) {
+    throw new Error(`${variant.label}: /readyz should say store ${variant.store}, rate limit ${variant.limiter}, quota ${variant.quota}; got HTTP ${response.status} ${text.slice(0, 300)}`);
+  }
+}
+
+/**
+ * The router's own monthly count after the load, from X-Quota-Used on GET /v1/models (read without
+ * counting): it must lie between the 2xx responses the load saw and the requests it sent (a request cut
+ * off at the end of a slice may have been counted), and the plan's limits must be above what was sent,
+ * or the rows would have measured rejections.
+ */
+async function checkQuotaCount(router, label, { sent, ok }) {
+  const { monthlyRequests, requestsPerMinute } = BENCH_PLAN_LIMITS;
+  if (sent >= Math.min(monthlyRequests, requestsPerMinute)) {
+    throw new Error(`${label}: ${sent} requests sent, not below the bench plan limits (${monthlyRequests}/month, ${requestsPerMinute}/min): raise BENCH_PLAN_LIMITS`);
+  }
+  const response = await fetch(`${router.url}/v1/models`, {
+    headers: { authorization: `Bearer ${router.apiKey}`, 'user-agent': 'llm-router-bench/1.0 (+bench/README.md)' },
+    signal: AbortSignal.timeout(5000),
+  });
+  await response.arrayBuffer();
+  const used = Number(response.headers.get('x-quota-used'));
+  const limit = Number(response.headers.get('x-quota-limit'));
+  if (response.status !== 200 || !(used >= ok && used <= sent) || limit !== monthlyRequests) {
+    throw new Error(`${label}: GET /v1/models answered HTTP ${response.status}, X-Quota-Used ${response.headers.get('x-quota-used')} (expected ${ok}–${sent}), X-Quota-Limit ${response.headers.get('x-quota-limit')} (expected ${monthlyRequests})`);
+  }
+  return { sent, ok, used };
 }
 
 function describeCell(cell) {

@@ -3,6 +3,8 @@
  * provider pointed at the fake upstream (so nothing can leave the machine), router/frontier routed to
  * openai alone, and plan limits so high they never reject. A max-plan account with its own (BYOK)
  * openai key is created with the real CLI, then `node bin/router serve --json` is started.
+ * `rateLimit` settings (keyPrefix, quotaGate) are written into the copy of server.yaml, so the CLI
+ * calls and the server read the same ones.
  * The server secret, router key and provider key are generated here and never printed.
  */
 import { execFile } from 'node:child_process';
@@ -14,18 +16,22 @@ import { parse, stringify } from 'yaml';
 import { spawnComponent } from './spawn-component.mjs';
 
 const run = promisify(execFile);
-const HUGE_MONTHLY = 1_000_000_000;
-const HUGE_PER_MINUTE = 100_000_000;
+/**
+ * Every plan gets these, far above anything one router is sent in a run (a few thousand requests), so no
+ * request is ever rejected. The Redis quota gate reserves blocks of min(100, limit / 100) = 100 units.
+ */
+export const BENCH_PLAN_LIMITS = { monthlyRequests: 1_000_000_000, requestsPerMinute: 100_000_000 };
 
 /**
  * @param {{ repoDir: string, workDir: string, name: string, upstreamBaseUrl: string, storage: string,
- *   redisUrl?: string, nodeFlags?: string[], serveArgs?: string[] }} options
+ *   redisUrl?: string, rateLimit?: Record<string, unknown>, nodeFlags?: string[], serveArgs?: string[] }} options
+ *   rateLimit: merged into server.yaml's rateLimit section (e.g. { keyPrefix, quotaGate })
  *   serveArgs: what to run instead of `bin/router serve --json` (a script printing the same line)
  * @returns {Promise<{ url: string, apiKey: string, accountId: string, component: Awaited<ReturnType<typeof spawnComponent>> }>}
  */
-export async function startRouterUnderTest({ repoDir, workDir, name, upstreamBaseUrl, storage, redisUrl, nodeFlags, serveArgs }) {
+export async function startRouterUnderTest({ repoDir, workDir, name, upstreamBaseUrl, storage, redisUrl, rateLimit, nodeFlags, serveArgs }) {
   const configDir = join(workDir, `${name}-config`);
-  writeBenchConfig(join(repoDir, 'config'), configDir, upstreamBaseUrl);
+  writeBenchConfig(join(repoDir, 'config'), configDir, upstreamBaseUrl, rateLimit);
   const env = {
     ...process.env,
     ROUTER_CONFIG: configDir,
@@ -55,7 +61,7 @@ export async function startRouterUnderTest({ repoDir, workDir, name, upstreamBas
   return { url: component.ready.listening, apiKey, accountId: account.id, component };
 }
 
-function writeBenchConfig(sourceDir, configDir, upstreamBaseUrl) {
+function writeBenchConfig(sourceDir, configDir, upstreamBaseUrl, rateLimit) {
   mkdirSync(configDir, { recursive: true });
   for (const file of readdirSync(sourceDir).filter((f) => f.endsWith('.yaml'))) copyFileSync(join(sourceDir, file), join(configDir, file));
   rewrite(join(configDir, 'providers.yaml'), (doc) => {
@@ -67,8 +73,13 @@ function writeBenchConfig(sourceDir, configDir, upstreamBaseUrl) {
     frontier.tiers = [[{ provider: 'openai', model: 'gpt-4.1' }]];
   });
   rewrite(join(configDir, 'plans.yaml'), (doc) => {
-    for (const plan of doc.plans) Object.assign(plan, { monthlyRequests: HUGE_MONTHLY, requestsPerMinute: HUGE_PER_MINUTE });
+    for (const plan of doc.plans) Object.assign(plan, BENCH_PLAN_LIMITS);
   });
+  if (rateLimit) {
+    rewrite(join(configDir, 'server.yaml'), (doc) => {
+      doc.rateLimit = { ...doc.rateLimit, ...rateLimit };
+    });
+  }
 }
 
 function rewrite(path, change) {
