@@ -3,8 +3,6 @@
  * says so; without PostgreSQL model traffic fails closed (503 store_unavailable), never served unmetered.
  */
 import { randomBytes } from 'node:crypto';
-import { Redis } from 'ioredis';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateApiKey } from '../../src/core/api-key.js';
 import { systemClock } from '../../src/core/clock.js';
@@ -22,7 +20,9 @@ import {
   startTestRouter,
   type Fakes,
   type TestRouter,
+  type YamlPatch,
 } from './router-harness.js';
+import { deleteRedisKeys, dropSchemas } from '../support/service-cleanup.js';
 import { startRelayFor, type ServiceRelay } from '../support/tcp-relay.js';
 
 const postgresUrl = process.env.ROUTER_TEST_POSTGRES_URL;
@@ -89,6 +89,15 @@ describe('PostgreSQL unreachable at start', () => {
   });
 });
 
+/** A router whose PostgreSQL is reached through a relay that can be cut and restored on the same port. */
+async function startRouterBehindRelay(schema: string, options: { patch: YamlPatch; env?: Record<string, string> }) {
+  const relay = await startRelayFor(postgresUrl ?? '');
+  const viaRelay = new URL(relay.url);
+  viaRelay.searchParams.set('schema', schema);
+  const router = await startTestRouter({ patch: options.patch, env: { ROUTER_STORAGE: viaRelay.toString(), ...options.env } });
+  return { relay, router };
+}
+
 describe.skipIf(!postgresUrl)('PostgreSQL unreachable while serving', () => {
   const schema = `limits_outage_${randomBytes(4).toString('hex')}`;
   let relay: ServiceRelay;
@@ -97,19 +106,12 @@ describe.skipIf(!postgresUrl)('PostgreSQL unreachable while serving', () => {
 
   beforeAll(async () => {
     fakes = await startFakes();
-    // PostgreSQL reached through a relay that can be cut and restored on the same port, to stage the outage.
-    relay = await startRelayFor(postgresUrl ?? '');
-    const viaRelay = new URL(relay.url);
-    viaRelay.searchParams.set('schema', schema);
-    router = await startTestRouter({ patch: patch(fakes), env: { ROUTER_STORAGE: viaRelay.toString() } });
+    ({ relay, router } = await startRouterBehindRelay(schema, { patch: patch(fakes) }));
   });
   afterAll(async () => {
     await router?.close();
     await fakes?.close();
-    const admin = new pg.Client({ connectionString: postgresUrl });
-    await admin.connect();
-    await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-    await admin.end();
+    await dropSchemas(postgresUrl ?? '', schema);
   });
 
   it('fails model requests closed with 503 store_unavailable and /readyz 503, and recovers when it is back', async () => {
@@ -168,31 +170,21 @@ describe.skipIf(!postgresUrl || !redisUrl)('PostgreSQL unreachable while the Red
 
   beforeAll(async () => {
     fakes = await startFakes();
-    // PostgreSQL reached through a relay that can be cut and restored on the same port, to stage the outage.
-    relay = await startRelayFor(postgresUrl ?? '');
-    const viaRelay = new URL(relay.url);
-    viaRelay.searchParams.set('schema', schema);
-    router = await startTestRouter({
+    ({ relay, router } = await startRouterBehindRelay(schema, {
       patch: {
         ...patch(fakes),
         // A limit large enough that the first request makes PostgreSQL hold a block of 100 for the gate.
         plans: planLimits({ free: { monthlyRequests: 100_000, requestsPerMinute: 1000 } }),
         server: (doc: any) => void (doc.rateLimit = { ...doc.rateLimit, keyPrefix: `${schema}:` }),
       },
-      env: { ROUTER_STORAGE: viaRelay.toString(), ROUTER_REDIS_URL: redisUrl ?? '' },
-    });
+      env: { ROUTER_REDIS_URL: redisUrl ?? '' },
+    }));
   });
   afterAll(async () => {
     await router?.close();
     await fakes?.close();
-    const admin = new pg.Client({ connectionString: postgresUrl });
-    await admin.connect();
-    await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-    await admin.end();
-    const redis = new Redis(redisUrl ?? '');
-    const keys = await redis.keys(`${schema}:*`);
-    if (keys.length > 0) await redis.del(...keys);
-    await redis.quit();
+    await dropSchemas(postgresUrl ?? '', schema);
+    await deleteRedisKeys(redisUrl ?? '', `${schema}:`);
   });
 
   it('fails closed with 503 within two store probes, though Redis could still admit, and recovers', async () => {

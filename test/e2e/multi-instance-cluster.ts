@@ -5,11 +5,10 @@
  */
 import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
-import { Redis } from 'ioredis';
-import pg from 'pg';
 import { systemClock } from '../../src/core/clock.js';
 import { quotaPeriod } from '../../src/core/quota-period.js';
 import { createPostgresStore } from '../../src/stores/postgres/create-postgres-store.js';
+import { deleteRedisKeys, dropSchemas } from '../support/service-cleanup.js';
 import {
   frontierOrder,
   planLimits,
@@ -111,24 +110,9 @@ export async function startCluster(options: { plans: Parameters<typeof planLimit
       await Promise.all(routers.map((router) => router.stop()));
       await fakes.close();
       await reader.close();
-      await dropSchema(schema);
-      await forgetRedisKeys(keyPrefix);
+      await dropSchemas(postgresUrl ?? '', schema);
+      await deleteRedisKeys(redisUrl ?? '', keyPrefix);
       rmSync(configDir, { recursive: true, force: true });
     },
   };
-}
-
-async function dropSchema(schema: string): Promise<void> {
-  const admin = new pg.Client({ connectionString: postgresUrl });
-  await admin.connect();
-  await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-  await admin.end();
-}
-
-/** Delete only this cluster's Redis keys (windows and quota gate), found by their prefix. */
-async function forgetRedisKeys(prefix: string): Promise<void> {
-  const redis = new Redis(redisUrl ?? '');
-  const keys = await redis.keys(`${prefix}*`);
-  if (keys.length > 0) await redis.del(...keys);
-  await redis.quit();
 }

@@ -4,6 +4,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createPostgresStore } from '../../../src/stores/postgres/create-postgres-store.js';
 import { StoreUnavailableError } from '../../../src/stores/store.js';
 import { admitConcurrently, ManualClock, runStoreContract } from '../../contracts/store-contract.js';
+import { dropSchemas } from '../../support/service-cleanup.js';
 
 const url = process.env.ROUTER_TEST_POSTGRES_URL;
 if (!url) console.warn('skipping PostgreSQL store tests: set ROUTER_TEST_POSTGRES_URL (e.g. postgres://postgres@127.0.0.1:5432/test)');
@@ -21,12 +22,7 @@ describe.skipIf(!url)('postgres store', () => {
   const clock = new ManualClock(Date.UTC(2026, 0, 1));
   const databaseUrl = url ?? '';
 
-  afterAll(async () => {
-    const admin = new pg.Client({ connectionString: databaseUrl });
-    await admin.connect();
-    for (const schema of schemas) await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-    await admin.end();
-  });
+  afterAll(() => dropSchemas(databaseUrl, ...schemas));
 
   runStoreContract('postgres', async (storeClock) => {
     const store = createPostgresStore({ url: databaseUrl, clock: storeClock, schema: nextSchema(), poolSize: 8 });

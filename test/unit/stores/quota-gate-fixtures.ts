@@ -5,7 +5,6 @@
  */
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
-import pg from 'pg';
 import { afterAll, afterEach, beforeAll } from 'vitest';
 import { systemClock } from '../../../src/core/clock.js';
 import { quotaPeriod } from '../../../src/core/quota-period.js';
@@ -13,6 +12,7 @@ import { createPostgresStore } from '../../../src/stores/postgres/create-postgre
 import type { QuotaDecision, QuotaLedger } from '../../../src/stores/quota-ledger.js';
 import { createRedisQuotaGate, type RedisQuotaGateOptions } from '../../../src/stores/redis/create-redis-quota-gate.js';
 import type { Store } from '../../../src/stores/store.js';
+import { deleteRedisKeys, dropSchemas } from '../../support/service-cleanup.js';
 
 const postgresUrl = process.env.ROUTER_TEST_POSTGRES_URL;
 const redisUrl = process.env.ROUTER_TEST_REDIS_URL;
@@ -117,15 +117,9 @@ export function useQuotaGateFixture(name: string): QuotaGateFixture {
 
   afterAll(async () => {
     await store?.close();
-    const admin = new pg.Client({ connectionString: databaseUrl });
-    await admin.connect();
-    await admin.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-    await admin.end();
-    if (redis) {
-      const keys = await redis.keys(`${runPrefix}*`);
-      if (keys.length > 0) await redis.del(...keys);
-      await redis.quit();
-    }
+    await dropSchemas(databaseUrl, schema);
+    await redis?.quit();
+    await deleteRedisKeys(redisAt, runPrefix);
   });
 
   const fixture: QuotaGateFixture = {

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createRedisRateLimiter } from '../../../src/stores/redis/create-redis-rate-limiter.js';
 import { runRateLimiterContract } from '../../contracts/rate-limiter-contract.js';
+import { deleteRedisKeys } from '../../support/service-cleanup.js';
 import { startRelayFor } from '../../support/tcp-relay.js';
 
 const url = process.env.ROUTER_TEST_REDIS_URL;
@@ -24,12 +24,7 @@ async function until(condition: () => boolean, timeoutMs = 5000): Promise<void> 
 describe.skipIf(!url)('redis rate limiter', () => {
   const redisUrl = url ?? '';
 
-  afterAll(async () => {
-    const redis = new Redis(redisUrl);
-    const keys = await redis.keys(`${runPrefix}*`);
-    if (keys.length > 0) await redis.del(...keys);
-    await redis.quit();
-  });
+  afterAll(() => deleteRedisKeys(redisUrl, runPrefix));
 
   runRateLimiterContract('redis', async () => createRedisRateLimiter({ url: redisUrl, keyPrefix: nextPrefix() }));
 
