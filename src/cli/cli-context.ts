@@ -1,11 +1,11 @@
 /** Config and store for operator commands, opened per invocation and always closed. */
 import type { Command } from 'commander';
+import { consola } from 'consola';
 import { KeyService } from '../accounts/key-service.js';
 import { loadConfig } from '../config/load-config.js';
 import { resolveConfigDir } from '../config/resolve-config-dir.js';
 import type { RouterConfig } from '../config/types.js';
 import { systemClock } from '../core/clock.js';
-import { consola } from 'consola';
 import { forgetOnAccountChange } from '../stores/forget-on-account-change.js';
 import { openQuotaLedger } from '../stores/open-quota-ledger.js';
 import { openStore } from '../stores/open-store.js';

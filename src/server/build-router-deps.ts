@@ -7,6 +7,7 @@ import type { RouterConfig } from '../config/types.js';
 import { createCredentialResolver } from '../accounts/provider-credentials.js';
 import { KeyService } from '../accounts/key-service.js';
 import { systemClock, type Clock } from '../core/clock.js';
+import { describeError } from '../core/describe-error.js';
 import { createAdapterRegistry } from '../providers/registry.js';
 import { evaluateManagedAccess } from '../routing/managed-access.js';
 import { ProviderHealth } from '../routing/provider-health.js';
@@ -46,7 +47,7 @@ export async function buildRouterDeps(config: RouterConfig, options: BuildOption
       onUnavailable: (reason) => logger.warn(`monthly quota gate unavailable (${reason}); admitting in the store until Redis is back`),
     }));
   const store = forgetOnAccountChange(rawStore, quota, (accountId, error) =>
-    logger.warn(`account ${accountId} changed, but the quota gate could not be told (${describe(error)}); its cached plan expires within a minute`),
+    logger.warn(`account ${accountId} changed, but the quota gate could not be told (${describeError(error)}); its cached plan expires within a minute`),
   );
   const rateLimiter =
     options.rateLimiter ??
@@ -101,5 +102,3 @@ export async function buildRouterDeps(config: RouterConfig, options: BuildOption
     },
   };
 }
-
-const describe = (error: unknown): string => (error instanceof Error ? error.message : String(error));

@@ -4,6 +4,7 @@
  * (an upstream or router failure, or a refusal by the router itself) gives its monthly count back.
  */
 import { eventHandler, type EventHandler, type H3Event } from 'h3';
+import { describeError } from '../core/describe-error.js';
 import { RouterError, isRouterError, type ErrorCode } from '../core/errors.js';
 import { StoreUnavailableError } from '../stores/store.js';
 import { UpstreamTransportError } from '../upstream/upstream-client.js';
@@ -84,7 +85,7 @@ async function refund(ctx: RouterRequestContext, deps: RouterDeps): Promise<void
     await giveBack();
     ctx.quota!.used = Math.max(0, ctx.quota!.used - weight);
   } catch (error) {
-    deps.logger.warn(`[${ctx.requestId}] quota refund failed: ${error instanceof Error ? error.message : String(error)}`);
+    deps.logger.warn(`[${ctx.requestId}] quota refund failed: ${describeError(error)}`);
   }
 }
 

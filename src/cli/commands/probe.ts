@@ -5,6 +5,7 @@
  */
 import type { Command } from 'commander';
 import { ofetch } from 'ofetch';
+import { describeError } from '../../core/describe-error.js';
 import { emit, log } from '../cli-io.js';
 
 interface ProbeResult {
@@ -49,7 +50,7 @@ async function runProbes(options: ProbeOptions): Promise<ProbeResult[]> {
     try {
       results.push({ name, ok: true, detail: await run() });
     } catch (error) {
-      results.push({ name, ok: false, detail: error instanceof Error ? error.message : String(error) });
+      results.push({ name, ok: false, detail: describeError(error) });
     }
   };
   const expect = (condition: unknown, message: string) => {

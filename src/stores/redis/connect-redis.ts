@@ -26,5 +26,3 @@ export function firstAttempt(redis: Redis): Promise<void> {
     redis.on('ready', settle).on('error', settle).on('close', settle);
   });
 }
-
-export const describeError = (error: unknown): string => (error instanceof Error ? error.message : String(error));

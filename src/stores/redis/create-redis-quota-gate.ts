@@ -12,11 +12,12 @@
  * probe intervals after it went away (until then the gate admits only within units already held).
  */
 import type { Redis } from 'ioredis';
+import { describeError } from '../../core/describe-error.js';
 import { periodEndMs } from '../../core/quota-period.js';
 import type { QuotaDecision, QuotaLedger, QuotaLedgerStatus } from '../quota-ledger.js';
 import { peekInStore } from '../store-quota-ledger.js';
 import { NotFoundInStoreError, StoreUnavailableError, type QuotaAdmitInput, type Store } from '../store.js';
-import { connectRedis, describeError, firstAttempt } from './connect-redis.js';
+import { connectRedis, firstAttempt } from './connect-redis.js';
 import { createSettlementQueue } from './settlement-queue.js';
 import {
   ADMIT_SCRIPT,

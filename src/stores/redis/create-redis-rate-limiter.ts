@@ -8,7 +8,8 @@ import type { Redis } from 'ioredis';
 import { createMemoryRateLimiter } from '../memory/create-memory-rate-limiter.js';
 import { RATE_WINDOW_MS, rateDecision } from '../memory/rate-decision.js';
 import type { RateDecision, RateLimiter, RateLimiterStatus } from '../rate-limiter.js';
-import { connectRedis, describeError, firstAttempt } from './connect-redis.js';
+import { describeError } from '../../core/describe-error.js';
+import { connectRedis, firstAttempt } from './connect-redis.js';
 import { SLIDING_WINDOW_SCRIPT } from './sliding-window-script.js';
 
 export interface RedisRateLimiterOptions {
