@@ -11,6 +11,7 @@
  * status(). Store unreachable: requests fail closed with StoreUnavailableError, at the latest two store
  * probe intervals after it went away (until then the gate admits only within units already held).
  */
+import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { describeError } from '../../core/describe-error.js';
 import { periodEndMs } from '../../core/quota-period.js';
@@ -25,6 +26,7 @@ import {
   FILL_CARD_SCRIPT,
   FORGET_CARD_SCRIPT,
   REFUND_SCRIPT,
+  RELEASE_LOCK_SCRIPT,
   SEED_COUNTER_SCRIPT,
 } from './quota-gate-scripts.js';
 
@@ -54,10 +56,18 @@ interface GateCommands {
   quotaSeedCounter(counter: string, total: number, expireAtMs: number): Promise<number>;
   quotaApplyReservation(counter: string, total: number, reserved: number, expireAtMs: number): Promise<number>;
   quotaRefund(counter: string, weight: number): Promise<number>;
+  quotaReleaseLock(lock: string, token: string): Promise<number>;
 }
 
 /** Script calls per admission before deciding in the store instead; each step is progress by someone. */
 const MAX_STEPS = 16;
+/**
+ * How long an account's reservation lock lasts if its holder never releases it (a crash): longer than
+ * the two store statements a reservation makes can take (PostgreSQL queries time out after 5 s).
+ */
+const LOCK_MS = 12_000;
+/** Waits between steps while another instance holds the lock: 1, 2, 4 … 16 ms, about 0.2 s in all. */
+const lockWait = (step: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, Math.min(2 ** step, 16)));
 /** The largest block reserved at once: what a lost Redis can cost an account at most, per reservation. */
 export const MAX_RESERVATION = 100;
 /** A generation must outlive any store read that started before the change it guards against. */
@@ -87,6 +97,7 @@ function connect(url: string): Redis & GateCommands {
   redis.defineCommand('quotaSeedCounter', { numberOfKeys: 1, lua: SEED_COUNTER_SCRIPT });
   redis.defineCommand('quotaApplyReservation', { numberOfKeys: 1, lua: APPLY_RESERVATION_SCRIPT });
   redis.defineCommand('quotaRefund', { numberOfKeys: 1, lua: REFUND_SCRIPT });
+  redis.defineCommand('quotaReleaseLock', { numberOfKeys: 1, lua: RELEASE_LOCK_SCRIPT });
   return redis as Redis & GateCommands;
 }
 
@@ -104,6 +115,8 @@ export function createRedisQuotaGate(options: RedisQuotaGateOptions): QuotaLedge
   /** Weight of this instance's admissions under way per counter: how much one reservation should cover. */
   const demand = new Map<string, number>();
   const settlements = createSettlementQueue(store, options.settleMs ?? 1000);
+  const instanceId = randomBytes(6).toString('hex');
+  let lockSequence = 0;
 
   redis.on('ready', () => (current = { backend: 'redis-gate' }));
   redis.on('error', (error: Error) => useStore(`redis unavailable: ${error.message}`));
@@ -135,6 +148,7 @@ export function createRedisQuotaGate(options: RedisQuotaGateOptions): QuotaLedge
   const keysOf = (accountId: string, period: string) => ({
     ...cardKeys(accountId),
     counter: `${prefix}quota:{${accountId}}:${period}`,
+    lock: `${prefix}quota-lock:{${accountId}}:${period}`,
     expireAtMs: periodEndMs(period) + COUNTER_GRACE_MS,
   });
   type Keys = ReturnType<typeof keysOf>;
@@ -159,6 +173,20 @@ export function createRedisQuotaGate(options: RedisQuotaGateOptions): QuotaLedge
     await redis.quotaFillCard(keys.card, keys.generation, seenGeneration, account.plan, account.status, limit, cardTtlMs);
   }
 
+  /**
+   * Seeds and reservations of one account and period run one at a time across all instances, so each
+   * one sees the store's count as the previous one left it. `busy` when another instance holds the lock.
+   */
+  async function underLock<T>(keys: Keys, work: () => Promise<T>): Promise<T | 'busy'> {
+    const token = `${instanceId}:${lockSequence++}`;
+    if ((await redis.set(keys.lock, token, 'PX', LOCK_MS, 'NX')) !== 'OK') return 'busy';
+    try {
+      return await work();
+    } finally {
+      await redis.quotaReleaseLock(keys.lock, token);
+    }
+  }
+
   async function seedCounter(keys: Keys, accountId: string, period: string) {
     await redis.quotaSeedCounter(keys.counter, await store.readQuotaCommitted(accountId, period), keys.expireAtMs);
   }
@@ -167,9 +195,12 @@ export function createRedisQuotaGate(options: RedisQuotaGateOptions): QuotaLedge
    * Hold a block in the store with its own atomic check (against the plan and status the store holds
    * now), then hand the units to the gate. Returns the store's count, and whether it had room.
    */
-  async function reserve(keys: Keys, input: QuotaAdmitInput, card: { plan: string; limit: number; granted: number }) {
+  async function reserve(keys: Keys, input: QuotaAdmitInput, card: { plan: string; limit: number }) {
+    // Fresh under the lock: the reservation that held it before may already have made room.
+    const [usedNow, grantedNow] = (await redis.hmget(keys.counter, 'used', 'granted')).map(Number) as [number, number];
+    if (usedNow + input.weight <= grantedNow) return { hadRoom: true, storeUsed: grantedNow };
     const want = Math.max(reservationBlock(card.limit), demand.get(keys.counter) ?? input.weight);
-    const units = Math.max(input.weight, Math.min(want, card.limit - card.granted));
+    const units = Math.max(input.weight, Math.min(want, card.limit - grantedNow));
     let admission = await store.holdQuota({ ...input, weight: units });
     let reserved = admission.admitted ? units : 0;
     const room = admission.limit - admission.used;
@@ -191,7 +222,7 @@ export function createRedisQuotaGate(options: RedisQuotaGateOptions): QuotaLedge
     const notCounted = { refund: async () => undefined };
     let storeFull: { storeUsed: number } | undefined;
     for (let step = 0; step < MAX_STEPS; step++) {
-      const [outcome, plan, limit, used, granted, generation] = await redis.quotaAdmit(keys.card, keys.counter, keys.generation, weight);
+      const [outcome, plan, limit, used, , generation] = await redis.quotaAdmit(keys.card, keys.counter, keys.generation, weight);
       switch (outcome) {
         case 'admitted':
           settlements.add(accountId, period, weight);
@@ -204,13 +235,18 @@ export function createRedisQuotaGate(options: RedisQuotaGateOptions): QuotaLedge
           await once(`card:${keys.card}`, () => fillCard(keys, accountId, generation, input.limitsByPlan));
           break;
         case 'counter-missing':
-          await once(`seed:${keys.counter}`, () => seedCounter(keys, accountId, period));
+          if ((await once(`seed:${keys.counter}`, () => underLock(keys, () => seedCounter(keys, accountId, period)))) === 'busy') await lockWait(step);
           break;
         case 'needs-reservation': {
           // The store had no room for this request's weight and the gate has none left: the units still
           // unaccounted for are held for requests under way elsewhere, so this one is over the limit.
           if (storeFull) return { plan, status: 'active', admitted: false, used: Math.max(used, storeFull.storeUsed), limit, ...notCounted };
-          const result = await once(`reserve:${keys.counter}`, () => reserve(keys, input, { plan, limit, granted }));
+          const result = await once(`reserve:${keys.counter}`, () => underLock(keys, () => reserve(keys, input, { plan, limit })));
+          if (result === 'busy') {
+            // Another instance is reserving: its units are about to arrive in the shared counter.
+            await lockWait(step);
+            break;
+          }
           // A reservation shared with a heavier request, or outrun by another instance, may have failed
           // while room for this one is left: then the next step reserves again.
           if (!result.hadRoom && result.storeUsed + weight > limit) storeFull = result;

@@ -65,10 +65,12 @@ return 1
 /**
  * KEYS: counter. ARGV: the store's count after the reservation (total), units reserved (n, may be 0),
  * expiry (ms since epoch).
- * The n units become available to the gate. Units the store counted that the gate has not seen (another
- * reservation still on its way, or admissions made in the store while Redis was away) are taken as used;
- * when that other reservation arrives with a total the gate has already passed, it gives its units back
- * by lowering \`used\`. Either order leaves exactly the reserved, unused units available.
+ * The n units become available to the gate. Reservations and seeds of one account run one at a time
+ * (the account's reservation lock), so what else changed the store's count since the last one was done
+ * in the store itself (admissions or refunds while Redis was away, a hold a crashed instance never
+ * applied) and moves `used` by exactly that. Should two reservations still cross (a lock that expired
+ * under a stalled store), a total the gate has already passed gives its units back by lowering `used`:
+ * either order leaves the reserved, unused units available, and never more.
  */
 export const APPLY_RESERVATION_SCRIPT = `
 local total = tonumber(ARGV[1])
@@ -88,6 +90,12 @@ else
 end
 redis.call('HSET', KEYS[1], 'used', math.max(used, 0))
 return 1
+`;
+
+/** KEYS: the account's reservation lock. ARGV: the holder's token. Releases the lock only if still held by it. */
+export const RELEASE_LOCK_SCRIPT = `
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
 `;
 
 /** KEYS: counter. ARGV: weight. Gives a refunded request's units back; a counter Redis lost stays as seeded. */

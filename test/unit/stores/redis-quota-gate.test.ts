@@ -67,6 +67,32 @@ describe.skipIf(quotaGateSkipReason !== undefined)('redis quota gate', () => {
     });
   });
 
+  it('counts on from one number when two instances reserve at once: one reserves while the other waits', async () => {
+    // Instance A's hold reaches the store first but its units reach Redis late. Without the account's
+    // reservation lock, B would hold next, take A's units for used, and hand out counts A hands out again.
+    const accountId = await newAccount('large');
+    const keyPrefix = nextPrefix();
+    const slowToApply: typeof fixture.store = {
+      ...fixture.store,
+      async holdQuota(input) {
+        const held = await fixture.store.holdQuota(input);
+        await sleep(100);
+        return held;
+      },
+    };
+    const a = gate({ store: slowToApply, keyPrefix });
+    const b = gate({ keyPrefix });
+    await admitOnce(b, accountId); // card and counter in place, one unit used: the rest start at 2
+    const fromA = Promise.all(Array.from({ length: 6 }, () => admitOnce(a, accountId)));
+    await sleep(30);
+    const fromB = await Promise.all(Array.from({ length: 6 }, () => admitOnce(b, accountId)));
+    const decisions = [...(await fromA), ...fromB];
+    expect(admittedUsed(decisions)).toEqual(oneTo(13).slice(1));
+    await Promise.all([a.close(), b.close()]);
+    expect(await fixture.store.readQuota(accountId, PERIOD)).toBe(13);
+    expect(await fixture.store.readQuotaCommitted(accountId, PERIOD)).toBe(13);
+  });
+
   it('reserves a block of 1% of a large limit: ten admissions cost one store hold', async () => {
     const watched = watchHolds(fixture.store);
     const ledger = gate({ store: watched.store, keyPrefix: nextPrefix() });
