@@ -47,7 +47,7 @@ export interface RedisQuotaGateOptions {
 }
 
 type Outcome = 'admitted' | 'rejected' | 'inactive' | 'card-missing' | 'counter-missing' | 'needs-reservation';
-type AdmitReply = [outcome: Outcome, plan: string, limit: number, used: number, granted: number, generation: string];
+type AdmitReply = [outcome: Outcome, plan: string, limit: number, used: number, generation: string];
 
 interface GateCommands {
   quotaAdmit(card: string, counter: string, generation: string, weight: number): Promise<AdmitReply>;
@@ -222,7 +222,7 @@ export function createRedisQuotaGate(options: RedisQuotaGateOptions): QuotaLedge
     const notCounted = { refund: async () => undefined };
     let storeFull: { storeUsed: number } | undefined;
     for (let step = 0; step < MAX_STEPS; step++) {
-      const [outcome, plan, limit, used, , generation] = await redis.quotaAdmit(keys.card, keys.counter, keys.generation, weight);
+      const [outcome, plan, limit, used, generation] = await redis.quotaAdmit(keys.card, keys.counter, keys.generation, weight);
       switch (outcome) {
         case 'admitted':
           settlements.add(accountId, period, weight);

@@ -12,27 +12,26 @@
 
 /**
  * KEYS: card, counter, generation. ARGV: weight.
- * Returns { outcome, plan, limit, used, granted, generation }; outcome is `admitted`, `rejected`,
+ * Returns { outcome, plan, limit, used, generation }; outcome is `admitted`, `rejected`,
  * `inactive`, `card-missing`, `counter-missing` or `needs-reservation` (the last three: the caller loads
  * from the store and calls again). `generation` is only read for `card-missing`.
  */
 export const ADMIT_SCRIPT = `
 local card = redis.call('HMGET', KEYS[1], 'plan', 'status', 'limit')
 if not card[1] then
-  return {'card-missing', '', 0, 0, 0, redis.call('GET', KEYS[3]) or '0'}
+  return {'card-missing', '', 0, 0, redis.call('GET', KEYS[3]) or '0'}
 end
 local limit = tonumber(card[3])
 if card[2] ~= 'active' then
-  return {'inactive', card[1], limit, tonumber(redis.call('HGET', KEYS[2], 'used') or '0'), 0, ''}
+  return {'inactive', card[1], limit, tonumber(redis.call('HGET', KEYS[2], 'used') or '0'), ''}
 end
 local counter = redis.call('HMGET', KEYS[2], 'used', 'granted')
-if not counter[1] then return {'counter-missing', card[1], limit, 0, 0, ''} end
+if not counter[1] then return {'counter-missing', card[1], limit, 0, ''} end
 local weight = tonumber(ARGV[1])
 local used = tonumber(counter[1])
-local granted = tonumber(counter[2])
-if used + weight > limit then return {'rejected', card[1], limit, used, granted, ''} end
-if used + weight > granted then return {'needs-reservation', card[1], limit, used, granted, ''} end
-return {'admitted', card[1], limit, redis.call('HINCRBY', KEYS[2], 'used', weight), granted, ''}
+if used + weight > limit then return {'rejected', card[1], limit, used, ''} end
+if used + weight > tonumber(counter[2]) then return {'needs-reservation', card[1], limit, used, ''} end
+return {'admitted', card[1], limit, redis.call('HINCRBY', KEYS[2], 'used', weight), ''}
 `;
 
 /** KEYS: card, generation. ARGV: generation read before the store, plan, status, limit, ttlMs. Returns 1 when written. */
