@@ -18,7 +18,7 @@ import { periodEndMs } from '../../core/quota-period.js';
 import type { QuotaDecision, QuotaLedger, QuotaLedgerStatus } from '../quota-ledger.js';
 import { peekInStore } from '../store-quota-ledger.js';
 import { NotFoundInStoreError, StoreUnavailableError, type QuotaAdmitInput, type Store } from '../store.js';
-import { connectRedis, firstAttempt } from './connect-redis.js';
+import { connectRedis, firstAttempt, watchAvailability } from './connect-redis.js';
 import { createSettlementQueue } from './settlement-queue.js';
 import {
   ADMIT_SCRIPT,
@@ -107,8 +107,6 @@ export function createRedisQuotaGate(options: RedisQuotaGateOptions): QuotaLedge
   const cardTtlMs = options.cardTtlMs ?? 60_000;
   const redis = connect(options.url);
   const connected = firstAttempt(redis);
-  let current: QuotaLedgerStatus = { backend: 'redis-gate' };
-  let closing = false;
   let storeDown = false;
   /** One store round trip per account and purpose at a time on this instance; the others wait for it. */
   const inFlight = new Map<string, Promise<unknown>>();
@@ -118,9 +116,7 @@ export function createRedisQuotaGate(options: RedisQuotaGateOptions): QuotaLedge
   const instanceId = randomBytes(6).toString('hex');
   let lockSequence = 0;
 
-  redis.on('ready', () => (current = { backend: 'redis-gate' }));
-  redis.on('error', (error: Error) => useStore(`redis unavailable: ${error.message}`));
-  redis.on('close', () => useStore('redis connection closed'));
+  const availability = watchAvailability(redis, (reason) => options.onUnavailable?.(reason));
 
   const probeMs = options.storeProbeMs ?? 1000;
   let probing = false;
@@ -137,12 +133,6 @@ export function createRedisQuotaGate(options: RedisQuotaGateOptions): QuotaLedge
       .finally(() => (probing = false));
   }, probeMs);
   probe.unref();
-
-  function useStore(reason: string): void {
-    if (closing || current.backend === 'store-fallback') return;
-    current = { backend: 'store-fallback', reason };
-    options.onUnavailable?.(reason);
-  }
 
   const cardKeys = (accountId: string) => ({ card: `${prefix}quota-card:{${accountId}}`, generation: `${prefix}quota-gen:{${accountId}}` });
   const keysOf = (accountId: string, period: string) => ({
@@ -264,12 +254,13 @@ export function createRedisQuotaGate(options: RedisQuotaGateOptions): QuotaLedge
 
   return {
     kind: 'redis-gate',
-    status: () => ({ ...current }),
+    status: (): QuotaLedgerStatus =>
+      availability.outage === undefined ? { backend: 'redis-gate' } : { backend: 'store-fallback', reason: availability.outage },
 
     async admit(input) {
       await connected;
       if (redis.status !== 'ready') {
-        useStore(`redis not connected (${redis.status})`);
+        availability.down(`redis not connected (${redis.status})`);
         return admitInStore(input);
       }
       if (storeDown) {
@@ -285,7 +276,7 @@ export function createRedisQuotaGate(options: RedisQuotaGateOptions): QuotaLedge
       } catch (error) {
         if (error instanceof StoreUnavailableError) storeDown = true;
         if (error instanceof StoreUnavailableError || error instanceof NotFoundInStoreError) throw error;
-        useStore(`redis unavailable: ${describeError(error)}`);
+        availability.down(`redis unavailable: ${describeError(error)}`);
         return admitInStore(input);
       } finally {
         const left = (demand.get(counter) ?? 0) - input.weight;
@@ -312,7 +303,7 @@ export function createRedisQuotaGate(options: RedisQuotaGateOptions): QuotaLedge
     },
 
     async close() {
-      closing = true;
+      availability.close();
       clearInterval(probe);
       await settlements.close();
       redis.disconnect();

@@ -9,7 +9,7 @@ import { createMemoryRateLimiter } from '../memory/create-memory-rate-limiter.js
 import { RATE_WINDOW_MS, rateDecision } from '../memory/rate-decision.js';
 import type { RateDecision, RateLimiter, RateLimiterStatus } from '../rate-limiter.js';
 import { describeError } from '../../core/describe-error.js';
-import { connectRedis, firstAttempt } from './connect-redis.js';
+import { connectRedis, firstAttempt, watchAvailability } from './connect-redis.js';
 import { SLIDING_WINDOW_SCRIPT } from './sliding-window-script.js';
 
 export interface RedisRateLimiterOptions {
@@ -32,39 +32,26 @@ export function createRedisRateLimiter(options: RedisRateLimiterOptions): RateLi
   const fallback = createMemoryRateLimiter();
   const instanceId = randomBytes(6).toString('hex');
   let sequence = 0;
-  let current: RateLimiterStatus = { backend: 'redis' };
-  let closing = false;
-
   const redis = connectRedis(options.url) as Redis & SlidingWindowCommand;
   redis.defineCommand('routerSlidingWindow', { numberOfKeys: 1, lua: SLIDING_WINDOW_SCRIPT });
   const connected = firstAttempt(redis);
-  redis.on('ready', () => (current = { backend: 'redis' }));
-  // The listener also keeps ioredis from printing "Unhandled error event" on every reconnect attempt.
-  redis.on('error', (error: Error) => useFallback(`redis unavailable: ${error.message}`));
-  redis.on('close', () => useFallback('redis connection closed'));
-
-  /** Keeps the first reason of an outage: later ones are mostly echoes of it. */
-  function useFallback(reason: string): void {
-    if (closing || current.backend === 'memory-fallback') return;
-    current = { backend: 'memory-fallback', reason };
-    options.onUnavailable?.(reason);
-  }
+  const availability = watchAvailability(redis, (reason) => options.onUnavailable?.(reason));
 
   async function decide(accountId: string, limit: number, nowMs: number, count: boolean): Promise<RateDecision> {
     await connected;
     if (redis.status !== 'ready') {
-      useFallback(`redis not connected (${redis.status})`);
+      availability.down(`redis not connected (${redis.status})`);
       return decideInMemory(accountId, limit, nowMs, count);
     }
     try {
       // Members must be unique per admission: two requests in the same millisecond both count.
       const member = `${nowMs}:${instanceId}:${sequence++}`;
       const reply = await redis.routerSlidingWindow(keyPrefix + accountId, nowMs, RATE_WINDOW_MS, limit, member, count ? '1' : '0');
-      current = { backend: 'redis' };
+      availability.up();
       const [allowed, inWindow, oldest] = reply;
       return rateDecision({ allowed: allowed === 1, limit, count: inWindow, oldestMs: oldest === undefined ? null : Number(oldest), nowMs });
     } catch (error) {
-      useFallback(`redis unavailable: ${describeError(error)}`);
+      availability.down(`redis unavailable: ${describeError(error)}`);
       return decideInMemory(accountId, limit, nowMs, count);
     }
   }
@@ -75,11 +62,12 @@ export function createRedisRateLimiter(options: RedisRateLimiterOptions): RateLi
 
   return {
     kind: 'redis',
-    status: () => ({ ...current }),
+    status: (): RateLimiterStatus =>
+      availability.outage === undefined ? { backend: 'redis' } : { backend: 'memory-fallback', reason: availability.outage },
     admit: (accountId, limit, nowMs) => decide(accountId, limit, nowMs, true),
     peek: (accountId, limit, nowMs) => decide(accountId, limit, nowMs, false),
     async close() {
-      closing = true;
+      availability.close();
       redis.disconnect();
       await fallback.close();
     },
