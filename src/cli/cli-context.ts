@@ -6,7 +6,6 @@ import { loadConfig } from '../config/load-config.js';
 import { resolveConfigDir } from '../config/resolve-config-dir.js';
 import type { RouterConfig } from '../config/types.js';
 import { systemClock } from '../core/clock.js';
-import { forgetOnAccountChange } from '../stores/forget-on-account-change.js';
 import { openQuotaLedger } from '../stores/open-quota-ledger.js';
 import { openStore } from '../stores/open-store.js';
 import type { Store } from '../stores/store.js';
@@ -21,10 +20,10 @@ export async function withCliContext<T>(configFlag: string | undefined, run: (ct
   const config = loadConfig(resolveConfigDir(configFlag, process.env), process.env);
   const rawStore = await openStore(config.server.storage, systemClock);
   // Plan changes and deactivations made here must reach the quota gate the running instances share.
-  const quota = await openQuotaLedger(config.server.rateLimit, rawStore);
-  const store = forgetOnAccountChange(rawStore, quota, (accountId) =>
-    consola.warn(`account ${accountId} changed, but Redis could not be told: running instances apply it within a minute (the quota gate's card TTL)`),
-  );
+  const { quota, store } = await openQuotaLedger(config.server.rateLimit, rawStore, {
+    onForgetFailed: (accountId) =>
+      consola.warn(`account ${accountId} changed, but Redis could not be told: running instances apply it within a minute (the quota gate's card TTL)`),
+  });
   try {
     await store.migrate();
     const keys = new KeyService({ store, clock: systemClock, secret: config.server.secretKey?.reveal(), cacheTtlMs: 1 });

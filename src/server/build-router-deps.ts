@@ -12,10 +12,8 @@ import { createAdapterRegistry } from '../providers/registry.js';
 import { evaluateManagedAccess } from '../routing/managed-access.js';
 import { ProviderHealth } from '../routing/provider-health.js';
 import { RoutingEngine } from '../routing/routing-engine.js';
-import { forgetOnAccountChange } from '../stores/forget-on-account-change.js';
 import { openQuotaLedger } from '../stores/open-quota-ledger.js';
 import { openRateLimiter } from '../stores/open-rate-limiter.js';
-import type { QuotaLedger } from '../stores/quota-ledger.js';
 import { openStore } from '../stores/open-store.js';
 import type { RateLimiter } from '../stores/rate-limiter.js';
 import type { Store } from '../stores/store.js';
@@ -28,7 +26,6 @@ export interface BuildOptions {
   random?: () => number;
   store?: Store;
   rateLimiter?: RateLimiter;
-  quota?: QuotaLedger;
   upstreamClient?: UpstreamClient;
 }
 
@@ -41,14 +38,11 @@ export async function buildRouterDeps(config: RouterConfig, options: BuildOption
   const logger = options.logger ?? consola.withTag('router');
   const rawStore = options.store ?? (await openStore(config.server.storage, clock));
   await rawStore.migrate();
-  const quota =
-    options.quota ??
-    (await openQuotaLedger(config.server.rateLimit, rawStore, {
-      onUnavailable: (reason) => logger.warn(`monthly quota gate unavailable (${reason}); admitting in the store until Redis is back`),
-    }));
-  const store = forgetOnAccountChange(rawStore, quota, (accountId, error) =>
-    logger.warn(`account ${accountId} changed, but the quota gate could not be told (${describeError(error)}); its cached plan expires within a minute`),
-  );
+  const { quota, store } = await openQuotaLedger(config.server.rateLimit, rawStore, {
+    onUnavailable: (reason) => logger.warn(`monthly quota gate unavailable (${reason}); admitting in the store until Redis is back`),
+    onForgetFailed: (accountId, error) =>
+      logger.warn(`account ${accountId} changed, but the quota gate could not be told (${describeError(error)}); its cached plan expires within a minute`),
+  });
   const rateLimiter =
     options.rateLimiter ??
     (await openRateLimiter(config.server.rateLimit, {

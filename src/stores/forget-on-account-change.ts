@@ -1,7 +1,8 @@
 /**
  * Wraps a store so that every plan change and deactivation, once committed, also drops what the quota
  * ledger caches about the account: the next request on any instance reads the new plan or status.
- * Used by `router serve` and by the CLI, so every way of changing an account goes through it.
+ * Applied by openQuotaLedger, which `router serve` and the CLI both use, so every way of changing an
+ * account goes through it.
  */
 import type { QuotaLedger } from './quota-ledger.js';
 import type { Store } from './store.js';
