@@ -48,8 +48,8 @@ export function createRouterApp(deps: RouterDeps): App {
   const router = createRouter()
     .get('/v1/models', createV1Handler(deps, otherV1, createModelsRoute(deps)))
     .get('/v1/models/**', createV1Handler(deps, otherV1, createModelRoute(deps)))
-    .post('/v1/chat/completions', createV1Handler(deps, modelTraffic(chatRequestSchema), createChatCompletionsRoute(deps)))
-    .post('/v1/responses', createV1Handler(deps, modelTraffic(responsesRequestSchema), createResponsesRoute(deps)))
+    .post('/v1/chat/completions', createV1Handler(deps, modelTraffic(chatRequestSchema), createChatCompletionsRoute(deps), 'model'))
+    .post('/v1/responses', createV1Handler(deps, modelTraffic(responsesRequestSchema), createResponsesRoute(deps), 'model'))
     .use('/v1/**', createV1Handler(deps, otherV1, unknownV1Endpoint))
     .use('/v1', createV1Handler(deps, otherV1, unknownV1Endpoint))
     .get('/pricing', publicJson(pricing))
@@ -70,7 +70,7 @@ export function createRouterApp(deps: RouterDeps): App {
     .get('/readyz', eventHandler((event) => readiness(event, deps)));
 
   const app = createApp({
-    onRequest: (event) => void assignRequestId(event),
+    onRequest: (event) => void assignRequestId(event, deps.clock.now()),
     onError: (error, event) => {
       const cause = (error as { cause?: unknown }).cause;
       const routerError = cause instanceof RouterError ? cause : error instanceof RouterError ? error : undefined;
