@@ -19,7 +19,7 @@ export function assembleRouterConfig(dir: string, files: RawConfigFiles): Router
   };
 }
 
-function assembleServer({ secretKey, ...server }: RawConfigFiles['server']): ServerConfig {
+function assembleServer({ secretKey, metrics, ...server }: RawConfigFiles['server']): ServerConfig {
   const baseUrl = withoutTrailingSlashes(server.baseUrl);
   const appUrl = withoutTrailingSlashes(server.appUrl ?? `${baseUrl}/app`);
   return {
@@ -29,6 +29,7 @@ function assembleServer({ secretKey, ...server }: RawConfigFiles['server']): Ser
     docsUrl: withoutTrailingSlashes(server.docsUrl ?? `${baseUrl}/docs`),
     supportUrl: withoutTrailingSlashes(server.supportUrl ?? `${appUrl}/support`),
     ...(secretKey ? { secretKey: new Secret(secretKey) } : {}),
+    metrics: { enabled: metrics.enabled, ...(metrics.token ? { token: new Secret(metrics.token) } : {}) },
   };
 }
 

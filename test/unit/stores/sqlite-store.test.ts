@@ -30,6 +30,7 @@ describe('sqlite store', () => {
     expect(db.prepare('SELECT version, applied_at FROM schema_migrations').all()).toEqual([
       { version: 1, applied_at: '2026-01-01T00:00:00.000Z' },
       { version: 2, applied_at: '2026-01-01T00:00:00.000Z' },
+      { version: 3, applied_at: '2026-01-01T00:00:00.000Z' },
     ]);
     expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
     db.close();
@@ -42,7 +43,7 @@ describe('sqlite store', () => {
     const db = new Database(path);
     db.prepare("INSERT INTO schema_migrations (version, name, applied_at) VALUES (99, 'future', 'x')").run();
     db.close();
-    await expect(store.migrate()).rejects.toThrow('database schema version 99 is newer than this router knows (2)');
+    await expect(store.migrate()).rejects.toThrow('database schema version 99 is newer than this router knows (3)');
     await store.close();
   });
 

@@ -1,0 +1,100 @@
+/**
+ * How one ledger record adds to its rollup row, the same for every dialect. Rollups are per account per
+ * quarter hour (UTC): the coarsest grain from which a day in any time zone in use is an exact union of
+ * buckets (every current UTC offset is a whole number of quarter hours), so `--tz` reads stay exact.
+ */
+import { quotaPeriod } from '../core/quota-period.js';
+import { MAIN_CALL, type LedgerRecord, type UsageSums } from './ledger-store.js';
+
+export const BUCKET_MS = 15 * 60 * 1000;
+
+/** The rollup row a record belongs to. Empty strings stand for "none" (keys of a primary key cannot be NULL). */
+export interface RollupKey {
+  accountId: string;
+  bucketStart: string;
+  keyId: string;
+  routeId: string;
+  providerId: string;
+  upstreamModel: string;
+  credentialSource: string;
+}
+
+/** What one rollup row adds up: the sums usage views report, with the latest request's instant. */
+export type RollupCounts = Omit<UsageSums, 'group' | 'lastAt'> & { lastAt: string };
+
+export function bucketStartOf(iso: string): string {
+  const ms = Date.parse(iso);
+  return new Date(ms - (((ms % BUCKET_MS) + BUCKET_MS) % BUCKET_MS)).toISOString();
+}
+
+/** The calendar month (UTC) a record's spend counts in, `YYYY-MM`. */
+export function spendPeriodOf(iso: string): string {
+  return quotaPeriod(Date.parse(iso)).key;
+}
+
+export function rollupKeyOf(record: LedgerRecord): RollupKey {
+  return {
+    accountId: record.accountId,
+    bucketStart: bucketStartOf(record.startedAt),
+    keyId: record.keyId ?? '',
+    routeId: record.routeId ?? '',
+    providerId: record.providerId ?? '',
+    upstreamModel: record.upstreamModel ?? '',
+    credentialSource: record.credentialSource ?? '',
+  };
+}
+
+export function rollupCountsOf(record: LedgerRecord): RollupCounts {
+  const main = record.call === MAIN_CALL;
+  const served = record.providerId !== null;
+  const usage = record.usage;
+  return {
+    requests: main ? 1 : 0,
+    failedRequests: main && record.errorCode !== null ? 1 : 0,
+    calls: 1,
+    promptTokens: usage?.prompt ?? 0,
+    completionTokens: usage?.completion ?? 0,
+    reasoningTokens: usage?.reasoning ?? 0,
+    cachedTokens: usage?.cached ?? 0,
+    unknownUsageCalls: served && usage === null ? 1 : 0,
+    unpricedCalls: usage !== null && served && record.costNanoUsd === null ? 1 : 0,
+    costNanoUsd: record.costNanoUsd ?? 0,
+    meteredNanoUsd: record.meteredNanoUsd,
+    lastAt: record.startedAt,
+  };
+}
+
+/** Sum records into one entry per rollup row (a multi-row upsert must not touch a row twice). */
+export function rollUp(records: readonly LedgerRecord[]): { key: RollupKey; counts: RollupCounts }[] {
+  const rows = new Map<string, { key: RollupKey; counts: RollupCounts }>();
+  for (const record of records) {
+    const key = rollupKeyOf(record);
+    const id = JSON.stringify(Object.values(key));
+    const counts = rollupCountsOf(record);
+    const row = rows.get(id);
+    if (!row) {
+      rows.set(id, { key, counts });
+      continue;
+    }
+    const sum = row.counts;
+    for (const name of Object.keys(counts) as (keyof RollupCounts)[]) {
+      if (name === 'lastAt') sum.lastAt = counts.lastAt > sum.lastAt ? counts.lastAt : sum.lastAt;
+      else sum[name] += counts[name];
+    }
+  }
+  return [...rows.values()];
+}
+
+/** Managed spend per account and month in a batch (records that settle managed access). */
+export function spendOf(records: readonly LedgerRecord[]): { accountId: string; period: string; nanoUsd: number }[] {
+  const spend = new Map<string, { accountId: string; period: string; nanoUsd: number }>();
+  for (const record of records) {
+    if (record.meteredNanoUsd <= 0) continue;
+    const period = spendPeriodOf(record.startedAt);
+    const id = `${record.accountId}\u0000${period}`;
+    const entry = spend.get(id) ?? { accountId: record.accountId, period, nanoUsd: 0 };
+    entry.nanoUsd += record.meteredNanoUsd;
+    spend.set(id, entry);
+  }
+  return [...spend.values()];
+}
