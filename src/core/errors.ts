@@ -57,12 +57,16 @@ export const ERROR_TABLE = {
   request_too_large: { status: 413, type: 'invalid_request_error', guidance: ['docsUrl'] },
   rate_limit_exceeded: { status: 429, type: 'rate_limit_error', guidance: ['docsUrl'] },
   monthly_quota_exceeded: { status: 429, type: 'insufficient_quota', guidance: QUOTA, noRetry: true },
+  /** Managed provider access used up its plan's monthly spend cap; the account's own provider keys keep working. */
+  spend_cap_reached: { status: 402, type: 'insufficient_quota', guidance: ['docsUrl', 'accountUrl', 'upgradeUrl', 'billingUrl', 'supportUrl'], noRetry: true },
   /** 502, or 504 when every attempt timed out. */
   all_upstreams_failed: { status: 502, type: 'upstream_error', guidance: ['docsUrl', 'supportUrl'] },
   /** An upstream rejected the request as the client's fault (a 4xx other than the failover triggers). */
   upstream_rejected_request: { status: 400, type: 'invalid_request_error', guidance: ['docsUrl'] },
   store_unavailable: { status: 503, type: 'server_error', guidance: ['supportUrl'] },
   internal_error: { status: 500, type: 'server_error', guidance: ['supportUrl'] },
+  /** GET /metrics without the configured bearer token (metrics.token). */
+  metrics_token_required: { status: 401, type: 'authentication_error', guidance: ['docsUrl'], challenge: 'bare' },
   '1010': { status: 403, type: 'edge_rejected', guidance: ['docsUrl'] },
 } as const satisfies Record<string, ErrorSpec>;
 

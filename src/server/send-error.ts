@@ -51,7 +51,7 @@ function guidanceValue(field: GuidanceField, error: RouterError, server: ServerC
     case 'docsUrl':
       return `${server.docsUrl}/errors#${error.code}`;
     case 'accountUrl':
-      return error.code === 'no_provider_access' ? `${server.appUrl}/provider-keys` : `${server.appUrl}/keys`;
+      return error.code === 'no_provider_access' || error.code === 'spend_cap_reached' ? `${server.appUrl}/provider-keys` : `${server.appUrl}/keys`;
     case 'apiKeyPrefix':
       return API_KEY_PREFIX;
     case 'onboarding':

@@ -64,6 +64,36 @@ export function rollupCountsOf(record: LedgerRecord): RollupCounts {
   };
 }
 
+type Summable = Omit<UsageSums, 'group' | 'lastAt'> & { lastAt: string | null };
+
+/** Sums of no records at all. */
+export function emptySums(group: string | null = null): UsageSums {
+  return {
+    group,
+    requests: 0,
+    failedRequests: 0,
+    calls: 0,
+    promptTokens: 0,
+    completionTokens: 0,
+    reasoningTokens: 0,
+    cachedTokens: 0,
+    unknownUsageCalls: 0,
+    unpricedCalls: 0,
+    costNanoUsd: 0,
+    meteredNanoUsd: 0,
+    lastAt: null,
+  };
+}
+
+/** Add one set of sums into another: counts add up, lastAt keeps the later instant. */
+export function addSums<T extends Summable>(into: T, add: Readonly<T>): void {
+  for (const name of Object.keys(add) as (keyof Summable)[]) {
+    if (name === 'lastAt') {
+      if (add.lastAt !== null && (into.lastAt === null || add.lastAt > into.lastAt)) into.lastAt = add.lastAt;
+    } else if (typeof into[name] === 'number') into[name] += add[name];
+  }
+}
+
 /** Sum records into one entry per rollup row (a multi-row upsert must not touch a row twice). */
 export function rollUp(records: readonly LedgerRecord[]): { key: RollupKey; counts: RollupCounts }[] {
   const rows = new Map<string, { key: RollupKey; counts: RollupCounts }>();
@@ -76,11 +106,7 @@ export function rollUp(records: readonly LedgerRecord[]): { key: RollupKey; coun
       rows.set(id, { key, counts });
       continue;
     }
-    const sum = row.counts;
-    for (const name of Object.keys(counts) as (keyof RollupCounts)[]) {
-      if (name === 'lastAt') sum.lastAt = counts.lastAt > sum.lastAt ? counts.lastAt : sum.lastAt;
-      else sum[name] += counts[name];
-    }
+    addSums(row.counts, counts);
   }
   return [...rows.values()];
 }

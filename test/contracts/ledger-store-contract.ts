@@ -5,7 +5,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { LedgerRecord, LedgerStore, UsageSums } from '../../src/stores/ledger-store.js';
+import { emptySums } from '../../src/stores/ledger-rollup.js';
+import type { LedgerRecord, LedgerStore } from '../../src/stores/ledger-store.js';
 import type { Store } from '../../src/stores/store.js';
 
 export interface LedgerFixture {
@@ -50,19 +51,7 @@ export function ledgerRecord(overrides: Partial<LedgerRecord> = {}): LedgerRecor
   };
 }
 
-const ZERO: Omit<UsageSums, 'group' | 'lastAt'> = {
-  requests: 0,
-  failedRequests: 0,
-  calls: 0,
-  promptTokens: 0,
-  completionTokens: 0,
-  reasoningTokens: 0,
-  cachedTokens: 0,
-  unknownUsageCalls: 0,
-  unpricedCalls: 0,
-  costNanoUsd: 0,
-  meteredNanoUsd: 0,
-};
+const { group: _group, lastAt: _lastAt, ...ZERO } = emptySums();
 
 const NOV = { from: '2026-11-01T00:00:00.000Z', to: '2026-12-01T00:00:00.000Z' };
 

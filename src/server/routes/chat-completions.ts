@@ -14,6 +14,7 @@ import { setRoutingHeaders, routingHeaders } from './routing-headers.js';
 export function createChatCompletionsRoute(deps: RouterDeps) {
   return async (event: H3Event, ctx: RouterRequestContext): Promise<unknown> => {
     const route = authorizeRoute(ctx);
+    ctx.spendReservation = await deps.spend.reserve({ accountId: ctx.caller!.accountId, plan: ctx.plan, route, body: ctx.body! });
     const chat = ctx.body as ChatRequest;
     const call = { route, accountId: ctx.caller!.accountId, signal: abortOnDisconnect(event) };
     if (chat.stream) {

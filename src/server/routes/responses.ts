@@ -15,6 +15,7 @@ import { routingHeaders, setRoutingHeaders } from './routing-headers.js';
 export function createResponsesRoute(deps: RouterDeps) {
   return async (event: H3Event, ctx: RouterRequestContext): Promise<unknown> => {
     const route = authorizeRoute(ctx);
+    ctx.spendReservation = await deps.spend.reserve({ accountId: ctx.caller!.accountId, plan: ctx.plan, route, body: ctx.body! });
     const request = ctx.body as unknown as ResponsesRequest;
     const call = { route, accountId: ctx.caller!.accountId, signal: abortOnDisconnect(event) };
     if (request.stream) {
