@@ -11,7 +11,6 @@ import { describeError } from '../core/describe-error.js';
 import { RouterMetrics } from '../metrics/router-metrics.js';
 import { timeStore } from '../metrics/time-store.js';
 import { createAdapterRegistry } from '../providers/registry.js';
-import { evaluateManagedAccess } from '../routing/managed-access.js';
 import { ProviderHealth } from '../routing/provider-health.js';
 import { RoutingEngine } from '../routing/routing-engine.js';
 import { openQuotaLedger } from '../stores/open-quota-ledger.js';
@@ -21,8 +20,7 @@ import type { RateLimiter } from '../stores/rate-limiter.js';
 import type { Store } from '../stores/store.js';
 import { createUpstreamClient, type UpstreamClient } from '../upstream/upstream-client.js';
 import { recordConfigAudit } from '../usage/config-audit.js';
-import { unpricedModelsForPlans } from '../usage/model-prices.js';
-import { openUsage } from '../usage/open-usage.js';
+import { managedAccessFor, openUsage } from '../usage/open-usage.js';
 import { SpendGate } from '../usage/spend-gate.js';
 import { createMetricsObserver } from './metrics-observer.js';
 import type { RequestObserver } from './request-outcome.js';
@@ -73,13 +71,7 @@ export async function buildRouterDeps(config: RouterConfig, options: BuildOption
     ...(metrics ? { wrapStore: (ledgerStore) => timeStore(ledgerStore, metrics.storeDuration, 'ledger'), hooks: metrics.ledgerHooks() } : {}),
   });
 
-  const managedAccess = evaluateManagedAccess({
-    requested: config.providers.managedAccess.enabled,
-    plans: config.plans,
-    durableStore: !config.server.storage.endsWith(':memory:'),
-    ledger: usage.liveness,
-    unpricedForResale: (planIds) => unpricedModelsForPlans(planIds, { plans: config.plans, routes: config.routes, providers: config.providers.providers }),
-  });
+  const managedAccess = managedAccessFor(config, usage.liveness);
   if (managedAccess.requested && !managedAccess.active) {
     const failing = managedAccess.checks.filter((check) => !check.ok).map((check) => `${check.name} (${check.detail})`);
     logger.warn(`managed provider access stays off: readiness checks failed: ${failing.join('; ')}`);

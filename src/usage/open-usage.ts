@@ -11,8 +11,20 @@ import { quotaPeriod } from '../core/quota-period.js';
 import type { LedgerStore } from '../stores/ledger-store.js';
 import { openLedgerStore } from '../stores/open-ledger-store.js';
 import { startLedgerPruner } from './ledger-pruner.js';
-import { createPriceBook, type PriceBook } from './model-prices.js';
+import { evaluateManagedAccess, type ManagedAccessStatus } from '../routing/managed-access.js';
+import { createPriceBook, unpricedModelsForPlans, type PriceBook } from './model-prices.js';
 import { UsageLedger, type UsageLedgerOptions } from './usage-ledger.js';
+
+/** Managed access as the readiness checks decide it for this configuration and ledger. */
+export function managedAccessFor(config: RouterConfig, ledger: { live: boolean; detail: string }): ManagedAccessStatus {
+  return evaluateManagedAccess({
+    requested: config.providers.managedAccess.enabled,
+    plans: config.plans,
+    durableStore: !config.server.storage.endsWith(':memory:'),
+    ledger,
+    unpricedForResale: (planIds) => unpricedModelsForPlans(planIds, { plans: config.plans, routes: config.routes, providers: config.providers.providers }),
+  });
+}
 
 export interface UsageRuntime {
   store: LedgerStore;
@@ -37,7 +49,7 @@ export async function openUsage(config: RouterConfig, options: OpenUsageOptions)
   const opened = await openLedgerStore(config.server.storage, options.clock);
   const store = options.wrapStore ? options.wrapStore(opened) : opened;
   await store.migrate();
-  const liveness = settings.enabled ? await checkLive(store, options.clock) : { live: false, detail: 'the usage ledger is off (ledger.enabled: false)' };
+  const liveness = settings.enabled ? await checkLedgerLive(store, options.clock) : { live: false, detail: 'the usage ledger is off (ledger.enabled: false)' };
   const ledger = settings.enabled
     ? new UsageLedger({ store, ...settings, clock: options.clock, logger: options.logger, ...options.hooks })
     : null;
@@ -56,7 +68,7 @@ export async function openUsage(config: RouterConfig, options: OpenUsageOptions)
 }
 
 /** Reads both paths the ledger serves (records and the spend meter), so "live" means answering, not configured. */
-async function checkLive(store: LedgerStore, clock: Clock): Promise<{ live: boolean; detail: string }> {
+export async function checkLedgerLive(store: LedgerStore, clock: Clock): Promise<{ live: boolean; detail: string }> {
   try {
     await store.ping();
     const now = clock.now();

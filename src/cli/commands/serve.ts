@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { loadConfig } from '../../config/load-config.js';
+import { unpricedTargets } from '../../config/price-warnings.js';
 import { resolveConfigDir } from '../../config/resolve-config-dir.js';
 import { startServer } from '../../server/start-server.js';
 import { log } from '../cli-io.js';
@@ -12,6 +13,11 @@ export function registerServeCommand(program: Command): void {
     .option('--json', 'print one JSON document when listening')
     .action(async (options: { config?: string; json?: boolean }) => {
       const config = loadConfig(resolveConfigDir(options.config, process.env), process.env);
+      const unpriced = unpricedTargets(config.routes, config.providers.providers);
+      if (unpriced.length > 0) {
+        const models = [...new Set(unpriced.map((target) => `${target.provider}/${target.model}`))];
+        log.warn(`routed models without a price in providers.yaml (cost recorded as unknown, not meterable for managed access): ${models.join(', ')}`);
+      }
       const server = await startServer(config);
       if (options.json) process.stdout.write(`${JSON.stringify({ listening: server.url, storage: server.runtime.store.kind })}\n`);
       else log.ready(`router listening on ${server.url} (store: ${server.runtime.store.kind}, rate limit: ${server.runtime.rateLimiter.status().backend}); API base ${config.server.baseUrl}/v1`);
