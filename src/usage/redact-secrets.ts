@@ -39,7 +39,7 @@ export function maskUrl(text: string): string {
   } catch {
     return text;
   }
-  if (!url.host) return text;
+  if (!url.host || (!url.password && url.search === '')) return text;
   if (url.password) url.password = REDACTED;
   for (const name of [...url.searchParams.keys()]) url.searchParams.set(name, REDACTED);
   return url.toString();
