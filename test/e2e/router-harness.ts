@@ -269,6 +269,8 @@ export interface RouterProcess {
   /** Everything the process printed so far (stdout and stderr). */
   output(): string;
   stop(): Promise<void>;
+  /** Send a signal (SIGKILL: a hard crash) and wait for the process to exit. */
+  kill(signal: NodeJS.Signals): Promise<void>;
 }
 
 const BIN_ROUTER = new URL('../../bin/router', import.meta.url).pathname;
@@ -300,7 +302,12 @@ export async function startRouterProcess(env: Record<string, string>, readyTimeo
     }
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
-  return { url, baseURL: `${url}/v1`, output: () => printed, stop };
+  const kill = async (signal: NodeJS.Signals) => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    child.kill(signal);
+    await exited;
+  };
+  return { url, baseURL: `${url}/v1`, output: () => printed, stop, kill };
 }
 
 /** Run the built CLI as it is (no --json added): its exit code and both outputs, never rejecting. */
