@@ -3,7 +3,7 @@
  * (never waiting on the database). Costs come from the model's price; tokens exactly as the upstream
  * reported them, or unknown. Codes an upstream chose are kept only when they look like codes.
  */
-import { randomBytes } from 'node:crypto';
+import { createLedgerRecordIds } from '../stores/ledger-record-ids.js';
 import { MAIN_CALL, type LedgerRecord } from '../stores/ledger-store.js';
 import { costNanoUsd, type PriceBook } from '../usage/model-prices.js';
 import type { UsageLedger } from '../usage/usage-ledger.js';
@@ -13,16 +13,17 @@ const CODE = /^[A-Za-z0-9_.:-]{1,64}$/;
 const NO_TOKENS = { prompt: 0, completion: 0, reasoning: 0, cached: 0 };
 
 export function createUsageObserver(ledger: UsageLedger, prices: PriceBook): RequestObserver {
+  const recordId = createLedgerRecordIds();
   return {
     onRequestFinished(outcome) {
-      const records = ledgerRecordsOf(outcome, prices);
+      const records = ledgerRecordsOf(outcome, prices, recordId);
       if (records.length > 0) ledger.append(records);
     },
   };
 }
 
 /** One `main` record per model request that passed admission; none for other traffic or refused requests. */
-export function ledgerRecordsOf(outcome: RequestOutcome, prices: PriceBook): LedgerRecord[] {
+export function ledgerRecordsOf(outcome: RequestOutcome, prices: PriceBook, recordId: (startedAtMs: number) => string): LedgerRecord[] {
   if (outcome.kind !== 'model' || !outcome.admitted || outcome.accountId === null) return [];
   const served = outcome.servedBy;
   // Nothing served means no upstream did billable work the router knows of: zero, not unknown.
@@ -32,7 +33,7 @@ export function ledgerRecordsOf(outcome: RequestOutcome, prices: PriceBook): Led
   const managed = served?.credentialSource === 'managed';
   return [
     {
-      id: `use_${randomBytes(12).toString('hex')}`,
+      id: recordId(outcome.startedAt),
       requestId: outcome.requestId,
       call: MAIN_CALL,
       startedAt: new Date(outcome.startedAt).toISOString(),

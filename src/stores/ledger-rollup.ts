@@ -23,6 +23,8 @@ export interface RollupKey {
 export type RollupCounts = Omit<UsageSums, 'group' | 'lastAt'> & { lastAt: string };
 
 export function bucketStartOf(iso: string): string {
+  // ISO instants from toISOString: the quarter hour is the minutes rounded down, seconds zeroed.
+  if (iso.length === 24 && iso.endsWith('Z')) return `${iso.slice(0, 14)}${String(Math.floor(Number(iso.slice(14, 16)) / 15) * 15).padStart(2, '0')}:00.000Z`;
   const ms = Date.parse(iso);
   return new Date(ms - (((ms % BUCKET_MS) + BUCKET_MS) % BUCKET_MS)).toISOString();
 }
@@ -99,7 +101,7 @@ export function rollUp(records: readonly LedgerRecord[]): { key: RollupKey; coun
   const rows = new Map<string, { key: RollupKey; counts: RollupCounts }>();
   for (const record of records) {
     const key = rollupKeyOf(record);
-    const id = JSON.stringify(Object.values(key));
+    const id = `${key.accountId}\u0000${key.bucketStart}\u0000${key.keyId}\u0000${key.routeId}\u0000${key.providerId}\u0000${key.upstreamModel}\u0000${key.credentialSource}`;
     const counts = rollupCountsOf(record);
     const row = rows.get(id);
     if (!row) {

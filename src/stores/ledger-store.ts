@@ -20,7 +20,11 @@ export interface LedgerAttempt {
 }
 
 export interface LedgerRecord {
-  /** The record's own key (request ids may come from the client, so they are not unique). */
+  /**
+   * The record's own key (request ids may come from the client, so they are not unique), made by
+   * createLedgerRecordIds (ledger-record-ids.ts): it sorts by `startedAt`, which pruning and time-bounded
+   * scans rely on.
+   */
   id: string;
   requestId: string;
   /** `main` for the request itself; fusion's panel members and judge use other labels. */

@@ -3,8 +3,8 @@
  * fresh, migrated, empty ledger and the main store on the same database (for audit events), plus a
  * second ledger connection to the same database (for atomicity across instances).
  */
-import { randomBytes } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createLedgerRecordIds } from '../../src/stores/ledger-record-ids.js';
 import { emptySums } from '../../src/stores/ledger-rollup.js';
 import type { LedgerRecord, LedgerStore } from '../../src/stores/ledger-store.js';
 import type { Store } from '../../src/stores/store.js';
@@ -20,12 +20,14 @@ export interface LedgerFixture {
 export type MakeLedger = () => Promise<LedgerFixture>;
 
 let sequence = 0;
+const recordId = createLedgerRecordIds();
 
-/** A served, priced chat completion record; override any field. */
+/** A served, priced chat completion record; override any field (the id follows `startedAt`, as the writer's do). */
 export function ledgerRecord(overrides: Partial<LedgerRecord> = {}): LedgerRecord {
   sequence += 1;
+  const startedAt = overrides.startedAt ?? '2026-11-15T12:00:00.000Z';
   return {
-    id: `use_${randomBytes(12).toString('hex')}`,
+    id: recordId(Date.parse(startedAt)),
     requestId: `req_${sequence}`,
     call: 'main',
     startedAt: '2026-11-15T12:00:00.000Z',

@@ -68,8 +68,9 @@ export const sqliteMigrations: readonly Migration[] = [
     version: 3,
     name: 'usage ledger, rollups, managed-access spend meter',
     // usage_records: one row per upstream call of an admitted model request (call 'main' for the request
-    // itself; fusion adds its panel and judge calls under other labels). id is the record's own key: request
-    // ids can come from the client, so they are indexed, never unique. NULL tokens mean the upstream
+    // itself; fusion adds its panel and judge calls under other labels). id is the record's own key and
+    // sorts by start time (stores/ledger-record-ids.ts), so time ranges and pruning use the primary key;
+    // request ids can come from the client, so they are indexed, never unique. NULL tokens mean the upstream
     // reported none (unknown). usage_rollups: the same records summed per account per quarter hour (UTC)
     // and dimension, written in the same transaction; every usage report reads them. spend_meter and
     // spend_reservations: managed-access spend per account and month, and the estimates held for requests
@@ -104,7 +105,6 @@ export const sqliteMigrations: readonly Migration[] = [
       );
       CREATE INDEX usage_records_request ON usage_records (request_id);
       CREATE INDEX usage_records_account_started ON usage_records (account_id, started_at);
-      CREATE INDEX usage_records_started ON usage_records (started_at);
 
       CREATE TABLE usage_rollups (
         account_id TEXT NOT NULL,

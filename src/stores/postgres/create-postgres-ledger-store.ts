@@ -5,6 +5,7 @@
  * their managed spend and releases the reservations they settle.
  */
 import { randomBytes } from 'node:crypto';
+import { ledgerRecordIdFloor } from '../ledger-record-ids.js';
 import { rollUp, spendOf } from '../ledger-rollup.js';
 import { DIMENSION_SQL, RECORD_COLUMNS, ROLLUP_SUM_COLUMNS, USAGE_SUMS_SQL, recordValues, toLedgerRecord, toSafeInteger, toUsageSums } from '../ledger-sql.js';
 import type { LedgerRecordRow, UsageSumsRow } from '../ledger-sql.js';
@@ -180,9 +181,9 @@ export function createPostgresLedgerStore(options: PostgresLedgerStoreOptions): 
       const rows = await queryRows<{ code: string; count: string }>(
         pool,
         `SELECT error_code AS code, COUNT(*) AS count FROM usage_records
-         WHERE started_at >= $1 AND call = 'main' AND error_code IS NOT NULL AND ($2::text IS NULL OR account_id = $2)
+         WHERE id >= $1 AND call = 'main' AND error_code IS NOT NULL AND ($2::text IS NULL OR account_id = $2)
          GROUP BY error_code ORDER BY count DESC, code`,
-        [since, accountId ?? null],
+        [ledgerRecordIdFloor(Date.parse(since)), accountId ?? null],
       );
       return rows.map((row) => ({ code: row.code, count: toSafeInteger(row.count) }));
     },
@@ -191,8 +192,8 @@ export function createPostgresLedgerStore(options: PostgresLedgerStoreOptions): 
       inTransaction(pool, async (db) => {
         const records = await queryRows(
           db,
-          'DELETE FROM usage_records WHERE id IN (SELECT id FROM usage_records WHERE started_at < $1 LIMIT $2) RETURNING 1',
-          [input.recordsBefore, input.limit],
+          'DELETE FROM usage_records WHERE id IN (SELECT id FROM usage_records WHERE id < $1 ORDER BY id LIMIT $2) RETURNING 1',
+          [ledgerRecordIdFloor(Date.parse(input.recordsBefore)), input.limit],
         );
         const reservations = await queryRows(db, 'DELETE FROM spend_reservations WHERE expires_at <= $1 RETURNING 1', [input.now]);
         return { records: records.length, reservations: reservations.length };

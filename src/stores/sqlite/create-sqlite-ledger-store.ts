@@ -4,6 +4,7 @@
  * the flush, and the writer retries it at the next interval), and one IMMEDIATE transaction per batch.
  */
 import { randomBytes } from 'node:crypto';
+import { ledgerRecordIdFloor } from '../ledger-record-ids.js';
 import { rollUp, spendOf } from '../ledger-rollup.js';
 import { recordValues, toLedgerRecord, toSafeInteger, toUsageSums } from '../ledger-sql.js';
 import type { LedgerRecord, LedgerStore, SpendReservationInput, UsageDimension, UsageRange } from '../ledger-store.js';
@@ -94,11 +95,11 @@ export function createSqliteLedgerStore(options: SqliteLedgerStoreOptions): Ledg
       sql().listRequests.all({ accountId: filter.accountId, before: filter.before ?? null, limit: filter.limit }).map(toLedgerRecord),
     ),
     countErrors: read((filter: { since: string; accountId?: string }) =>
-      sql().countErrors.all({ since: filter.since, accountId: filter.accountId ?? null }).map((row) => ({ code: row.code, count: row.count })),
+      sql().countErrors.all({ sinceId: ledgerRecordIdFloor(Date.parse(filter.since)), accountId: filter.accountId ?? null }).map((row) => ({ code: row.code, count: row.count })),
     ),
 
     prune: write((input: { recordsBefore: string; now: string; limit: number }) => ({
-      records: sql().pruneRecords.run(input.recordsBefore, input.limit).changes,
+      records: sql().pruneRecords.run(ledgerRecordIdFloor(Date.parse(input.recordsBefore)), input.limit).changes,
       reservations: sql().pruneReservations.run(input.now).changes,
     })),
     recordConfigChange,
@@ -106,6 +107,8 @@ export function createSqliteLedgerStore(options: SqliteLedgerStoreOptions): Ledg
 }
 
 function sqliteRecordValues(record: LedgerRecord): Record<string, unknown> {
+  const values: Record<string, unknown> = recordValues(record);
   // SQLite has no boolean type.
-  return { ...recordValues(record), client_closed: record.clientClosed ? 1 : 0 };
+  values.client_closed = record.clientClosed ? 1 : 0;
+  return values;
 }

@@ -66,14 +66,15 @@ export function prepareSqliteLedgerStatements(db: Database) {
       `SELECT * FROM usage_records WHERE account_id = @accountId AND call = 'main' AND (@before IS NULL OR started_at < @before)
        ORDER BY started_at DESC, id DESC LIMIT @limit`,
     ),
-    countErrors: db.prepare<[{ since: string; accountId: string | null }], { code: string; count: number }>(
+    countErrors: db.prepare<[{ sinceId: string; accountId: string | null }], { code: string; count: number }>(
       `SELECT error_code AS code, COUNT(*) AS count FROM usage_records
-       WHERE started_at >= @since AND call = 'main' AND error_code IS NOT NULL AND (@accountId IS NULL OR account_id = @accountId)
+       WHERE id >= @sinceId AND call = 'main' AND error_code IS NOT NULL AND (@accountId IS NULL OR account_id = @accountId)
        GROUP BY error_code ORDER BY count DESC, code`,
     ),
 
+    // Ids sort by start time: the oldest records are the lowest ids.
     pruneRecords: db.prepare<[string, number], unknown>(
-      'DELETE FROM usage_records WHERE id IN (SELECT id FROM usage_records WHERE started_at < ? LIMIT ?)',
+      'DELETE FROM usage_records WHERE id IN (SELECT id FROM usage_records WHERE id < ? ORDER BY id LIMIT ?)',
     ),
     pruneReservations: db.prepare<[string], unknown>('DELETE FROM spend_reservations WHERE expires_at <= ?'),
 

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { BUCKET_MS, bucketStartOf } from '../../../src/stores/ledger-rollup.js';
 import { costNanoUsd, createPriceBook, maximumCostNanoUsd, unpricedModelsForPlans } from '../../../src/usage/model-prices.js';
 import { formatNanoUsd, usdToNano } from '../../../src/usage/nano-usd.js';
 import type { ProviderConfig } from '../../../src/config/types.js';
@@ -88,5 +89,19 @@ describe('the price book', () => {
     expect(unpricedModelsForPlans(['pro'], config)).toEqual(['gemini/gemini-x']);
     expect(unpricedModelsForPlans(['pro', 'free'], config)).toEqual(['gemini/gemini-x', 'gemini/gemini-y']);
     expect(unpricedModelsForPlans([], config)).toEqual([]);
+  });
+});
+
+describe('quarter-hour buckets', () => {
+  it('puts every instant in the quarter hour it falls in, whatever its form', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: Date.UTC(2000, 0, 1), max: Date.UTC(2100, 0, 1) }), (ms) => {
+        const bucket = Date.parse(bucketStartOf(new Date(ms).toISOString()));
+        expect(bucket % BUCKET_MS).toBe(0);
+        expect(ms - bucket).toBeGreaterThanOrEqual(0);
+        expect(ms - bucket).toBeLessThan(BUCKET_MS);
+      }),
+    );
+    expect(bucketStartOf('2026-11-15T12:29:59.999+00:00')).toBe('2026-11-15T12:15:00.000Z');
   });
 });
