@@ -5,6 +5,7 @@
  */
 import { createApp, createRouter, eventHandler, setResponseHeader, type App, type H3Event } from 'h3';
 import { RouterError } from '../core/errors.js';
+import { rejectStatefulFields } from '../translators/responses/reject-stateful-fields.js';
 import { renderCatalogPage } from './routes/catalog-page.js';
 import { createChatCompletionsRoute } from './routes/chat-completions.js';
 import { createModelRoute, createModelsRoute } from './routes/models.js';
@@ -19,7 +20,7 @@ import { createAuthenticateStage } from './stages/authenticate.js';
 import { createEdgeUserAgentStage } from './stages/edge-user-agent.js';
 import { createQuotaPeekStage, createQuotaStage } from './stages/quota.js';
 import { createRateLimitStage } from './stages/rate-limit.js';
-import { createReadJsonBodyStage } from './stages/read-json-body.js';
+import { createReadJsonBodyStage, type BodyRule } from './stages/read-json-body.js';
 import { assignRequestId } from './stages/request-id.js';
 import type { Stage } from './stages/stage.js';
 import { createV1Handler } from './v1-pipeline.js';
@@ -31,8 +32,8 @@ export function createRouterApp(deps: RouterDeps): App {
   const edge = createEdgeUserAgentStage(config.server.edge);
   const authenticate = createAuthenticateStage(deps.keys);
   const rateLimit = createRateLimitStage(deps);
-  const body = (schema: object) => createReadJsonBodyStage({ limitBytes: config.server.bodyLimitBytes, schema, routes: deps.routes });
-  const modelTraffic = (schema: object): Stage[] => [edge, authenticate, body(schema), createQuotaStage(deps), rateLimit];
+  const body = (schema: object, refuse?: BodyRule) => createReadJsonBodyStage({ limitBytes: config.server.bodyLimitBytes, schema, routes: deps.routes, refuse });
+  const modelTraffic = (schema: object, refuse?: BodyRule): Stage[] => [edge, authenticate, body(schema, refuse), createQuotaStage(deps), rateLimit];
   const otherV1: Stage[] = [edge, authenticate, createQuotaPeekStage(deps), rateLimit];
 
   const pricing = JSON.stringify(buildPricing(config, deps.managedAccess));
@@ -50,7 +51,7 @@ export function createRouterApp(deps: RouterDeps): App {
     .get('/v1/models', createV1Handler(deps, otherV1, createModelsRoute(deps)))
     .get('/v1/models/**', createV1Handler(deps, otherV1, createModelRoute(deps)))
     .post('/v1/chat/completions', createV1Handler(deps, modelTraffic(chatRequestSchema), createChatCompletionsRoute(deps), 'model'))
-    .post('/v1/responses', createV1Handler(deps, modelTraffic(responsesRequestSchema), createResponsesRoute(deps), 'model'))
+    .post('/v1/responses', createV1Handler(deps, modelTraffic(responsesRequestSchema, rejectStatefulFields), createResponsesRoute(deps), 'model'))
     .use('/v1/**', createV1Handler(deps, otherV1, unknownV1Endpoint))
     .use('/v1', createV1Handler(deps, otherV1, unknownV1Endpoint))
     .get('/pricing', publicJson(pricing))
