@@ -12,10 +12,10 @@ import type { LedgerRecordRow, UsageSumsRow } from '../ledger-sql.js';
 import type { LedgerStore, UsageDimension } from '../ledger-store.js';
 import { postgresMigrations } from '../migrations/postgres-migrations.js';
 import { migratePostgres } from './migrate-postgres.js';
-import { createPostgresPool, type PostgresPoolOptions } from './postgres-pool.js';
+import { createPool, type PostgresStoreOptions } from './create-postgres-store.js';
 import { inTransaction, queryRows } from './postgres-session.js';
 
-export interface PostgresLedgerStoreOptions extends PostgresPoolOptions {
+export interface PostgresLedgerStoreOptions extends Omit<PostgresStoreOptions, 'clock'> {
   now: () => string;
 }
 
@@ -101,7 +101,7 @@ const SUM_BY_RANGE_SQL = `
   GROUP BY ranges.ord, ranges.label ORDER BY ranges.ord`;
 
 export function createPostgresLedgerStore(options: PostgresLedgerStoreOptions): LedgerStore {
-  const pool = createPostgresPool({ poolSize: 4, ...options });
+  const pool = createPool({ poolSize: 4, ...options });
 
   return {
     kind: 'postgres',

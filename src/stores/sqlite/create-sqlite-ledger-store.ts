@@ -10,7 +10,7 @@ import { recordValues, toLedgerRecord, toSafeInteger, toUsageSums } from '../led
 import type { LedgerRecord, LedgerStore, SpendReservationInput, UsageDimension, UsageRange } from '../ledger-store.js';
 import { sqliteMigrations } from '../migrations/sqlite-migrations.js';
 import { migrateSqlite } from './migrate-sqlite.js';
-import { guardSqlite, openSqliteDatabase } from './open-sqlite-database.js';
+import { guard as guardSqlite, openDatabase as openSqliteDatabase } from './create-sqlite-store.js';
 import { prepareSqliteLedgerStatements, type SqliteLedgerStatements } from './prepare-sqlite-ledger-statements.js';
 
 export interface SqliteLedgerStoreOptions {

@@ -5,13 +5,15 @@
  * quota admission are atomic across processes too.
  */
 import { randomBytes } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import Database from 'better-sqlite3';
 import { API_KEY_PREFIX } from '../../core/api-key.js';
 import type { Clock } from '../../core/clock.js';
 import { assertKeyLive, graceExpiry } from '../key-lifecycle.js';
 import { sqliteMigrations } from '../migrations/sqlite-migrations.js';
-import { NotFoundInStoreError, type QuotaAdmission, type QuotaAdmitInput, type Store } from '../store.js';
+import { NotFoundInStoreError, StoreUnavailableError, type QuotaAdmission, type QuotaAdmitInput, type Store } from '../store.js';
 import { migrateSqlite } from './migrate-sqlite.js';
-import { guardSqlite, openSqliteDatabase } from './open-sqlite-database.js';
 import { prepareSqliteStatements, type SqliteStatements } from './prepare-sqlite-statements.js';
 import { toAccount, toApiKey, toAuditEvent, toProviderKey, type AccountRow, type ApiKeyRow } from './sqlite-rows.js';
 
@@ -23,6 +25,34 @@ export interface SqliteStoreOptions {
   busyTimeoutMs?: number;
 }
 
+// Error codes that mean the database cannot be used right now, as opposed to a bad statement or constraint.
+const UNAVAILABLE_CODES = /^SQLITE_(BUSY|LOCKED|CANTOPEN|IOERR|FULL|NOTADB|CORRUPT|READONLY)/;
+
+/** Turns "the database cannot be used now" into StoreUnavailableError (the ledger's store uses it too). */
+export function guard<R>(run: () => R): R {
+  try {
+    return run();
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    if (typeof code === 'string' && UNAVAILABLE_CODES.test(code)) {
+      throw new StoreUnavailableError(`SQLite store unavailable (${code})`, { cause: error });
+    }
+    throw error;
+  }
+}
+
+export function openDatabase(path: string, busyTimeoutMs: number): Database.Database {
+  if (path !== ':memory:') mkdirSync(dirname(resolve(path)), { recursive: true });
+  const db = guard(() => new Database(path));
+  db.pragma('journal_mode = WAL');
+  // With WAL, NORMAL syncs at checkpoints instead of every commit: a process crash or restart loses no
+  // committed count (only an OS crash or power loss could), and each admission skips an fsync.
+  db.pragma('synchronous = NORMAL');
+  db.pragma(`busy_timeout = ${busyTimeoutMs}`);
+  db.pragma('foreign_keys = ON');
+  return db;
+}
+
 type KeyMaterial = { name: string | null; hash: string; last4: string };
 
 const newId = (prefix: string): string => prefix + randomBytes(12).toString('hex');
@@ -31,7 +61,7 @@ const newId = (prefix: string): string => prefix + randomBytes(12).toString('hex
 
 export function createSqliteStore(options: SqliteStoreOptions): Store {
   const { clock } = options;
-  const db = openSqliteDatabase(options.path, options.busyTimeoutMs ?? 5000);
+  const db = openDatabase(options.path, options.busyTimeoutMs ?? 5000);
   const ping = db.prepare('SELECT 1');
   let statements: SqliteStatements | undefined;
   // Prepared on first use: the tables exist only once migrate() ran (here or in another process).
@@ -40,11 +70,11 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
 
   function write<A extends unknown[], R>(work: (...args: A) => R): (...args: A) => Promise<R> {
     const transaction = db.transaction(work);
-    return async (...args) => guardSqlite(() => transaction.immediate(...args));
+    return async (...args) => guard(() => transaction.immediate(...args));
   }
 
   function guarded<A extends unknown[], R>(work: (...args: A) => R): (...args: A) => Promise<R> {
-    return async (...args) => guardSqlite(() => work(...args));
+    return async (...args) => guard(() => work(...args));
   }
 
   function audit(actor: string, action: string, accountId: string | null, keyId: string | null, details: Record<string, unknown>): void {
@@ -197,7 +227,7 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
     }),
 
     admitQuota: async (input: QuotaAdmitInput) => {
-      const counted = await guardSqlite(() =>
+      const counted = await guard(() =>
         sql().admitActiveAccount.get({ accountId: input.accountId, period: input.period, weight: input.weight, limits: limitsJson(input.limitsByPlan) }),
       );
       if (counted) return { plan: counted.plan, status: 'active', admitted: true, used: counted.used, limit: input.limitsByPlan[counted.plan] ?? 0 };
