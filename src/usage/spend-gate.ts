@@ -12,11 +12,10 @@
  * route's providers, at the dearest price among the route's models.
  */
 import { randomBytes } from 'node:crypto';
-import type { PlanConfig, ProviderConfig, RouteProfileConfig } from '../config/types.js';
+import type { ModelPrice, PlanConfig, ProviderConfig, RouteProfileConfig } from '../config/types.js';
 import type { Clock } from '../core/clock.js';
 import { RouterError } from '../core/errors.js';
 import { quotaPeriod } from '../core/quota-period.js';
-import type { ModelPrice } from '../config/types.js';
 import type { LedgerStore } from '../stores/ledger-store.js';
 import { maximumCostNanoUsd, type PriceBook } from './model-prices.js';
 import { formatNanoUsd, usdToNano } from './nano-usd.js';
