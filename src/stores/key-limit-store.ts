@@ -23,4 +23,6 @@ export interface KeyLimitStore {
   readKeyQuota(keyId: string, period: string): Promise<number>;
   /** The key that replaced `keyId` through rotation, if any (rotation is idempotent in the app). */
   findReplacementKeyId(keyId: string): Promise<string | null>;
+  /** Every rotation of the account's keys, old key id → replacement id, in one query (for listings). */
+  listReplacements(accountId: string): Promise<ReadonlyMap<string, string>>;
 }

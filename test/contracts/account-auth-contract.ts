@@ -145,6 +145,9 @@ export function runAccountAuthContract(name: string, makeStore: MakeStore): void
       const key = generateApiKey();
       const { created } = await store.rotateApiKey(old.id, { name: old.name, hash: hashApiKey(key), last4: lastFour(key) }, 60, 'app');
       expect(await store.findReplacementKeyId(old.id)).toBe(created.id);
+      expect(await store.listReplacements(a.id)).toEqual(new Map([[old.id, created.id]]));
+      const b = await store.createAccount({ email: 'b@example.com', plan: 'free' }, 'cli');
+      expect(await store.listReplacements(b.id)).toEqual(new Map());
     });
   });
 }

@@ -217,5 +217,16 @@ export function createPostgresAccountAuth(pool: Pool, helpers: PostgresHelpers):
       );
       return row?.key_id ?? null;
     },
+    listReplacements: async (accountId) => {
+      const rows = await queryRows<{ old_id: string; key_id: string }>(
+        pool,
+        `SELECT details->>'rotatedFrom' AS old_id, key_id FROM audit_events
+         WHERE account_id = $1 AND action = 'key.create' AND details ? 'rotatedFrom' ORDER BY seq`,
+        [accountId],
+      );
+      const map = new Map<string, string>();
+      for (const row of rows) if (!map.has(row.old_id)) map.set(row.old_id, row.key_id);
+      return map;
+    },
   };
 }

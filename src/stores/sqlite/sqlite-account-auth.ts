@@ -88,6 +88,10 @@ function prepare(db: Database) {
     replacement: db.prepare<[string], string>(
       "SELECT key_id FROM audit_events WHERE action = 'key.create' AND json_extract(details, '$.rotatedFrom') = ? ORDER BY seq LIMIT 1",
     ).pluck(),
+    replacements: db.prepare<[string], { old_id: string; key_id: string }>(
+      `SELECT json_extract(details, '$.rotatedFrom') AS old_id, key_id FROM audit_events
+       WHERE account_id = ? AND action = 'key.create' AND json_extract(details, '$.rotatedFrom') IS NOT NULL ORDER BY seq`,
+    ),
   };
 }
 
@@ -199,5 +203,10 @@ export function createSqliteAccountAuth(db: Database, helpers: SqliteHelpers): A
     refundKeyQuota: write((keyId: string, period: string, weight: number) => void sql().refundKey.run(weight, keyId, period)),
     readKeyQuota: guarded((keyId: string, period: string) => sql().readKey.get(keyId, period) ?? 0),
     findReplacementKeyId: guarded((keyId: string) => sql().replacement.get(keyId) ?? null),
+    listReplacements: guarded((accountId: string) => {
+      const map = new Map<string, string>();
+      for (const row of sql().replacements.all(accountId)) if (!map.has(row.old_id)) map.set(row.old_id, row.key_id);
+      return map;
+    }),
   };
 }

@@ -4,7 +4,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createPostgresStore } from '../../../src/stores/postgres/create-postgres-store.js';
 import { StoreUnavailableError } from '../../../src/stores/store.js';
 import { runAccountAuthContract } from '../../contracts/account-auth-contract.js';
-import { admitConcurrently, ManualClock, runStoreContract } from '../../contracts/store-contract.js';
+import { admitConcurrently, ManualClock, runStoreContract, type MakeStore } from '../../contracts/store-contract.js';
 import { dropSchemas } from '../../support/service-cleanup.js';
 
 const url = process.env.ROUTER_TEST_POSTGRES_URL;
@@ -25,7 +25,7 @@ describe.skipIf(!url)('postgres store', () => {
 
   afterAll(() => dropSchemas(databaseUrl, ...schemas));
 
-  const makePostgresStore = async (storeClock: ManualClock) => {
+  const makePostgresStore: MakeStore = async (storeClock) => {
     const store = createPostgresStore({ url: databaseUrl, clock: storeClock, schema: nextSchema(), poolSize: 8 });
     await store.migrate();
     return store;

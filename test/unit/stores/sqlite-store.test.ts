@@ -5,14 +5,14 @@ import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createSqliteStore } from '../../../src/stores/sqlite/create-sqlite-store.js';
 import { runAccountAuthContract } from '../../contracts/account-auth-contract.js';
-import { admitConcurrently, ManualClock, runStoreContract } from '../../contracts/store-contract.js';
+import { admitConcurrently, ManualClock, runStoreContract, type MakeStore } from '../../contracts/store-contract.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'router-sqlite-store-'));
 let files = 0;
 const nextPath = (): string => join(dir, `store-${files++}.db`);
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const makeSqliteStore = async (clock: ManualClock) => {
+const makeSqliteStore: MakeStore = async (clock) => {
   const store = createSqliteStore({ path: nextPath(), clock });
   await store.migrate();
   return store;
