@@ -59,6 +59,23 @@ describe('the router CLI (built bin/router, real processes)', () => {
     expect(off.status).toBe('inactive');
   });
 
+  it('prints single-use invite and reset links (stored hashed) and refuses ones it cannot honour', async () => {
+    const { link: invite } = await json('accounts', 'invite', '--email', 'New.Person@example.com');
+    expect(invite).toMatchObject({ kind: 'invite', email: 'new.person@example.com', accountId: null });
+    expect(invite.url).toMatch(/^http:\/\/localhost:8787\/app\/link\?token=[A-Za-z0-9_-]{43}$/);
+    expect(Date.parse(invite.expiresAt) - Date.now()).toBeLessThanOrEqual(30 * 60_000);
+    const { account } = await json('accounts', 'create', '--email', 'reset.me@example.com', '--plan', 'free');
+    const { link: reset } = await json('accounts', 'reset-link', '--email', 'reset.me@example.com');
+    expect(reset).toMatchObject({ kind: 'reset', accountId: account.id });
+    const human = await cli('accounts', 'reset-link', '--email', 'reset.me@example.com');
+    expect(human.code).toBe(0);
+    expect(human.stdout + human.stderr).toMatch(/\/app\/link\?token=/);
+    const missing = await cli('accounts', 'reset-link', '--email', 'nobody@example.com');
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain('no account has the email nobody@example.com');
+    expect((await cli('accounts', 'invite', '--email', 'not-an-email')).code).toBe(2);
+  });
+
   it('changes a plan even when the Redis of the quota gate is unreachable, and warns how long instances may take to see it', async () => {
     const { account } = await json('accounts', 'create', '--email', 'grace@example.com', '--plan', 'free');
     const saved = env;
