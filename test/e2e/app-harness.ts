@@ -113,3 +113,12 @@ export function shownKey(html: string): string | null {
 export function listedKeyIds(html: string): string[] {
   return [...html.matchAll(/<li class="card key-item [a-z]+" id="(key_[0-9a-f]+)">/g)].map((match) => match[1]!);
 }
+
+/** The id of the listed key whose masked form ends in `last4`. */
+export function keyIdByLast4(html: string, last4: string): string {
+  for (const card of html.split('<li class="card key-item ').slice(1)) {
+    const id = /^[a-z]+" id="(key_[0-9a-f]+)">/.exec(card)?.[1];
+    if (id && card.includes(`<code>sk_router_…${last4}</code>`)) return id;
+  }
+  throw new Error(`no listed key ends in ${last4}`);
+}
