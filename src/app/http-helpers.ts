@@ -17,8 +17,9 @@ export function setSecurityHeaders(event: H3Event, options: { cacheable?: boolea
   setResponseHeader(event, 'content-security-policy', CSP);
   setResponseHeader(event, 'x-content-type-options', 'nosniff');
   setResponseHeader(event, 'x-frame-options', 'DENY');
-  // Links on these pages never tell another site which page (or which single-use link) they came from.
-  setResponseHeader(event, 'referrer-policy', 'no-referrer');
+  // Links never tell another site which page (or which single-use link) they came from. Not
+  // `no-referrer`: with it browsers send `Origin: null` on form posts, and the CSRF check needs the origin.
+  setResponseHeader(event, 'referrer-policy', 'same-origin');
   setResponseHeader(event, 'cross-origin-opener-policy', 'same-origin');
   if (!options.cacheable) setResponseHeader(event, 'cache-control', 'no-store');
 }

@@ -186,7 +186,7 @@ describe('account app: signing in and out', () => {
       expect(csp, path).toContain("script-src 'self'");
       expect(csp, path).not.toContain('unsafe-inline');
       expect(page.headers.get('x-content-type-options'), path).toBe('nosniff');
-      expect(page.headers.get('referrer-policy'), path).toBe('no-referrer');
+      expect(page.headers.get('referrer-policy'), path).toBe('same-origin');
       expect(page.html, path).not.toMatch(/<script(?![^>]*\ssrc=)[^>]*>/);
       expect(page.html, path).not.toMatch(/\sstyle="/);
     }
