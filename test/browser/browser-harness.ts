@@ -12,6 +12,8 @@ import { expect } from 'vitest';
 
 export const CHROMIUM = process.env.ROUTER_TEST_CHROMIUM ?? '/usr/bin/chromium';
 export const HAVE_BROWSER = existsSync(CHROMIUM);
+// In CI the browser tests must run: .ci/run installs Chromium, so a missing one is a failure there.
+if (!HAVE_BROWSER && process.env.CI) throw new Error(`no Chromium at ${CHROMIUM}: CI must run the browser tests (.ci/run installs Debian's chromium)`);
 if (!HAVE_BROWSER) console.warn(`skipping browser tests: no Chromium at ${CHROMIUM} (install Debian's chromium or set ROUTER_TEST_CHROMIUM)`);
 
 export const SCREENSHOT_DIR = new URL('../../test-results/screenshots/', import.meta.url).pathname;
