@@ -1,3 +1,4 @@
+/// <reference lib="dom" />
 /**
  * The account app in a real browser (Chromium via playwright-core): the main journey from sign-up to
  * a working key used by the official openai SDK, rotation with grace, provider keys and sessions; a

@@ -1,3 +1,4 @@
+/// <reference lib="dom" />
 /**
  * A real browser for the account app: Debian's Chromium driven by playwright-core (no downloaded
  * browser). `ROUTER_TEST_CHROMIUM` names the executable (default /usr/bin/chromium); without one the

@@ -49,17 +49,14 @@ export class AppClient {
   ) {}
 
   async get(path: string, headers: Record<string, string> = {}): Promise<Page> {
-    return this.#send(path, { method: 'GET', headers: { accept: 'text/html', ...headers } });
+    return this.#send(path, 'GET', { accept: 'text/html', ...headers });
   }
 
   /** POST a form as this site's own page would (same Origin, with the last page's token unless given). */
   async post(path: string, form: Record<string, string>, headers: Record<string, string> = {}): Promise<Page> {
     const body = new URLSearchParams({ ...(this.csrf !== undefined ? { csrf: this.csrf } : {}), ...form }).toString();
-    return this.#send(path, {
-      method: 'POST',
-      headers: { accept: 'text/html', origin: new URL(this.base).origin, 'sec-fetch-site': 'same-origin', 'content-type': 'application/x-www-form-urlencoded', ...headers },
-      body,
-    });
+    const sent = { accept: 'text/html', origin: new URL(this.base).origin, 'sec-fetch-site': 'same-origin', 'content-type': 'application/x-www-form-urlencoded', ...headers };
+    return this.#send(path, 'POST', sent, body);
   }
 
   /** Follow redirects (at most 5) to the page they lead to, with GETs. */
@@ -86,10 +83,10 @@ export class AppClient {
     return [...this.cookies].map(([name, value]) => `${name}=${value}`).join('; ');
   }
 
-  async #send(path: string, init: RequestInit & { headers: Record<string, string> }): Promise<Page> {
-    const headers = { 'user-agent': this.userAgent, ...init.headers };
+  async #send(path: string, method: 'GET' | 'POST', sent: Record<string, string>, body?: string): Promise<Page> {
+    const headers: Record<string, string> = { 'user-agent': this.userAgent, ...sent };
     if (this.cookies.size > 0) headers.cookie = this.cookieHeader();
-    const response = await fetch(new URL(path, this.base), { ...init, headers, redirect: 'manual' });
+    const response = await fetch(new URL(path, this.base), { method, headers, redirect: 'manual', ...(body === undefined ? {} : { body }) });
     for (const line of response.headers.getSetCookie()) {
       const [pair, ...attributes] = line.split(';');
       const [name, ...value] = pair!.split('=');

@@ -144,7 +144,7 @@ describe('account app: signing in and out', () => {
     });
     expect(signIn.location).toBe('/app/deactivated');
     const refusal = await fetch(`${router.baseURL}/models`, { headers: { authorization: `Bearer ${key}`, 'user-agent': 'tests/1.0' } });
-    const body = await refusal.json();
+    const body = (await refusal.json()) as { error: { code: string; accountUrl: string } };
     expect(body.error.code).toBe('inactive_account');
     expect(body.error.accountUrl).toBe(`${router.appUrl}/deactivated`);
     const page = await new AppClient(router.url).get(new URL(body.error.accountUrl).pathname);
