@@ -270,3 +270,40 @@ describe('account app over https', () => {
     expect(cookie).not.toMatch(/Domain=/i);
   });
 });
+
+describe('account app: resets through the log, and the app turned off', () => {
+  it('with app.mail: log, writes a requested reset link to the log and says the same whether or not the email exists', async () => {
+    const router = await startAppRouter({ app: { mail: 'log' } });
+    try {
+      const owner = new AppClient(router.url);
+      await owner.signUp('logged@example.com', PASSWORD);
+      const asker = new AppClient(router.url);
+      await asker.get('/app/forgot');
+      const known = await asker.post('/app/forgot', { email: 'logged@example.com' });
+      const unknown = await asker.post('/app/forgot', { email: 'nobody@example.com' });
+      expect(known.status).toBe(200);
+      expect(known.html.replace(/name="csrf" value="[^"]+"/, '')).toBe(unknown.html.replace(/name="csrf" value="[^"]+"/, ''));
+      const lines: string[] = (router.server.runtime.logger as unknown as { lines: string[] }).lines;
+      const logged = lines.filter((line) => line.includes('password reset link'));
+      expect(logged).toHaveLength(1);
+      const url = /(http:\/\/\S+\/app\/link\?token=\S+)/.exec(logged[0]!)![1]!;
+      const page = await new AppClient(router.url).get(new URL(url).pathname + new URL(url).search);
+      expect(page.status).toBe(200);
+      expect(page.html).toContain('Choose a new password');
+    } finally {
+      await router.close();
+    }
+  });
+
+  it('with app.enabled: false, serves no account pages but keeps the docs and the pages for people', async () => {
+    const router = await startAppRouter({ app: { enabled: false } });
+    try {
+      const browser = new AppClient(router.url);
+      expect((await browser.get('/app/signup')).status).toBe(404);
+      expect((await browser.get('/docs/errors')).status).toBe(200);
+      expect((await browser.get('/pricing')).status).toBe(200);
+    } finally {
+      await router.close();
+    }
+  });
+});
