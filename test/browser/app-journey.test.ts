@@ -1,4 +1,3 @@
-/// <reference lib="dom" />
 /**
  * The account app in a real browser (Chromium via playwright-core): the main journey from sign-up to
  * a working key used by the official openai SDK, rotation with grace, provider keys and sessions; a
@@ -58,7 +57,7 @@ describe.skipIf(!HAVE_BROWSER)('account app in a real browser', { timeout: 120_0
     expect(key).toMatch(/^sk_router_[0-9A-Za-z]{38}$/);
     await page.getByRole('button', { name: 'Copy key' }).click();
     await expect.poll(() => page.getByRole('button', { name: 'Copied' }).count()).toBe(1);
-    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(key);
+    expect(await page.evaluate<string>('navigator.clipboard.readText()')).toBe(key);
     await checkPage(page, 'onboarding-key-shown');
 
     const client = sdkClient(router, key);
@@ -162,11 +161,11 @@ describe.skipIf(!HAVE_BROWSER)('account app in a real browser', { timeout: 120_0
     await page.goto(`${router.url}/app/signin`);
     await checkPage(page, 'signin');
     // Tab from the top of the page until the email field has focus, then type and submit with Enter.
-    for (let i = 0; i < 12 && (await page.evaluate(() => document.activeElement?.id)) !== 'email'; i++) await page.keyboard.press('Tab');
-    expect(await page.evaluate(() => document.activeElement?.id)).toBe('email');
+    for (let i = 0; i < 12 && (await page.evaluate<string | undefined>('document.activeElement?.id')) !== 'email'; i++) await page.keyboard.press('Tab');
+    expect(await page.evaluate<string | undefined>('document.activeElement?.id')).toBe('email');
     await page.keyboard.type('keyboard@example.com');
     await page.keyboard.press('Tab');
-    expect(await page.evaluate(() => document.activeElement?.id)).toBe('password');
+    expect(await page.evaluate<string | undefined>('document.activeElement?.id')).toBe('password');
     await page.keyboard.type(PASSWORD);
     await page.keyboard.press('Enter');
     await page.waitForURL('**/app/onboarding');

@@ -1,4 +1,3 @@
-/// <reference lib="dom" />
 /**
  * A real browser for the account app: Debian's Chromium driven by playwright-core (no downloaded
  * browser). `ROUTER_TEST_CHROMIUM` names the executable (default /usr/bin/chromium); without one the
@@ -49,7 +48,7 @@ export async function expectAccessible(page: Page, label: string): Promise<void>
 
 /** The page fits a narrow phone screen: nothing wider than the viewport. */
 export async function expectNoHorizontalScroll(page: Page, label: string): Promise<void> {
-  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+  const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - document.documentElement.clientWidth');
   expect(overflow, `${label} overflows by ${overflow}px`).toBeLessThanOrEqual(0);
 }
 

@@ -111,8 +111,9 @@ export function registerAccountPages(router: Router, deps: WebDeps): void {
         used,
         limit,
         remaining: Math.max(0, limit - used),
-        percent: limit > 0 ? Math.min(100, Math.round((used / limit) * 100)) : 0,
+        percent: limit > 0 ? Math.min(100, (used / limit) * 100).toFixed(2) : '0',
         resetsAt: period.resetsAt,
+        resetsLabel: utcLabel(period.resetsAt),
         requestsPerMinute: page.plan?.requestsPerMinute ?? 0,
         charts: await deps.ledger.usageSection(page.account.id, query),
       });

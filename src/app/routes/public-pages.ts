@@ -7,6 +7,7 @@ import { eventHandler, setResponseHeader, type H3Event, type Router } from 'h3';
 import type { CatalogFamily } from '../../config/types.js';
 import { RouterError } from '../../core/errors.js';
 import { sendHtml, wantsHtml } from '../http-helpers.js';
+import { utcLabel } from '../key-views.js';
 import { planCards } from '../plan-cards.js';
 import { statusBars, summarize } from '../status-chart.js';
 import type { WebDeps } from '../web-deps.js';
@@ -86,7 +87,8 @@ export function registerPublicPages(router: Router, deps: WebDeps): void {
           summary,
         };
       });
-      return page(event, 'status', { title: 'Status', providers, now: new Date(now).toISOString() }, false);
+      const nowIso = new Date(now).toISOString();
+      return page(event, 'status', { title: 'Status', providers, now: nowIso, nowLabel: utcLabel(nowIso) }, false);
     }),
   );
 }

@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueLink } from '../../../src/accounts/link-tokens.js';
 import { FAILURES_PER_EMAIL } from '../../../src/app/signin-throttle.js';
-import { manualClock } from '../router-harness.js';
+import { manualClock, json } from '../router-harness.js';
 import { AppClient, startAppRouter, type AppRouter } from '../app-harness.js';
 
 const PASSWORD = 'correct horse battery staple';
@@ -144,7 +144,7 @@ describe('account app: signing in and out', () => {
     });
     expect(signIn.location).toBe('/app/deactivated');
     const refusal = await fetch(`${router.baseURL}/models`, { headers: { authorization: `Bearer ${key}`, 'user-agent': 'tests/1.0' } });
-    const body = (await refusal.json()) as { error: { code: string; accountUrl: string } };
+    const body = (await json(refusal)) as { error: { code: string; accountUrl: string } };
     expect(body.error.code).toBe('inactive_account');
     expect(body.error.accountUrl).toBe(`${router.appUrl}/deactivated`);
     const page = await new AppClient(router.url).get(new URL(body.error.accountUrl).pathname);
@@ -197,7 +197,7 @@ describe('account app: signing in and out', () => {
     await browser.signUp('ivan@example.com', PASSWORD);
     const response = await fetch(`${router.baseURL}/models`, { headers: { cookie: browser.cookieHeader(), 'user-agent': 'tests/1.0' } });
     expect(response.status).toBe(401);
-    expect((await response.json()).error.code).toBe('missing_api_key');
+    expect((await json(response)).error.code).toBe('missing_api_key');
     expect(response.headers.getSetCookie()).toEqual([]);
   });
 

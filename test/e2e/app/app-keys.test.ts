@@ -5,7 +5,7 @@
  * never reach each other's keys.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { manualClock, pointProvidersAt, sdkClient, startFakes, postChat, type Fakes } from '../router-harness.js';
+import { manualClock, pointProvidersAt, sdkClient, startFakes, postChat, type Fakes, json } from '../router-harness.js';
 import { AppClient, keyIdByLast4, listedKeyIds, shownKey, startAppRouter, type AppRouter } from '../app-harness.js';
 
 const PASSWORD = 'correct horse battery staple';
@@ -83,7 +83,7 @@ describe('account app: keys and provider keys', () => {
     clock.advance(3600_000 + 1);
     const refused = await fetch(`${router.baseURL}/models`, { headers: { authorization: `Bearer ${oldKey}`, 'user-agent': 'tests/1.0' } });
     expect(refused.status).toBe(401);
-    expect((await refused.json()).error.code).toBe('revoked_api_key');
+    expect((await json(refused)).error.code).toBe('revoked_api_key');
     expect((await sdkClient(router, newKey).models.list()).data.length).toBe(1);
   });
 
@@ -98,7 +98,7 @@ describe('account app: keys and provider keys', () => {
     expect(done.html).toContain('revoked');
     const refused = await postChat(router.baseURL, key);
     expect(refused.status).toBe(401);
-    expect((await refused.json()).error.code).toBe('revoked_api_key');
+    expect((await json(refused)).error.code).toBe('revoked_api_key');
   });
 
   it('creates keys with a name, an expiry and own limits that the /v1 pipeline enforces below the plan', async () => {
@@ -115,7 +115,7 @@ describe('account app: keys and provider keys', () => {
     const statuses = [];
     for (let i = 0; i < 3; i++) statuses.push(await postChat(router.baseURL, capped));
     expect(statuses.map((response) => response.status)).toEqual([200, 200, 429]);
-    const over = await statuses[2]!.json();
+    const over = await json(statuses[2]!);
     expect(over.error).toMatchObject({ code: 'key_quota_exceeded', type: 'insufficient_quota', accountUrl: `${router.appUrl}/keys`, docsUrl: `${router.url}/docs/errors#key_quota_exceeded` });
     // The refused request gave the account's count back.
     expect(statuses[2]!.headers.get('x-quota-used')).toBe(statuses[1]!.headers.get('x-quota-used'));
@@ -129,7 +129,7 @@ describe('account app: keys and provider keys', () => {
     const first = await postChat(router.baseURL, capped);
     const second = await postChat(router.baseURL, capped);
     expect([first.status, second.status]).toEqual([200, 429]);
-    expect((await second.json()).error.code).toBe('key_rate_limit_exceeded');
+    expect((await json(second)).error.code).toBe('key_rate_limit_exceeded');
     expect(Number(second.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
   });
 

@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ERROR_TABLE, RouterError, type ErrorCode } from '../../../src/core/errors.js';
 import { errorBody } from '../../../src/server/send-error.js';
+import { json } from '../router-harness.js';
 import { AppClient, shownKey, startAppRouter, type AppRouter } from '../app-harness.js';
 
 describe('public pages and docs', () => {
@@ -26,7 +27,7 @@ describe('public pages and docs', () => {
         expect(api.status, path).toBe(200);
         expect(api.headers.get('content-type'), path).toBe('application/json');
         expect(api.headers.get('vary'), path).toContain('Accept');
-        expect((await api.json()).object, path).toBe(path === '/pricing' ? 'pricing' : path === '/model-catalog' ? 'model_catalog' : 'status');
+        expect((await json(api)).object, path).toBe(path === '/pricing' ? 'pricing' : path === '/model-catalog' ? 'model_catalog' : 'status');
       }
     }
   });
@@ -67,8 +68,8 @@ describe('public pages and docs', () => {
       else if (value && typeof value === 'object') Object.values(value).forEach(addAll);
     };
     for (const code of Object.keys(ERROR_TABLE) as ErrorCode[]) addAll(errorBody(new RouterError(code, 'x'), server));
-    const pricing = await (await fetch(`${router.url}/pricing`, { headers: { 'user-agent': 'tests/1.0' } })).json();
-    const catalog = await (await fetch(`${router.url}/model-catalog`, { headers: { 'user-agent': 'tests/1.0' } })).json();
+    const pricing = await json(await fetch(`${router.url}/pricing`, { headers: { 'user-agent': 'tests/1.0' } }));
+    const catalog = await json(await fetch(`${router.url}/model-catalog`, { headers: { 'user-agent': 'tests/1.0' } }));
     addAll({ ...pricing, apiBaseUrl: undefined });
     addAll({ ...catalog, apiBaseUrl: undefined });
     // A signed-in person's pages: every link and every GET form on them.
