@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { manualClock, pointProvidersAt, sdkClient, startFakes, type Fakes } from '../e2e/router-harness.js';
+import { issueLink } from '../../src/accounts/link-tokens.js';
 import { startAppRouter, type AppRouter } from '../e2e/app-harness.js';
 import { checkPage, expectAccessible, expectNoHorizontalScroll, HAVE_BROWSER, launchBrowser, screenshot } from './browser-harness.js';
 
@@ -152,6 +153,25 @@ describe.skipIf(!HAVE_BROWSER)('account app in a real browser', { timeout: 120_0
     const guessed = await second.goto(`${router.url}/app/keys/${firstKeyId}/revoke`);
     expect(guessed!.status()).toBe(404);
     await checkPage(second, 'not-found');
+    // The owner's own confirmation page, for comparison (and for its accessibility check).
+    await first.goto(`${router.url}/app/keys/${firstKeyId}/revoke`);
+    await checkPage(first, 'revoke-confirm');
+    await first.getByRole('button', { name: 'Yes, revoke it' }).click();
+    await expect.poll(() => first.getByText('revoked.').count()).toBeGreaterThan(0);
+  });
+
+  it('an invitation link opens a form that creates the account', async () => {
+    const server = router.server.runtime.config.server;
+    const link = await issueLink({ store: router.server.runtime.store, clock, server }, 'invite', 'invited@example.com', 'cli');
+    const page = await newPage();
+    await page.goto(link.url.replace(server.appUrl, `${router.url}/app`));
+    await checkPage(page, 'invitation');
+    await page.getByLabel(/^Password/).fill(PASSWORD);
+    await page.getByRole('button', { name: 'Create account' }).click();
+    await page.waitForURL('**/app/onboarding');
+    await page.goto(link.url.replace(server.appUrl, `${router.url}/app`));
+    await checkPage(page, 'link-used');
+    expect(await page.getByRole('heading', { name: 'This link is not valid' }).count()).toBe(1);
   });
 
   it('signs in with the keyboard alone', async () => {

@@ -139,6 +139,7 @@ export function registerAuthPages(router: Router, deps: WebDeps): void {
       token,
       fixedEmail: link.email,
       submitLabel: link.kind === 'invite' ? 'Create account' : 'Set password and sign in',
+      intro: link.kind === 'invite' ? undefined : 'Set a new password for this account. Every session signed in with the old one is signed out.',
       problem,
     }, problem ? 400 : undefined);
 
