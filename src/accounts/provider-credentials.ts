@@ -8,6 +8,7 @@ import { LRUCache } from 'lru-cache';
 import type { ProviderConfig } from '../config/types.js';
 import type { Clock } from '../core/clock.js';
 import { openSecret } from '../core/secret-box.js';
+import type { ResolvedCredential } from '../routing/failover.js';
 import type { ManagedAccessStatus } from '../routing/managed-access.js';
 import type { Store } from '../stores/store.js';
 
@@ -25,7 +26,7 @@ export function createCredentialResolver(options: {
   providers: ReadonlyMap<string, ProviderConfig>;
   managedAccess: ManagedAccessStatus;
   cacheTtlMs: number;
-}): { credentialFor(accountId: string, providerId: string): Promise<string | undefined> } {
+}): { credentialFor(accountId: string, providerId: string): Promise<ResolvedCredential | undefined> } {
   const cache = new LRUCache<string, AccountCredentials>({
     max: 50_000,
     ttl: Math.max(1, options.cacheTtlMs),
@@ -48,9 +49,13 @@ export function createCredentialResolver(options: {
   return {
     async credentialFor(accountId, providerId) {
       const credentials = await load(accountId);
-      if (credentials.bringsOwnKeys) return credentials.byok.get(providerId);
+      if (credentials.bringsOwnKeys) {
+        const own = credentials.byok.get(providerId);
+        return own === undefined ? undefined : { value: own, source: 'byok' };
+      }
       if (!options.managedAccess.active || !options.managedAccess.plans.includes(credentials.plan)) return undefined;
-      return options.providers.get(providerId)?.managedKey?.reveal();
+      const managed = options.providers.get(providerId)?.managedKey?.reveal();
+      return managed === undefined ? undefined : { value: managed, source: 'managed' };
     },
   };
 }

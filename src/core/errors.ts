@@ -1,6 +1,6 @@
 /**
  * The closed catalogue of errors the router can return, and the one table that maps each code to its
- * HTTP status, OpenAI-style `type` and the guidance fields it carries (see docs/api-contract.md).
+ * HTTP status, OpenAI-style `type` and the guidance fields it carries (listed for clients in docs/api.md).
  * Everything that fails in the router throws or returns a RouterError; the HTTP layer serializes it in
  * exactly one place (server/send-error.ts).
  */

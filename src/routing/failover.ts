@@ -31,7 +31,18 @@ export interface AttemptSummary {
   model: string;
   /** HTTP status the provider answered with; null when there was no response. */
   status: number | null;
-  error: string;
+  /** What went wrong in one word (an error code); null for the attempt that served the request. */
+  error: string | null;
+  /** Time from sending to the outcome (to the commit point for streams); 0 for a skipped candidate. */
+  latencyMs: number;
+}
+
+/** Whose provider credential an attempt used: the account's own (BYOK) or the operator's (managed access). */
+export type CredentialSource = 'byok' | 'managed';
+
+export interface ResolvedCredential {
+  value: string;
+  source: CredentialSource;
 }
 
 export interface RoutedMeta {
@@ -39,12 +50,16 @@ export interface RoutedMeta {
   upstreamModel: string;
   /** Attempts made after the first. */
   retryCount: number;
+  credentialSource: CredentialSource;
+  /** Every candidate tried or skipped, in order; the last one served the request. */
+  attempts: readonly AttemptSummary[];
 }
 
 export interface Candidate {
   target: RouteTarget;
   provider: ProviderConfig;
   credential: string;
+  credentialSource: CredentialSource;
 }
 
 export interface FailoverDeps {
@@ -53,7 +68,7 @@ export interface FailoverDeps {
   clock: Clock;
   random: () => number;
   /** The account's credential for a provider (BYOK, or managed when allowed), or undefined. */
-  credentialFor(accountId: string, providerId: string): Promise<string | undefined>;
+  credentialFor(accountId: string, providerId: string): Promise<ResolvedCredential | undefined>;
 }
 
 export interface FailoverCall {
@@ -77,14 +92,19 @@ export async function runWithFailover<T>(
     if (sent >= maxAttempts) break;
     const { provider, target } = candidate;
     if (!deps.health.tryAcquire(provider.id)) {
-      attempts.push({ provider: provider.id, model: target.model, status: null, error: 'circuit_open' });
+      attempts.push({ provider: provider.id, model: target.model, status: null, error: 'circuit_open', latencyMs: 0 });
       continue;
     }
     const startedAt = deps.clock.now();
     try {
       const value = await attempt(candidate);
-      deps.health.recordSuccess(provider.id, deps.clock.now() - startedAt);
-      return { value, meta: { providerId: provider.id, upstreamModel: target.model, retryCount: sent } };
+      const latencyMs = deps.clock.now() - startedAt;
+      deps.health.recordSuccess(provider.id, latencyMs);
+      attempts.push({ provider: provider.id, model: target.model, status: 200, error: null, latencyMs });
+      return {
+        value,
+        meta: { providerId: provider.id, upstreamModel: target.model, retryCount: sent, credentialSource: candidate.credentialSource, attempts },
+      };
     } catch (error) {
       const failed = asAttemptFailed(error, call.signal, () => deps.health.release(provider.id));
       if (failed instanceof RouterError) {
@@ -101,7 +121,13 @@ export async function runWithFailover<T>(
       }
       deps.health.recordFailure(provider.id);
       everyAttemptTimedOut &&= failure.status === 504;
-      attempts.push({ provider: provider.id, model: target.model, status: failed.transport ? null : failure.status, error: failure.code ?? failure.type });
+      attempts.push({
+        provider: provider.id,
+        model: target.model,
+        status: failed.transport ? null : failure.status,
+        error: failure.code ?? failure.type,
+        latencyMs: deps.clock.now() - startedAt,
+      });
     }
   }
   if (refusal && sent === 0) throw refusal;
@@ -114,7 +140,7 @@ async function usableCandidates(deps: FailoverDeps, call: FailoverCall): Promise
     const provider = deps.providers.get(target.provider);
     if (!provider) continue;
     const credential = await deps.credentialFor(call.accountId, provider.id);
-    if (credential !== undefined) usable.push({ target, provider, credential });
+    if (credential !== undefined) usable.push({ target, provider, credential: credential.value, credentialSource: credential.source });
   }
   if (usable.length === 0) {
     throw new RouterError(

@@ -26,7 +26,8 @@ export async function testCredential(
   const startedAt = deps.clock.now();
   const chat = { model, messages: [{ role: 'user' as const, content: 'ping' }], max_tokens: 1 };
   try {
-    await completeChatAttempt(deps, { provider, target: { provider: provider.id, model, weight: 1 }, credential }, chat, signal);
+    const candidate = { provider, target: { provider: provider.id, model, weight: 1 }, credential, credentialSource: 'byok' as const };
+    await completeChatAttempt(deps, candidate, chat, signal);
     return { ok: true, latencyMs: deps.clock.now() - startedAt, model };
   } catch (error) {
     if (error instanceof AttemptFailed) return { ok: false, status: error.transport ? null : error.failure.status, reason: error.failure.code ?? error.failure.type };

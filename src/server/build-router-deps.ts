@@ -18,6 +18,7 @@ import { openStore } from '../stores/open-store.js';
 import type { RateLimiter } from '../stores/rate-limiter.js';
 import type { Store } from '../stores/store.js';
 import { createUpstreamClient, type UpstreamClient } from '../upstream/upstream-client.js';
+import type { RequestObserver } from './request-outcome.js';
 import type { RouterDeps } from './router-deps.js';
 
 export interface BuildOptions {
@@ -27,6 +28,8 @@ export interface BuildOptions {
   store?: Store;
   rateLimiter?: RateLimiter;
   upstreamClient?: UpstreamClient;
+  /** Extra observers of request outcomes (tests). */
+  observers?: readonly RequestObserver[];
 }
 
 export interface RouterRuntime extends RouterDeps {
@@ -88,6 +91,7 @@ export async function buildRouterDeps(config: RouterConfig, options: BuildOption
     plans: new Map(config.plans.map((plan) => [plan.id, plan])),
     routes: new Map(config.routes.map((route) => [route.id, route])),
     quotaLimits: Object.fromEntries(config.plans.map((plan) => [plan.id, plan.monthlyRequests])),
+    observers: [...(options.observers ?? [])],
     async close() {
       await client.close();
       await rateLimiter.close();

@@ -7,6 +7,7 @@ import { createApp, createRouter, eventHandler, setResponseHeader, type App, typ
 import { KeyLimitService } from '../accounts/key-limit-service.js';
 import { createWebHandler } from '../app/web-handler.js';
 import { RouterError } from '../core/errors.js';
+import { rejectStatefulFields } from '../translators/responses/reject-stateful-fields.js';
 import { createChatCompletionsRoute } from './routes/chat-completions.js';
 import { createModelRoute, createModelsRoute } from './routes/models.js';
 import { buildModelCatalog, buildPricing } from './routes/public-metadata.js';
@@ -20,7 +21,7 @@ import { createEdgeUserAgentStage } from './stages/edge-user-agent.js';
 import { createKeyLimitsStage } from './stages/key-limits.js';
 import { createQuotaPeekStage, createQuotaStage } from './stages/quota.js';
 import { createRateLimitStage } from './stages/rate-limit.js';
-import { createReadJsonBodyStage } from './stages/read-json-body.js';
+import { createReadJsonBodyStage, type BodyRule } from './stages/read-json-body.js';
 import { assignRequestId } from './stages/request-id.js';
 import type { Stage } from './stages/stage.js';
 import { createV1Handler } from './v1-pipeline.js';
@@ -32,11 +33,11 @@ export function createRouterApp(deps: RouterDeps): App {
   const edge = createEdgeUserAgentStage(config.server.edge);
   const authenticate = createAuthenticateStage(deps.keys);
   const rateLimit = createRateLimitStage(deps);
-  const body = (schema: object) => createReadJsonBodyStage({ limitBytes: config.server.bodyLimitBytes, schema, routes: deps.routes });
+  const body = (schema: object, refuse?: BodyRule) => createReadJsonBodyStage({ limitBytes: config.server.bodyLimitBytes, schema, routes: deps.routes, refuse });
   // Per-key limits are set in the account app; both read them through one service so changes apply at once.
   const keyLimits = new KeyLimitService(deps.store, deps.clock, config.server.keyCacheTtlMs);
   const ownKeyLimits = createKeyLimitsStage(deps, keyLimits);
-  const modelTraffic = (schema: object): Stage[] => [edge, authenticate, body(schema), createQuotaStage(deps), rateLimit, ownKeyLimits];
+  const modelTraffic = (schema: object, refuse?: BodyRule): Stage[] => [edge, authenticate, body(schema, refuse), createQuotaStage(deps), rateLimit, ownKeyLimits];
   const otherV1: Stage[] = [edge, authenticate, createQuotaPeekStage(deps), rateLimit];
 
   const pricing = JSON.stringify(buildPricing(config, deps.managedAccess));
@@ -52,8 +53,8 @@ export function createRouterApp(deps: RouterDeps): App {
   const router = createRouter()
     .get('/v1/models', createV1Handler(deps, otherV1, createModelsRoute(deps)))
     .get('/v1/models/**', createV1Handler(deps, otherV1, createModelRoute(deps)))
-    .post('/v1/chat/completions', createV1Handler(deps, modelTraffic(chatRequestSchema), createChatCompletionsRoute(deps)))
-    .post('/v1/responses', createV1Handler(deps, modelTraffic(responsesRequestSchema), createResponsesRoute(deps)))
+    .post('/v1/chat/completions', createV1Handler(deps, modelTraffic(chatRequestSchema), createChatCompletionsRoute(deps), 'model'))
+    .post('/v1/responses', createV1Handler(deps, modelTraffic(responsesRequestSchema, rejectStatefulFields), createResponsesRoute(deps), 'model'))
     .use('/v1/**', createV1Handler(deps, otherV1, unknownV1Endpoint))
     .use('/v1', createV1Handler(deps, otherV1, unknownV1Endpoint))
     .get('/pricing', publicJson(pricing))
@@ -63,7 +64,7 @@ export function createRouterApp(deps: RouterDeps): App {
     .get('/readyz', eventHandler((event) => readiness(event, deps)));
 
   const app = createApp({
-    onRequest: (event) => void assignRequestId(event),
+    onRequest: (event) => void assignRequestId(event, deps.clock.now()),
     onError: (error, event) => {
       const cause = (error as { cause?: unknown }).cause;
       const routerError = cause instanceof RouterError ? cause : error instanceof RouterError ? error : undefined;

@@ -1,6 +1,8 @@
 /** Per-request state the pipeline stages fill in, kept on `event.context.router`. */
 import type { H3Event } from 'h3';
 import type { PlanConfig, RouteProfileConfig } from '../config/types.js';
+import type { TokenUsage } from '../core/token-usage.js';
+import type { AttemptSummary, RoutedMeta } from '../routing/failover.js';
 import type { RateDecision } from '../stores/rate-limiter.js';
 
 export interface AuthenticatedCaller {
@@ -17,6 +19,8 @@ export interface QuotaState {
 
 export interface RouterRequestContext {
   requestId: string;
+  /** When the request arrived (router clock, ms). */
+  startedAt: number;
   caller?: AuthenticatedCaller;
   /** The account's plan as read at admission (fresh from the store each request). */
   plan?: PlanConfig;
@@ -28,6 +32,19 @@ export interface RouterRequestContext {
   route?: RouteProfileConfig;
   /** The monthly count this request took, to give back when no upstream serves it. */
   admitted?: { weight: number; refund(): Promise<void> };
+  /** Filled as the request is served, for the request's outcome (request-outcome.ts). */
+  served?: RoutedMeta;
+  /** Tokens the upstream reported; null when it reported none; unset when no upstream answered. */
+  usage?: TokenUsage | null;
+  /** When the first byte of the response went to the client (headers of a stream, or the JSON body). */
+  firstByteAt?: number;
+  /** The contract error code the request ended with, including an in-stream error after the commit point. */
+  errorCode?: string;
+  /** Model traffic that passed every admission stage (quota and rate limit) and reached its route. */
+  passedAdmission?: boolean;
+  /** Attempts of a request that failed over without being served (from the all_upstreams_failed error). */
+  failedAttempts?: readonly AttemptSummary[];
+  failedRetryCount?: number;
 }
 
 declare module 'h3' {

@@ -12,6 +12,7 @@ import type { QuotaLedger } from '../stores/quota-ledger.js';
 import type { RateLimiter } from '../stores/rate-limiter.js';
 import type { ManagedAccessStatus } from '../routing/managed-access.js';
 import type { ProviderHealth } from '../routing/provider-health.js';
+import type { RequestObserver } from './request-outcome.js';
 
 export interface RouterDeps {
   config: RouterConfig;
@@ -29,4 +30,6 @@ export interface RouterDeps {
   routes: ReadonlyMap<string, RouteProfileConfig>;
   /** Monthly limit per plan id, handed to QuotaLedger.admit. */
   quotaLimits: Readonly<Record<string, number>>;
+  /** Told what became of every /v1 request once its response has closed (logs, ledger, metrics). */
+  observers: readonly RequestObserver[];
 }

@@ -9,6 +9,7 @@ import { RouterError, isRouterError, type ErrorCode } from '../core/errors.js';
 import { StoreUnavailableError } from '../stores/store.js';
 import { UpstreamTransportError } from '../upstream/upstream-client.js';
 import { limitHeaders } from './limit-headers.js';
+import { observeRequestOutcome, type RequestOutcome } from './request-outcome.js';
 import type { RouterDeps } from './router-deps.js';
 import { requestContext, type RouterRequestContext } from './request-context.js';
 import { sendRouterError } from './send-error.js';
@@ -37,11 +38,14 @@ const REFUNDED: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
 
 export type RouteHandler = (event: H3Event, ctx: RouterRequestContext) => Promise<unknown>;
 
-export function createV1Handler(deps: RouterDeps, stages: readonly Stage[], handle: RouteHandler): EventHandler {
+export function createV1Handler(deps: RouterDeps, stages: readonly Stage[], handle: RouteHandler, kind: RequestOutcome['kind'] = 'other'): EventHandler {
+  const observing = { kind, observers: deps.observers, now: () => deps.clock.now(), logger: deps.logger };
   return eventHandler(async (event) => {
     const ctx = requestContext(event);
+    observeRequestOutcome(event, ctx, observing);
     try {
       for (const stage of stages) await stage(event, ctx);
+      ctx.passedAdmission = kind === 'model';
       applyLimitHeaders(event, ctx, deps);
       return await handle(event, ctx);
     } catch (error) {
@@ -58,6 +62,11 @@ export function applyLimitHeaders(event: H3Event, ctx: RouterRequestContext, dep
 
 async function failRequest(event: H3Event, ctx: RouterRequestContext, deps: RouterDeps, error: unknown): Promise<string | undefined> {
   const routerError = toRouterError(error, deps, ctx);
+  ctx.errorCode = routerError.code;
+  if (routerError.code === 'all_upstreams_failed') {
+    ctx.failedAttempts = (routerError.details.attempts as RequestOutcome['attempts'] | undefined) ?? [];
+    ctx.failedRetryCount = Number(routerError.headers['x-router-retry-count'] ?? 0);
+  }
   if (ctx.admitted && REFUNDED.has(routerError.code)) await refund(ctx, deps);
   if (event.node.res.headersSent || event.node.res.destroyed) return undefined;
   if (routerError.code !== 'store_unavailable') await fillMissingLimits(ctx, deps);

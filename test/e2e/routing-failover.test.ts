@@ -132,7 +132,7 @@ describe('failover between upstreams (openai, then anthropic, then gemini)', () 
     fakes.anthropic.failNext({ kind: 'mid-stream-disconnect', afterEvents: 0 });
     const response = await post('/chat/completions', HELLO, anthropicOnly);
     expect(response.status).toBe(502);
-    expect((await json(response)).error.attempts).toEqual([{ provider: 'anthropic', model: 'claude-sonnet-4-5', status: null, error: 'connection_error' }]);
+    expect((await json(response)).error.attempts).toEqual([{ provider: 'anthropic', model: 'claude-sonnet-4-5', status: null, error: 'connection_error', latencyMs: expect.any(Number) }]);
   });
 
   it('answers 502 all_upstreams_failed with a per-attempt summary and no upstream bodies when every candidate fails', async () => {
@@ -151,7 +151,7 @@ describe('failover between upstreams (openai, then anthropic, then gemini)', () 
       ['anthropic', 503],
       ['gemini', 429],
     ]);
-    for (const attempt of error.attempts) expect(Object.keys(attempt).sort()).toEqual(['error', 'model', 'provider', 'status']);
+    for (const attempt of error.attempts) expect(Object.keys(attempt).sort()).toEqual(['error', 'latencyMs', 'model', 'provider', 'status']);
     const text = JSON.stringify(error);
     expect(text).not.toMatch(/Sorry about that|Overloaded|exceeded your current quota/);
   });

@@ -30,6 +30,8 @@ interface Shape {
   stream: boolean;
   includeUsage: boolean;
   model: string;
+  /** Responses: whether the host keeps the response (OpenAI's default is true), echoed in the answer. */
+  store: boolean;
 }
 /** One complete answer: a JSON body, or SSE events each already framed and encoded. */
 interface Encoded {
@@ -58,7 +60,7 @@ export async function startOpenAIFake(options: { name?: string } = {}): Promise<
   }
 
   function encodedFor(shape: Shape): Encoded {
-    const key = `${shape.api}|${shape.stream}|${shape.includeUsage}|${shape.model}`;
+    const key = `${shape.api}|${shape.stream}|${shape.includeUsage}|${shape.model}|${shape.store}`;
     let entry = encoded.get(key);
     if (entry === undefined) {
       entry = encodeReply(shape, resolveReply(reply, name), `${encoded.size + 1}`);
@@ -142,8 +144,13 @@ function route(method: string, path: string, body: unknown, name: string): Shape
   if (api === 'chat' && !Array.isArray(body.messages)) {
     return { status: 400, body: openaiError("Missing required parameter: 'messages'.", 'messages', 'missing_required_parameter') };
   }
+  if (api === 'responses' && typeof body.previous_response_id === 'string') {
+    // This host keeps no responses, so every id is unknown: OpenAI's answer for an id it does not have.
+    const message = `Previous response with id '${body.previous_response_id}' not found.`;
+    return { status: 400, body: openaiError(message, 'previous_response_id', 'previous_response_not_found') };
+  }
   const streamOptions = isJson(body.stream_options) ? body.stream_options : {};
-  return { api, stream: body.stream === true, includeUsage: streamOptions.include_usage === true, model: modelOf(body) };
+  return { api, stream: body.stream === true, includeUsage: streamOptions.include_usage === true, model: modelOf(body), store: body.store !== false };
 }
 
 /**
@@ -192,7 +199,7 @@ function encodeReply(shape: Shape, reply: Reply, serial: string): Encoded {
     if (!shape.stream) return { json: Buffer.from(JSON.stringify(chatCompletion(id, shape.model, reply))) };
     return { events: chatChunks(id, shape, reply).map(dataEvent).concat(DONE_EVENT), failureEvent: () => dataEvent(SERVER_ERROR) };
   }
-  const response = responseObject(`resp_fake${serial}`, shape.model, reply);
+  const response = responseObject(`resp_fake${serial}`, shape, reply);
   if (!shape.stream) return { json: Buffer.from(JSON.stringify(response)) };
   const events = responseEvents(response, reply);
   const failed = { ...response, status: 'failed', output: [], usage: null, error: { code: 'server_error', message: SERVER_ERROR.error.message } };
@@ -242,7 +249,7 @@ function chatUsage(reply: Reply): Json {
   };
 }
 
-function responseObject(id: string, model: string, reply: Reply): Json {
+function responseObject(id: string, { model, store }: Shape, reply: Reply): Json {
   const output: Json[] = reply.toolCalls.map((call, i) => ({
     id: `fc_fake${i}`, type: 'function_call', status: 'completed', call_id: call.id, name: call.name, arguments: call.arguments,
   }));
@@ -256,7 +263,7 @@ function responseObject(id: string, model: string, reply: Reply): Json {
   return {
     id, object: 'response', created_at: CREATED, status: 'completed', background: false, error: null, incomplete_details: null,
     instructions: null, max_output_tokens: null, model, output, parallel_tool_calls: true, previous_response_id: null,
-    reasoning: { effort: null, summary: null }, store: false, temperature: 1, text: { format: { type: 'text' }, verbosity: 'medium' },
+    reasoning: { effort: null, summary: null }, store, temperature: 1, text: { format: { type: 'text' }, verbosity: 'medium' },
     tool_choice: 'auto', tools: [], top_p: 1, truncation: 'disabled', metadata: {},
     usage: {
       input_tokens: inputTokens, input_tokens_details: { cached_tokens: 0 },

@@ -6,9 +6,12 @@ import { removeRouterTools } from './remove-router-tools.js';
  * Native Responses passthrough (provider.nativeResponses): the client's `/v1/responses` body goes to
  * `${baseUrl}/responses` as it is, with the route's upstream model and without the router's own tools.
  * The engine rewrites `model` back on the way out with rewriteResponsesModel.
+ * `store` is always false: the router serves no stored responses (no retrieval, no previous_response_id),
+ * so asking the host to keep one would only leave the account's data on it, and the host's answer says
+ * `store: false` as on every other route.
  */
 export function buildResponsesRequest(body: Record<string, unknown>, ctx: AdapterContext): UpstreamRequest {
-  const upstreamBody: Record<string, unknown> = { ...body, model: ctx.upstreamModel };
+  const upstreamBody: Record<string, unknown> = { ...body, model: ctx.upstreamModel, store: false };
   if (ctx.stream) upstreamBody.stream = true;
   else delete upstreamBody.stream;
   removeRouterTools(upstreamBody);

@@ -2,7 +2,7 @@
 import type { H3Event } from 'h3';
 import type { ChatCompletionChunk, ChatRequest } from '../../formats/openai-chat.js';
 import type { CommittedStream } from '../../routing/chat-attempts.js';
-import type { RoutedMeta } from '../../routing/failover.js';
+import { tokenUsageFromChat } from '../../core/token-usage.js';
 import { abortOnDisconnect } from '../abort-on-disconnect.js';
 import { authorizeRoute } from '../authorize-route.js';
 import type { RouterDeps } from '../router-deps.js';
@@ -18,21 +18,34 @@ export function createChatCompletionsRoute(deps: RouterDeps) {
     const call = { route, accountId: ctx.caller!.accountId, signal: abortOnDisconnect(event) };
     if (chat.stream) {
       const { value, meta } = await deps.engine.streamChat(call, chat);
-      await writeChatStream(event, value, meta, route.id, chat.stream_options?.include_usage === true);
+      ctx.served = meta;
+      await writeChatStream(event, ctx, deps, value, route.id, chat.stream_options?.include_usage === true);
       return undefined;
     }
     const { value, meta } = await deps.engine.completeChat(call, chat);
+    ctx.served = meta;
+    ctx.usage = tokenUsageFromChat(value.usage);
+    ctx.firstByteAt = deps.clock.now();
     setRoutingHeaders(event.node.res, meta);
     value.model = route.id;
     return value;
   };
 }
 
-async function writeChatStream(event: H3Event, stream: CommittedStream<ChatCompletionChunk>, meta: RoutedMeta, model: string, includeUsage: boolean): Promise<void> {
+async function writeChatStream(
+  event: H3Event,
+  ctx: RouterRequestContext,
+  deps: RouterDeps,
+  stream: CommittedStream<ChatCompletionChunk>,
+  model: string,
+  includeUsage: boolean,
+): Promise<void> {
   const writer = new SseWriter(event.node.res);
-  writer.open(routingHeaders(meta));
+  writer.open(routingHeaders(ctx.served!));
+  ctx.firstByteAt = deps.clock.now();
   const emit = async (chunk: ChatCompletionChunk) => {
     chunk.model = model;
+    if (chunk.usage) ctx.usage = tokenUsageFromChat(chunk.usage);
     if (chunk.usage && chunk.choices.length === 0 && !includeUsage) return;
     if (includeUsage) chunk.usage ??= null;
     else delete chunk.usage;
@@ -40,6 +53,7 @@ async function writeChatStream(event: H3Event, stream: CommittedStream<ChatCompl
   };
   const failure = await relayCommittedStream(writer, stream, emit);
   if (failure) {
+    ctx.errorCode = failure.code ?? INTERRUPTED_CODE;
     await writer.send({ error: { message: failure.message, type: failure.type, code: failure.code ?? INTERRUPTED_CODE, param: null } });
   }
   await writer.done();

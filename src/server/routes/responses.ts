@@ -1,13 +1,14 @@
 /** POST /v1/responses: the Responses API over any upstream, as JSON or as a typed event stream. */
 import type { H3Event } from 'h3';
 import type { ResponsesRequest } from '../../formats/openai-responses.js';
-import type { RoutedMeta } from '../../routing/failover.js';
+import { tokenUsageFromResponses } from '../../core/token-usage.js';
+import type { ResponseUsage } from '../../formats/openai-responses.js';
 import type { ResponsesOutEvent, ResponsesStreamOutcome } from '../../routing/responses-attempts.js';
 import { abortOnDisconnect } from '../abort-on-disconnect.js';
 import { authorizeRoute } from '../authorize-route.js';
 import type { RouterDeps } from '../router-deps.js';
 import type { RouterRequestContext } from '../request-context.js';
-import { relayCommittedStream } from '../relay-committed-stream.js';
+import { INTERRUPTED_CODE, relayCommittedStream } from '../relay-committed-stream.js';
 import { SseWriter } from '../sse-writer.js';
 import { routingHeaders, setRoutingHeaders } from './routing-headers.js';
 
@@ -18,21 +19,32 @@ export function createResponsesRoute(deps: RouterDeps) {
     const call = { route, accountId: ctx.caller!.accountId, signal: abortOnDisconnect(event) };
     if (request.stream) {
       const { value, meta } = await deps.engine.streamResponses(call, request);
-      await writeResponsesStream(event, value, meta);
+      ctx.served = meta;
+      await writeResponsesStream(event, ctx, deps, value);
       return undefined;
     }
     const { value, meta } = await deps.engine.completeResponses(call, request);
+    ctx.served = meta;
+    ctx.usage = tokenUsageFromResponses(value.usage as ResponseUsage | undefined);
+    ctx.firstByteAt = deps.clock.now();
     setRoutingHeaders(event.node.res, meta);
     return value;
   };
 }
 
-async function writeResponsesStream(event: H3Event, stream: ResponsesStreamOutcome, meta: RoutedMeta): Promise<void> {
+async function writeResponsesStream(event: H3Event, ctx: RouterRequestContext, deps: RouterDeps, stream: ResponsesStreamOutcome): Promise<void> {
   const writer = new SseWriter(event.node.res);
-  writer.open(routingHeaders(meta));
-  const send = (item: ResponsesOutEvent) => writer.send(item, item.type);
+  writer.open(routingHeaders(ctx.served!));
+  ctx.firstByteAt = deps.clock.now();
+  const send = (item: ResponsesOutEvent) => {
+    if (item.type === 'response.completed' || item.type === 'response.incomplete') {
+      ctx.usage = tokenUsageFromResponses((item.response as { usage?: ResponseUsage } | undefined)?.usage);
+    }
+    return writer.send(item, item.type);
+  };
   const failure = await relayCommittedStream(writer, stream, send);
   if (failure) {
+    ctx.errorCode = failure.code ?? INTERRUPTED_CODE;
     // End with response.failed, never a silent close (Codex retries a silent close). Codex acts on these two codes.
     const code = failure.code === 'rate_limit_exceeded' || failure.code === 'context_length_exceeded' ? failure.code : 'server_error';
     const events = stream.fail({

@@ -4,15 +4,21 @@ import type { RouteProfileConfig } from '../../config/types.js';
 import { RouterError } from '../../core/errors.js';
 import type { Stage } from './stage.js';
 
+/** An endpoint's own rule over a schema-valid body: throws the contract's error to refuse it. */
+export type BodyRule = (body: Record<string, unknown>) => void;
+
 /**
  * Reads the body of model traffic (bounded: 413 past the limit, before buffering it), parses JSON
- * (400 invalid_json), checks it against the endpoint's schema (400 invalid_request naming the field),
- * and resolves the route profile the `model` names, so the quota stage knows the request's weight.
+ * (400 invalid_json), checks it against the endpoint's schema (400 invalid_request naming the field)
+ * and the endpoint's own rules (`refuse`, which throws the contract's error for a request no route can
+ * serve), and resolves the route profile the `model` names, so the quota stage knows the request's
+ * weight. Everything refused here is refused before admission, so it never counts.
  */
 export function createReadJsonBodyStage(options: {
   limitBytes: number;
   schema: object;
   routes: ReadonlyMap<string, RouteProfileConfig>;
+  refuse?: BodyRule | undefined;
 }): Stage {
   const validate = new Ajv({ allErrors: false, strict: false }).compile(options.schema);
   return async (event, ctx) => {
@@ -27,6 +33,7 @@ export function createReadJsonBodyStage(options: {
       throw new RouterError('invalid_request', 'The request body must be a JSON object.');
     }
     if (!validate(body)) throw invalidField(validate.errors?.[0]);
+    options.refuse?.(body as Record<string, unknown>);
     ctx.body = body as Record<string, unknown>;
     ctx.route = options.routes.get((body as { model: string }).model);
   };

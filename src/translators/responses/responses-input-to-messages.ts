@@ -14,6 +14,7 @@ import type {
   ResponsesRequest,
 } from '../../formats/openai-responses.js';
 import { customToolCallArguments } from './custom-tool-bridge.js';
+import { itemReferenceError } from './reject-stateful-fields.js';
 
 const MESSAGE_ROLES: ReadonlySet<string> = new Set(['user', 'assistant', 'system', 'developer']);
 
@@ -46,7 +47,8 @@ function appendItem(messages: ChatMessage[], item: ResponsesInputItem, param: st
       messages.push({ role: 'tool', tool_call_id: item.call_id, content: toolOutputText(item.output, `${param}.output`) });
       return;
     case 'item_reference':
-      throw invalid(`${param}: item_reference is not supported because the router stores no items; send the item itself.`, param);
+      // Refused before admission (rejectStatefulFields); kept so this switch never drops one silently.
+      throw itemReferenceError(param);
     default:
       // reasoning, hosted-tool calls and their outputs, compaction and item types newer than this code.
       return;

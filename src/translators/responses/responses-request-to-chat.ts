@@ -1,9 +1,9 @@
 /**
  * A Responses request (`POST /v1/responses`) → the internal chat request, for upstreams that only speak
  * chat (wire-formats.md §6.3). The router is stateless: anything that needs server-side state
- * (previous_response_id, conversation, stored prompts) is rejected rather than silently ignored, since
- * ignoring it would answer a different question. Storage and delivery options (store, include,
- * truncation, background, service_tier) are ignored: they do not change what the model is asked.
+ * (previous_response_id, conversation, stored prompts, background, item references) is refused before
+ * admission by rejectStatefulFields, on every route. Storage and delivery options (store, include,
+ * truncation, service_tier) are ignored: they do not change what the model is asked.
  */
 import { RouterError } from '../../core/errors.js';
 import type { ChatMessage, ChatRequest, ChatResponseFormat } from '../../formats/openai-chat.js';
@@ -12,7 +12,6 @@ import { responsesInputToMessages } from './responses-input-to-messages.js';
 import { responsesToolsToChat } from './responses-tools-to-chat.js';
 
 export function responsesRequestToChat(request: ResponsesRequest): ChatRequest {
-  rejectStatefulFields(request);
   const chat: ChatRequest = {
     model: request.model,
     messages: [...instructionsMessages(request.instructions), ...responsesInputToMessages(request.input)],
@@ -26,24 +25,6 @@ export function responsesRequestToChat(request: ResponsesRequest): ChatRequest {
     chat.stream_options = { include_usage: true };
   }
   return chat;
-}
-
-function rejectStatefulFields(request: ResponsesRequest): void {
-  if (request.previous_response_id != null) {
-    throw new RouterError('invalid_request', 'previous_response_id is not supported: resend the conversation in input (stateless)', {
-      param: 'previous_response_id',
-    });
-  }
-  if (request.conversation != null) {
-    throw new RouterError('invalid_request', 'conversation is not supported: resend the conversation in input (stateless)', {
-      param: 'conversation',
-    });
-  }
-  if (request.prompt != null) {
-    throw new RouterError('invalid_request', 'Stored prompts (prompt) are not supported: send instructions and input instead', {
-      param: 'prompt',
-    });
-  }
 }
 
 function instructionsMessages(instructions: ResponsesRequest['instructions']): ChatMessage[] {

@@ -46,6 +46,34 @@ describe('checkConfig', () => {
     ]);
   });
 
+  it('puts problems found by cross-file checks in file order too, among the problems of single files', () => {
+    // The cross-file checks run after every file is read; their problems must not trail providers.yaml's own.
+    const dir = writeConfigVariant({
+      'plans.yaml': replaceOnce('routeProfiles: [router/frontier]\n', 'routeProfiles: [router/frontierr]\n'),
+      'routes.yaml': replaceOnce('{ provider: openai, model: gpt-4.1 }', '{ provider: opnai, model: gpt-4.1 }'),
+      'providers.yaml': replaceOnce('baseUrl: https://api.openai.com/v1', 'baseUrl: ${ORDER_TEST_UNSET_BASE_URL}'),
+      'catalog.yaml': replaceOnce('profile: router/fusion', 'profile: router/fusionn'),
+      'pricing.yaml': replaceOnce('  max: [', '  mx: ['),
+    });
+
+    const problems = checkConfig(dir, {}).problems;
+
+    expect(problems.map((problem) => `${problem.file.slice(dir.length + 1)}:${problem.line}`)).toEqual([
+      'plans.yaml:8',
+      'routes.yaml:11',
+      'providers.yaml:8',
+      'catalog.yaml:10',
+      'pricing.yaml:6',
+    ]);
+    expect(problems.map((problem) => problem.message)).toEqual([
+      'plan "free" names unknown route profile "router/frontierr" (known: router/frontier, router/fusion)',
+      'route profile "router/frontier" names unknown provider "opnai" (known: openai, anthropic, gemini)',
+      'environment variable ORDER_TEST_UNSET_BASE_URL is not set (set it, or give a default: ${ORDER_TEST_UNSET_BASE_URL:-default})',
+      'catalog family "fusion" names unknown route profile "router/fusionn" (known: router/frontier, router/fusion)',
+      'features for unknown plan "mx" (known: free, pro, max)',
+    ]);
+  });
+
   it('reports each missing file without a position', () => {
     const dir = join(BASE_CONFIG_DIR, 'does-not-exist');
     const result = checkConfig(dir, {});

@@ -16,7 +16,12 @@ describe('buildResponsesRequest', () => {
 
   it('omits stream for non-stream requests', () => {
     const request = buildResponsesRequest({ model: 'router/frontier', input: 'Hi', stream: false }, openaiContext());
-    expect(JSON.parse(request.body)).toEqual({ model: 'gpt-4o-mini', input: 'Hi' });
+    expect(JSON.parse(request.body)).toEqual({ model: 'gpt-4o-mini', input: 'Hi', store: false });
+  });
+
+  it.each([true, null, undefined])('asks the host not to store the response when the client sent store: %s', (store) => {
+    const request = buildResponsesRequest({ model: 'router/frontier', input: 'Hi', store }, openaiContext());
+    expect(JSON.parse(request.body).store).toBe(false);
   });
 });
 

@@ -322,19 +322,4 @@ describe('responsesRequestToChat: options', () => {
     const chat = translate({ store: true, include: ['reasoning.encrypted_content'], truncation: 'auto', background: false, service_tier: 'flex', stream: false });
     expect(chat).toStrictEqual({ model: MODEL, messages: [{ role: 'user', content: 'Hi' }] });
   });
-
-  it('rejects previous_response_id: the router is stateless', () => {
-    const error = thrown(() => translate({ previous_response_id: 'resp_123' }));
-    expect([error.code, error.param, error.message]).toStrictEqual([
-      'invalid_request',
-      'previous_response_id',
-      'previous_response_id is not supported: resend the conversation in input (stateless)',
-    ]);
-    expect(error.status).toBe(400);
-  });
-
-  it('rejects conversation and stored prompts for the same reason', () => {
-    expect(thrown(() => translate({ conversation: 'conv_1' })).param).toBe('conversation');
-    expect(thrown(() => translate({ prompt: { id: 'pmpt_1' } })).param).toBe('prompt');
-  });
 });

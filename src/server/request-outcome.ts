@@ -1,0 +1,92 @@
+/**
+ * What became of one /v1 request, handed once to every observer (operator logs, the usage ledger,
+ * metrics) when its response has finished or its client has gone. Observers only read: they never
+ * change the response, never throw into the pipeline, and never see the prompt, the key or provider bodies.
+ */
+import type { H3Event } from 'h3';
+import type { ConsolaInstance } from 'consola';
+import { describeError } from '../core/describe-error.js';
+import type { TokenUsage } from '../core/token-usage.js';
+import type { AttemptSummary, CredentialSource } from '../routing/failover.js';
+import type { RouterRequestContext } from './request-context.js';
+
+export interface RequestOutcome {
+  requestId: string;
+  /** `model` for chat completions and Responses; `other` for the model list and unknown endpoints. */
+  kind: 'model' | 'other';
+  endpoint: string;
+  startedAt: number;
+  finishedAt: number;
+  /** Set once authentication succeeded. */
+  accountId: string | null;
+  keyId: string | null;
+  /** The route profile the body named, when it named a known one. */
+  routeId: string | null;
+  /** The request took a monthly quota unit and kept it (it was admitted and not refunded). */
+  counted: boolean;
+  /** It passed admission (quota and rate limit), whether or not it was refunded later. */
+  admitted: boolean;
+  quotaWeight: number;
+  status: number;
+  /** The contract error code, when the request failed (also after a stream was committed). */
+  errorCode: string | null;
+  servedBy: { providerId: string; upstreamModel: string; credentialSource: CredentialSource } | null;
+  retryCount: number;
+  attempts: readonly AttemptSummary[];
+  /** null: no upstream reported usage (recorded as unknown, never guessed). */
+  usage: TokenUsage | null;
+  firstByteMs: number | null;
+  totalMs: number;
+  /** The client went away before the response finished. */
+  clientClosed: boolean;
+}
+
+export interface RequestObserver {
+  onRequestFinished(outcome: RequestOutcome): void;
+}
+
+/** Call once per request, as early as its context exists: reports to the observers when the response closes. */
+export function observeRequestOutcome(
+  event: H3Event,
+  ctx: RouterRequestContext,
+  options: { kind: RequestOutcome['kind']; observers: readonly RequestObserver[]; now: () => number; logger: ConsolaInstance },
+): void {
+  if (options.observers.length === 0) return;
+  const res = event.node.res;
+  res.once('close', () => {
+    const outcome = buildOutcome(event, ctx, options.kind, options.now(), !res.writableFinished);
+    for (const observer of options.observers) {
+      try {
+        observer.onRequestFinished(outcome);
+      } catch (error) {
+        options.logger.warn(`[${ctx.requestId}] request observer failed: ${describeError(error)}`);
+      }
+    }
+  });
+}
+
+function buildOutcome(event: H3Event, ctx: RouterRequestContext, kind: RequestOutcome['kind'], finishedAt: number, clientClosed: boolean): RequestOutcome {
+  const served = ctx.served;
+  return {
+    requestId: ctx.requestId,
+    kind,
+    endpoint: event.path.split('?')[0] ?? event.path,
+    startedAt: ctx.startedAt,
+    finishedAt,
+    accountId: ctx.caller?.accountId ?? null,
+    keyId: ctx.caller?.keyId ?? null,
+    routeId: ctx.route?.id ?? null,
+    counted: ctx.admitted !== undefined,
+    admitted: ctx.passedAdmission === true,
+    quotaWeight: ctx.route?.quotaWeight ?? 1,
+    status: event.node.res.statusCode,
+    errorCode: ctx.errorCode ?? null,
+    servedBy: served ? { providerId: served.providerId, upstreamModel: served.upstreamModel, credentialSource: served.credentialSource } : null,
+    retryCount: served?.retryCount ?? ctx.failedRetryCount ?? 0,
+    attempts: served?.attempts ?? ctx.failedAttempts ?? [],
+    usage: ctx.usage ?? null,
+    firstByteMs: ctx.firstByteAt === undefined ? null : ctx.firstByteAt - ctx.startedAt,
+    totalMs: finishedAt - ctx.startedAt,
+    clientClosed,
+  };
+}
