@@ -67,7 +67,7 @@ export function createWebHandler(deps: RouterDeps, options: WebHandlerOptions): 
     ledger: options.ledger ?? NO_LEDGER,
   };
   if (!paths.secure) {
-    deps.logger.info(`account app at ${server.appUrl} is served over http: its cookies are not marked Secure (fine on localhost; use an https appUrl in production)`);
+    deps.logger.warn(`account app at ${server.appUrl} is served over http: its cookies are not marked Secure (fine on localhost; use an https appUrl in production)`);
   }
 
   const router = createRouter();

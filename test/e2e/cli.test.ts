@@ -1,10 +1,12 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { createInterface } from 'node:readline';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestRouter, type TestRouter } from './router-harness.js';
+import { startTestRouter, waitFor, type TestRouter } from './router-harness.js';
 
 const run = promisify(execFile);
 const BIN = new URL('../../bin/router', import.meta.url).pathname;
@@ -74,6 +76,20 @@ describe('the router CLI (built bin/router, real processes)', () => {
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain('no account has the email nobody@example.com');
     expect((await cli('accounts', 'invite', '--email', 'not-an-email')).code).toBe(2);
+  });
+
+  it('serve --json prints only the listening document on stdout; the account app\'s http note goes to stderr', async () => {
+    const child = spawn('node', [BIN, 'serve', '--json'], { env: { ...env, ROUTER_PORT: '0', ROUTER_HOST: '127.0.0.1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => void (stderr += chunk.toString()));
+    try {
+      const [first] = (await once(createInterface({ input: child.stdout }), 'line')) as [string];
+      expect(JSON.parse(first)).toMatchObject({ listening: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/), storage: 'sqlite' });
+      await waitFor(() => stderr.includes('served over http'));
+    } finally {
+      child.kill('SIGTERM');
+      await once(child, 'exit');
+    }
   });
 
   it('changes a plan even when the Redis of the quota gate is unreachable, and warns how long instances may take to see it', async () => {
