@@ -80,11 +80,13 @@ export class KeyService {
     return { keyId: found.key.id, accountId: found.account.id };
   }
 
-  async issue(accountId: string, name: string | null, actor: string): Promise<IssuedKey> {
+  /** `expiresAt`: an expiry chosen at creation (the account app offers one; the CLI issues keys without). */
+  async issue(accountId: string, name: string | null, actor: string, options: { expiresAt?: string | null } = {}): Promise<IssuedKey> {
     const account = await this.#store.getAccount(accountId);
     if (!account) throw new NotFoundInStoreError('account', accountId);
     const key = generateApiKey();
-    const record = await this.#store.createApiKey({ accountId, name, hash: hashApiKey(key, this.#secret), last4: lastFour(key) }, actor);
+    const material = { accountId, name, hash: hashApiKey(key, this.#secret), last4: lastFour(key), expiresAt: options.expiresAt ?? null };
+    const record = await this.#store.createApiKey(material, actor);
     return { key, record };
   }
 

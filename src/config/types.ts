@@ -22,6 +22,21 @@ export interface RateLimitConfig {
   quotaGate: boolean;
 }
 
+/** The account web app (src/app/), mounted at appUrl's path. */
+export interface AppConfig {
+  enabled: boolean;
+  /** `invite`: sign-up only through a link issued by `router accounts invite`. */
+  signup: 'open' | 'invite';
+  /** Plan a signed-up account starts on (Free: no card, no provider key). */
+  signupPlan: string;
+  /** `log`: links the server would mail are written to its log (there is no mail server). */
+  mail: 'none' | 'log';
+  sessionIdleMinutes: number;
+  sessionAbsoluteHours: number;
+  /** Lifetime of invite and reset links (≤ 30). */
+  linkMinutes: number;
+}
+
 export interface ServerConfig {
   baseUrl: string;
   appUrl: string;
@@ -40,6 +55,7 @@ export interface ServerConfig {
   keyCacheTtlMs: number;
   /** Upper bound of a whole request, stream included. */
   requestTimeoutMs: number;
+  app: AppConfig;
 }
 
 export interface PlanConfig {

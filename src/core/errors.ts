@@ -57,6 +57,10 @@ export const ERROR_TABLE = {
   request_too_large: { status: 413, type: 'invalid_request_error', guidance: ['docsUrl'] },
   rate_limit_exceeded: { status: 429, type: 'rate_limit_error', guidance: ['docsUrl'] },
   monthly_quota_exceeded: { status: 429, type: 'insufficient_quota', guidance: QUOTA, noRetry: true },
+  /** A key's own monthly cap (set in the account app) is used up; the account may have quota left. */
+  key_quota_exceeded: { status: 429, type: 'insufficient_quota', guidance: ['docsUrl', 'accountUrl'], noRetry: true },
+  /** A key's own per-minute limit (below the plan's) is reached. */
+  key_rate_limit_exceeded: { status: 429, type: 'rate_limit_error', guidance: ['docsUrl', 'accountUrl'] },
   /** 502, or 504 when every attempt timed out. */
   all_upstreams_failed: { status: 502, type: 'upstream_error', guidance: ['docsUrl', 'supportUrl'] },
   /** An upstream rejected the request as the client's fault (a 4xx other than the failover triggers). */

@@ -51,7 +51,8 @@ function guidanceValue(field: GuidanceField, error: RouterError, server: ServerC
     case 'docsUrl':
       return `${server.docsUrl}/errors#${error.code}`;
     case 'accountUrl':
-      return error.code === 'no_provider_access' ? `${server.appUrl}/provider-keys` : `${server.appUrl}/keys`;
+      if (error.code === 'no_provider_access') return `${server.appUrl}/provider-keys`;
+      return error.code === 'inactive_account' ? `${server.appUrl}/deactivated` : `${server.appUrl}/keys`;
     case 'apiKeyPrefix':
       return API_KEY_PREFIX;
     case 'onboarding':

@@ -24,6 +24,8 @@ import type { Stage } from './stages/stage.js';
  */
 const REFUNDED: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
   'rate_limit_exceeded',
+  'key_quota_exceeded',
+  'key_rate_limit_exceeded',
   'all_upstreams_failed',
   'no_provider_access',
   'store_unavailable',

@@ -1,10 +1,12 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { createInterface } from 'node:readline';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestRouter, type TestRouter } from './router-harness.js';
+import { startTestRouter, waitFor, type TestRouter } from './router-harness.js';
 
 const run = promisify(execFile);
 const BIN = new URL('../../bin/router', import.meta.url).pathname;
@@ -57,6 +59,37 @@ describe('the router CLI (built bin/router, real processes)', () => {
     expect(moved.plan).toBe('max');
     const { account: off } = await json('accounts', 'deactivate', account.id);
     expect(off.status).toBe('inactive');
+  });
+
+  it('prints single-use invite and reset links (stored hashed) and refuses ones it cannot honour', async () => {
+    const { link: invite } = await json('accounts', 'invite', '--email', 'New.Person@example.com');
+    expect(invite).toMatchObject({ kind: 'invite', email: 'new.person@example.com', accountId: null });
+    expect(invite.url).toMatch(/^http:\/\/localhost:8787\/app\/link\?token=[A-Za-z0-9_-]{43}$/);
+    expect(Date.parse(invite.expiresAt) - Date.now()).toBeLessThanOrEqual(30 * 60_000);
+    const { account } = await json('accounts', 'create', '--email', 'reset.me@example.com', '--plan', 'free');
+    const { link: reset } = await json('accounts', 'reset-link', '--email', 'reset.me@example.com');
+    expect(reset).toMatchObject({ kind: 'reset', accountId: account.id });
+    const human = await cli('accounts', 'reset-link', '--email', 'reset.me@example.com');
+    expect(human.code).toBe(0);
+    expect(human.stdout + human.stderr).toMatch(/\/app\/link\?token=/);
+    const missing = await cli('accounts', 'reset-link', '--email', 'nobody@example.com');
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain('no account has the email nobody@example.com');
+    expect((await cli('accounts', 'invite', '--email', 'not-an-email')).code).toBe(2);
+  });
+
+  it('serve --json prints only the listening document on stdout; the account app\'s http note goes to stderr', async () => {
+    const child = spawn('node', [BIN, 'serve', '--json'], { env: { ...env, ROUTER_PORT: '0', ROUTER_HOST: '127.0.0.1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => void (stderr += chunk.toString()));
+    try {
+      const [first] = (await once(createInterface({ input: child.stdout }), 'line')) as [string];
+      expect(JSON.parse(first)).toMatchObject({ listening: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/), storage: 'sqlite' });
+      await waitFor(() => stderr.includes('served over http'));
+    } finally {
+      child.kill('SIGTERM');
+      await once(child, 'exit');
+    }
   });
 
   it('changes a plan even when the Redis of the quota gate is unreachable, and warns how long instances may take to see it', async () => {
