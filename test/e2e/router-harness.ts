@@ -1,5 +1,5 @@
 /**
- * Starts a real router (config loaded from YAML, SQLite store, listhen on an ephemeral port) in front
+ * Starts a real router (config loaded from YAML, SQLite store, Node's HTTP server on an ephemeral port) in front
  * of fake providers, and issues accounts and keys the way the CLI does. The routing helpers at the end
  * start one fake per provider, order the route, and read responses as the SDK or as raw SSE.
  */
@@ -268,6 +268,12 @@ export interface RouterProcess {
   baseURL: string;
   /** Everything the process printed so far (stdout and stderr). */
   output(): string;
+  /** The exit code once the process has exited (null while it runs or when a signal ended it). */
+  exitCode(): number | null;
+  /** Send a signal (e.g. SIGTERM to start a graceful drain). */
+  signal(name: NodeJS.Signals): void;
+  /** Resolves with the exit code (or the signal's name) once the process has exited. */
+  exited: Promise<number | string>;
   stop(): Promise<void>;
 }
 
@@ -283,7 +289,7 @@ export async function startRouterProcess(env: Record<string, string>, readyTimeo
   let printed = '';
   child.stdout.on('data', (chunk: Buffer) => void (printed += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => void (printed += chunk.toString()));
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const exited = new Promise<number | string>((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal ?? 'unknown')));
   const url = `http://127.0.0.1:${port}`;
   const stop = async () => {
     if (child.exitCode !== null || child.signalCode !== null) return;
@@ -300,7 +306,15 @@ export async function startRouterProcess(env: Record<string, string>, readyTimeo
     }
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
-  return { url, baseURL: `${url}/v1`, output: () => printed, stop };
+  return {
+    url,
+    baseURL: `${url}/v1`,
+    output: () => printed,
+    exitCode: () => child.exitCode,
+    signal: (name) => void child.kill(name),
+    exited,
+    stop,
+  };
 }
 
 /** Run the built CLI with `--json` and parse its one document; a non-zero exit rejects with its stderr. */

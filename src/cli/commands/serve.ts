@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { loadConfig } from '../../config/load-config.js';
 import { resolveConfigDir } from '../../config/resolve-config-dir.js';
+import { installProcessGuard } from '../../server/process-guard.js';
 import { startServer } from '../../server/start-server.js';
 import { log } from '../cli-io.js';
 
@@ -13,6 +14,7 @@ export function registerServeCommand(program: Command): void {
     .action(async (options: { config?: string; json?: boolean }) => {
       const config = loadConfig(resolveConfigDir(options.config, process.env), process.env);
       const server = await startServer(config);
+      installProcessGuard(process, server.runtime.logger);
       if (options.json) process.stdout.write(`${JSON.stringify({ listening: server.url, storage: server.runtime.store.kind })}\n`);
       else log.ready(`router listening on ${server.url} (store: ${server.runtime.store.kind}, rate limit: ${server.runtime.rateLimiter.status().backend}); API base ${config.server.baseUrl}/v1`);
       const stop = async (signal: string) => {

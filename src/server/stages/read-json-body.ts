@@ -41,17 +41,35 @@ function invalidField(error: ErrorObject | undefined): RouterError {
   return new RouterError('invalid_request', message, { param });
 }
 
-async function readBoundedBody(req: IncomingMessage, limitBytes: number): Promise<string> {
+/**
+ * Reads the body up to the limit. Past it, reading stops (the request is paused, never destroyed: the
+ * 413 still has to go out on the same socket) and the 413 asks for the connection to be closed, so
+ * the rest of an oversized upload is never buffered.
+ */
+function readBoundedBody(req: IncomingMessage, limitBytes: number): Promise<string> {
   const tooLarge = () =>
     new RouterError('request_too_large', `The request body is larger than the limit of ${limitBytes} bytes.`, { headers: { connection: 'close' } });
   const declared = Number(req.headers['content-length']);
-  if (Number.isFinite(declared) && declared > limitBytes) throw tooLarge();
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > limitBytes) throw tooLarge();
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks, size).toString('utf8');
+  if (Number.isFinite(declared) && declared > limitBytes) return Promise.reject(tooLarge());
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const settle = (outcome: () => void) => {
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('error', onError);
+      outcome();
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= limitBytes) return void chunks.push(chunk);
+      req.pause();
+      settle(() => reject(tooLarge()));
+    };
+    const onEnd = () => settle(() => resolve(Buffer.concat(chunks, size).toString('utf8')));
+    const onError = (error: Error) => settle(() => reject(error));
+    req.on('data', onData);
+    req.once('end', onEnd);
+    req.once('error', onError);
+  });
 }
