@@ -1,0 +1,56 @@
+/**
+ * The bad-input catalogue: what an attacker with a valid key (or none) can send. Every answer is the
+ * contract's JSON error with a request id, never a crash, never a 500, never a stack trace in the log,
+ * and never an effect on another account.
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import {
+  PROVIDER_KEYS,
+  frontierOrder,
+  json,
+  pointProvidersAt,
+  startFakes,
+  startTestRouter,
+  type Fakes,
+  type TestRouter,
+} from '../e2e/router-harness.js';
+
+const UA = 'router-tests/1.0';
+
+describe('bad input through the public interface', () => {
+  let fakes: Fakes;
+  let router: TestRouter;
+  let attacker: { accountId: string; key: string };
+  const logLines = (): string[] => (router.server.runtime.logger as unknown as { lines: string[] }).lines;
+  const get = (path: string, key = attacker.key) => fetch(`${router.url}${path}`, { headers: { authorization: `Bearer ${key}`, 'user-agent': UA } });
+
+  beforeAll(async () => {
+    fakes = await startFakes();
+    router = await startTestRouter({
+      patch: { providers: pointProvidersAt(fakes.urls), routes: frontierOrder(['openai', 'anthropic', 'gemini']) },
+    });
+    attacker = await router.createAccount('free', { providerKeys: { ...PROVIDER_KEYS } });
+  });
+  afterEach(() => {
+    // No request in this catalogue is a router failure: nothing is logged as one, and no stack is printed.
+    expect(logLines().filter((line) => /unexpected error|unhandled|\n\s+at /.test(line))).toEqual([]);
+    fakes.reset();
+  });
+  afterAll(async () => {
+    await router.close();
+    await fakes.close();
+  });
+
+  it.each(['/v1/models/%ZZ', '/v1/models/%E0%A4%A', '/v1/models/router%2F%'])('GET %s is a 400 naming the model, not a 500', async (path) => {
+    const response = await get(path);
+    expect(response.status).toBe(400);
+    expect(response.headers.get('x-request-id')).toMatch(/^req_/);
+    expect((await json(response)).error).toMatchObject({ type: 'invalid_request_error', code: 'invalid_request', param: 'model' });
+  });
+
+  it.each(['/model-catalog/%ZZ', '/v1/%ZZ', '/%E0%A4%A'])('GET %s is a 404 in the contract shape', async (path) => {
+    const response = await get(path);
+    expect(response.status).toBe(404);
+    expect((await json(response)).error).toMatchObject({ type: 'not_found_error', code: 'not_found' });
+  });
+});
