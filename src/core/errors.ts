@@ -55,6 +55,10 @@ export const ERROR_TABLE = {
   invalid_request: { status: 400, type: 'invalid_request_error', guidance: ['docsUrl'] },
   unsupported_parameter: { status: 400, type: 'invalid_request_error', guidance: ['docsUrl'] },
   request_too_large: { status: 413, type: 'invalid_request_error', guidance: ['docsUrl'] },
+  /** Refused by the HTTP parser: the request line and headers together exceed Node's 16 KiB. */
+  request_header_too_large: { status: 431, type: 'invalid_request_error', guidance: ['docsUrl'] },
+  /** The client did not finish sending its request within the server's time limit. */
+  request_timeout: { status: 408, type: 'invalid_request_error', guidance: ['docsUrl'] },
   rate_limit_exceeded: { status: 429, type: 'rate_limit_error', guidance: ['docsUrl'] },
   monthly_quota_exceeded: { status: 429, type: 'insufficient_quota', guidance: QUOTA, noRetry: true },
   /** 502, or 504 when every attempt timed out. */

@@ -9,6 +9,7 @@
 import { createServer, type Server } from 'node:http';
 import { toNodeListener } from 'h3';
 import type { RouterConfig } from '../config/types.js';
+import { answerClientErrors } from './answer-client-errors.js';
 import { buildRouterDeps, type BuildOptions, type RouterRuntime } from './build-router-deps.js';
 import { createRouterApp } from './create-router-app.js';
 
@@ -26,6 +27,7 @@ export async function startServer(config: RouterConfig, options: BuildOptions = 
     toNodeListener(createRouterApp(runtime)),
   );
   server.maxConnections = maxConnections;
+  answerClientErrors(server, config.server, (requestId, reason) => runtime.logger.debug(`[${requestId}] request refused by the HTTP parser (${reason})`));
   const stop = closeGracefully(server);
   try {
     await listen(server, host, port);

@@ -14,6 +14,7 @@ import {
   type Fakes,
   type TestRouter,
 } from '../e2e/router-harness.js';
+import { rawExchange } from './process-harness.js';
 
 const UA = 'router-tests/1.0';
 
@@ -52,5 +53,37 @@ describe('bad input through the public interface', () => {
     const response = await get(path);
     expect(response.status).toBe(404);
     expect((await json(response)).error).toMatchObject({ type: 'not_found_error', code: 'not_found' });
+  });
+});
+
+describe('requests the HTTP parser refuses', () => {
+  let router: TestRouter;
+  beforeAll(async () => {
+    router = await startTestRouter();
+  });
+  afterAll(async () => {
+    await router.close();
+  });
+
+  const HOST = 'Host: 127.0.0.1\r\nUser-Agent: router-tests/1.0\r\n';
+  const cases: Array<[string, string, number, string]> = [
+    ['a NUL byte in a header', `GET /healthz HTTP/1.1\r\n${HOST}X-Note: a\u0000b\r\n\r\n`, 400, 'invalid_request'],
+    ['an obs-folded header', `GET /healthz HTTP/1.1\r\n${HOST}X-Note: a\r\n folded\r\n\r\n`, 400, 'invalid_request'],
+    ['both Content-Length and Transfer-Encoding', `POST /v1/chat/completions HTTP/1.1\r\n${HOST}Content-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n`, 400, 'invalid_request'],
+    ['two Content-Length headers', `POST /v1/chat/completions HTTP/1.1\r\n${HOST}Content-Length: 2\r\nContent-Length: 3\r\n\r\n{}`, 400, 'invalid_request'],
+    ['a 64 KB header', `GET /healthz HTTP/1.1\r\n${HOST}X-Big: ${'a'.repeat(64 * 1024)}\r\n\r\n`, 431, 'request_header_too_large'],
+    ['a request line that is not HTTP', 'HELLO WORLD\r\n\r\n', 400, 'invalid_request'],
+  ];
+
+  it.each(cases)('%s gets the contract JSON error with a request id', async (_name, bytes, status, code) => {
+    const { text, closedByServer } = await rawExchange(router.url, bytes);
+    const [head = '', body = ''] = text.split('\r\n\r\n');
+    expect(head).toMatch(new RegExp(`^HTTP/1\\.1 ${status} `));
+    expect(head).toMatch(/\r\nx-request-id: req_[0-9a-f]{32}\r\n/i);
+    expect(head).toMatch(/\r\ncontent-type: application\/json/i);
+    expect(head).toMatch(/\r\nconnection: close/i);
+    expect(JSON.parse(body).error).toMatchObject({ code, type: 'invalid_request_error' });
+    expect(closedByServer).toBe(true);
+    expect((await fetch(`${router.url}/healthz`)).status).toBe(200);
   });
 });
