@@ -67,6 +67,11 @@ export const ERROR_TABLE = {
   upstream_rejected_request: { status: 400, type: 'invalid_request_error', guidance: ['docsUrl'] },
   store_unavailable: { status: 503, type: 'server_error', guidance: ['supportUrl'] },
   internal_error: { status: 500, type: 'server_error', guidance: ['supportUrl'] },
+  /**
+   * The client went away before the answer (nginx's 499). Never sent, since nobody is listening: it is
+   * what logs and request outcomes record, quietly, because a client leaving is not a router failure.
+   */
+  client_closed_request: { status: 499, type: 'invalid_request_error', guidance: [] },
   '1010': { status: 403, type: 'edge_rejected', guidance: ['docsUrl'] },
 } as const satisfies Record<string, ErrorSpec>;
 

@@ -32,6 +32,7 @@ const REFUNDED: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
   'plan_upgrade_required',
   'invalid_request',
   'unsupported_parameter',
+  'client_closed_request',
 ]);
 
 export type RouteHandler = (event: H3Event, ctx: RouterRequestContext) => Promise<unknown>;
@@ -40,7 +41,7 @@ export function createV1Handler(deps: RouterDeps, stages: readonly Stage[], hand
   const observing = { kind, observers: deps.observers, now: () => deps.clock.now(), logger: deps.logger };
   return eventHandler(async (event) => {
     const ctx = requestContext(event);
-    observeRequestOutcome(event, ctx, observing);
+    const handled = observeRequestOutcome(event, ctx, observing);
     try {
       for (const stage of stages) await stage(event, ctx);
       ctx.passedAdmission = kind === 'model';
@@ -48,6 +49,8 @@ export function createV1Handler(deps: RouterDeps, stages: readonly Stage[], hand
       return await handle(event, ctx);
     } catch (error) {
       return await failRequest(event, ctx, deps, error);
+    } finally {
+      handled();
     }
   });
 }
@@ -66,6 +69,13 @@ async function failRequest(event: H3Event, ctx: RouterRequestContext, deps: Rout
     ctx.failedRetryCount = Number(routerError.headers['x-router-retry-count'] ?? 0);
   }
   if (ctx.admitted && REFUNDED.has(routerError.code)) await refund(ctx, deps);
+  if (routerError.code === 'client_closed_request') {
+    // Not a failure of the router: one quiet line, and nothing to answer.
+    deps.logger.debug(`[${ctx.requestId}] ${routerError.message}`);
+    event.node.res.statusCode = routerError.status;
+    event.node.res.end();
+    return undefined;
+  }
   if (event.node.res.headersSent || event.node.res.destroyed) return undefined;
   if (routerError.code !== 'store_unavailable') await fillMissingLimits(ctx, deps);
   applyLimitHeaders(event, ctx, deps);
@@ -81,7 +91,7 @@ function toRouterError(error: unknown, deps: RouterDeps, ctx: RouterRequestConte
     });
   }
   if (error instanceof UpstreamTransportError && error.reason === 'aborted') {
-    return new RouterError('all_upstreams_failed', 'The client closed the connection before an upstream answered.');
+    return new RouterError('client_closed_request', 'The client closed the connection before an upstream answered.');
   }
   deps.logger.error(`[${ctx.requestId}] unexpected error:`, error instanceof Error ? error.stack ?? error.message : String(error));
   return new RouterError('internal_error', 'The router failed unexpectedly while handling this request. Retry; if it persists, contact support with the X-Request-Id.');

@@ -97,8 +97,15 @@ export async function startTestRouter(options: { patch?: YamlPatch; env?: Record
 /** A consola-shaped logger that records instead of printing (and lets tests assert nothing secret is logged). */
 export function silentLogger(): any {
   const lines: string[] = [];
-  const record = (...args: unknown[]) => void lines.push(args.map(String).join(' '));
-  const logger: any = { lines, error: record, warn: record, info: record, log: record, success: record, ready: record, debug: record, withTag: () => logger };
+  /** The same lines with the level each was logged at. */
+  const entries: Array<{ level: string; line: string }> = [];
+  const recorder = (level: string) => (...args: unknown[]) => {
+    const line = args.map(String).join(' ');
+    lines.push(line);
+    entries.push({ level, line });
+  };
+  const logger: any = { lines, entries, withTag: () => logger };
+  for (const level of ['error', 'warn', 'info', 'log', 'success', 'ready', 'debug', 'fatal', 'trace']) logger[level] = recorder(level);
   return logger;
 }
 

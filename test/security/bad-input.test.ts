@@ -3,6 +3,7 @@
  * contract's JSON error with a request id, never a crash, never a 500, never a stack trace in the log,
  * and never an effect on another account.
  */
+import { connect } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   PROVIDER_KEYS,
@@ -47,6 +48,30 @@ describe('bad input through the public interface', () => {
     expect(response.status).toBe(400);
     expect(response.headers.get('x-request-id')).toMatch(/^req_/);
     expect((await json(response)).error).toMatchObject({ type: 'invalid_request_error', code: 'invalid_request', param: 'model' });
+  });
+
+  it('classifies an upload the client aborted half-way quietly: at most one debug or info line, no stack', async () => {
+    const requestId = `aborted-upload-${Date.now()}`;
+    const head = [
+      'POST /v1/chat/completions HTTP/1.1',
+      'Host: 127.0.0.1',
+      `User-Agent: ${UA}`,
+      `Authorization: Bearer ${attacker.key}`,
+      'Content-Type: application/json',
+      'Content-Length: 100000',
+      `X-Request-Id: ${requestId}`,
+    ].join('\r\n');
+    const socket = connect(Number(new URL(router.url).port), '127.0.0.1');
+    await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
+    socket.write(`${head}\r\n\r\n{"model":"router/frontier","messages":[{"role":"user","content":"${'x'.repeat(50_000)}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    socket.destroy();
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const entries = (router.server.runtime.logger as unknown as { entries: Array<{ level: string; line: string }> }).entries;
+    const about = entries.filter((entry) => entry.line.includes(requestId));
+    expect(about.length).toBeLessThanOrEqual(1);
+    for (const entry of about) expect(['debug', 'info']).toContain(entry.level);
+    expect(entries.filter((entry) => entry.level === 'error' || entry.level === 'warn')).toEqual([]);
   });
 
   it.each(['/model-catalog/%ZZ', '/v1/%ZZ', '/%E0%A4%A'])('GET %s is a 404 in the contract shape', async (path) => {

@@ -58,6 +58,7 @@ function readBoundedBody(req: IncomingMessage, limitBytes: number): Promise<stri
       req.off('data', onData);
       req.off('end', onEnd);
       req.off('error', onError);
+      req.off('aborted', onError);
       outcome();
     };
     const onData = (chunk: Buffer) => {
@@ -67,9 +68,11 @@ function readBoundedBody(req: IncomingMessage, limitBytes: number): Promise<stri
       settle(() => reject(tooLarge()));
     };
     const onEnd = () => settle(() => resolve(Buffer.concat(chunks, size).toString('utf8')));
-    const onError = (error: Error) => settle(() => reject(error));
+    // An upload cut off half-way (the client left, or its framing broke) ends in 'aborted' or an error.
+    const onError = () => settle(() => reject(new RouterError('client_closed_request', 'The client closed the connection while sending the request body.')));
     req.on('data', onData);
     req.once('end', onEnd);
     req.once('error', onError);
+    req.once('aborted', onError);
   });
 }
