@@ -74,6 +74,25 @@ describe('bad input through the public interface', () => {
     expect(entries.filter((entry) => entry.level === 'error' || entry.level === 'warn')).toEqual([]);
   });
 
+  it('honours Connection: close on a stream: the router says close and closes the socket after [DONE]', async () => {
+    const body = JSON.stringify({ model: 'router/frontier', stream: true, messages: [{ role: 'user', content: 'hi' }] });
+    const head = [
+      'POST /v1/chat/completions HTTP/1.1',
+      'Host: 127.0.0.1',
+      `User-Agent: ${UA}`,
+      `Authorization: Bearer ${attacker.key}`,
+      'Content-Type: application/json',
+      `Content-Length: ${Buffer.byteLength(body)}`,
+      'Connection: close',
+    ].join('\r\n');
+    const { text, closedByServer } = await rawExchange(router.url, `${head}\r\n\r\n${body}`, 3000);
+    expect(text).toMatch(/^HTTP\/1\.1 200 /);
+    expect(text).toMatch(/\r\nconnection: close\r\n/i);
+    expect(text).not.toMatch(/\r\nconnection: keep-alive\r\n/i);
+    expect(text).toContain('data: [DONE]');
+    expect(closedByServer).toBe(true);
+  });
+
   it.each(['/model-catalog/%ZZ', '/v1/%ZZ', '/%E0%A4%A'])('GET %s is a 404 in the contract shape', async (path) => {
     const response = await get(path);
     expect(response.status).toBe(404);
