@@ -151,7 +151,13 @@ async function usableCandidates(deps: FailoverDeps, call: FailoverCall): Promise
   return usable;
 }
 
-/** Classify what an attempt threw: a failure to weigh, an adapter's refusal, or (client gone) re-thrown. */
+/**
+ * Classify what an attempt threw. Only what the upstream did (an HTTP status, a transport failure, bytes
+ * its parser rejected) is a failure to weigh against the provider's health. An adapter's refusal of a
+ * field is the request's fault. Anything else is the router's own fault (a translator or serializer
+ * bug): re-thrown, with no verdict on the provider, and no other candidate tried, since the same code
+ * would fail again; the pipeline answers it with 500 internal_error and logs it once.
+ */
 function asAttemptFailed(error: unknown, signal: AbortSignal, releaseProbe: () => void): AttemptFailed | RouterError {
   if (signal.aborted) {
     releaseProbe();
@@ -160,11 +166,9 @@ function asAttemptFailed(error: unknown, signal: AbortSignal, releaseProbe: () =
   if (error instanceof AttemptFailed) return error;
   if (error instanceof UpstreamStreamError) return new AttemptFailed(error.failure);
   if (error instanceof UpstreamTransportError) return AttemptFailed.fromTransport(error);
-  if (error instanceof RouterError && error.status < 500) {
-    releaseProbe();
-    return error;
-  }
-  return new AttemptFailed({ status: 502, type: 'upstream_error', code: 'invalid_upstream_response', message: 'The upstream answered with a body the router could not read.' });
+  releaseProbe();
+  if (error instanceof RouterError && error.status < 500) return error;
+  throw error;
 }
 
 function clientFault(failure: UpstreamFailure, retryCount: number): RouterError {

@@ -4,7 +4,7 @@
  * (an upstream or router failure, or a refusal by the router itself) gives its monthly count back.
  */
 import { eventHandler, type EventHandler, type H3Event } from 'h3';
-import { describeError } from '../core/describe-error.js';
+import { describeCrash, describeError } from '../core/describe-error.js';
 import { RouterError, isRouterError, type ErrorCode } from '../core/errors.js';
 import { StoreUnavailableError } from '../stores/store.js';
 import { UpstreamTransportError } from '../upstream/upstream-client.js';
@@ -93,7 +93,8 @@ function toRouterError(error: unknown, deps: RouterDeps, ctx: RouterRequestConte
   if (error instanceof UpstreamTransportError && error.reason === 'aborted') {
     return new RouterError('client_closed_request', 'The client closed the connection before an upstream answered.');
   }
-  deps.logger.error(`[${ctx.requestId}] unexpected error:`, error instanceof Error ? error.stack ?? error.message : String(error));
+  // A router bug, never blamed on a provider (routing/failover.ts re-throws it untouched): one line.
+  deps.logger.error(`[${ctx.requestId}] router failure, answered 500 internal_error: ${describeCrash(error)}`);
   return new RouterError('internal_error', 'The router failed unexpectedly while handling this request. Retry; if it persists, contact support with the X-Request-Id.');
 }
 

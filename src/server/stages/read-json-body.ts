@@ -1,44 +1,78 @@
 import type { IncomingMessage } from 'node:http';
 import { Ajv, type ErrorObject } from 'ajv';
 import type { RouteProfileConfig } from '../../config/types.js';
+import { checkJsonBounds, type JsonBounds } from '../../core/check-json-bounds.js';
 import { RouterError } from '../../core/errors.js';
 import type { Stage } from './stage.js';
 
 /**
- * Reads the body of model traffic (bounded: 413 past the limit, before buffering it), parses JSON
- * (400 invalid_json), checks it against the endpoint's schema (400 invalid_request naming the field),
- * and resolves the route profile the `model` names, so the quota stage knows the request's weight.
+ * Bounds of a request body's JSON, checked on the text before it is parsed (docs/api.md). Generous for
+ * real traffic (a deep JSON Schema in a tool is a dozen levels; a long agent transcript a few thousand
+ * nodes) and far below what would stall the process or overflow a stack.
+ */
+export const BODY_JSON_BOUNDS: JsonBounds = { maxDepth: 64, maxNodes: 100_000 };
+
+/**
+ * Reads the body of model traffic (bounded: 413 past the limit, before buffering it), bounds its
+ * nesting and node count (400), parses JSON (400 invalid_json), checks it against the endpoint's schema
+ * (400 invalid_request naming the field), and resolves the route profile the `model` names, so the
+ * quota stage knows the request's weight.
  */
 export function createReadJsonBodyStage(options: {
   limitBytes: number;
   schema: object;
   routes: ReadonlyMap<string, RouteProfileConfig>;
 }): Stage {
-  const validate = new Ajv({ allErrors: false, strict: false }).compile(options.schema);
+  const validate = createBodyValidator(options.schema);
   return async (event, ctx) => {
-    const text = await readBoundedBody(event.node.req, options.limitBytes);
-    let body: unknown;
-    try {
-      body = JSON.parse(text);
-    } catch {
-      throw new RouterError('invalid_json', 'The request body is not valid JSON. Send a JSON object with Content-Type: application/json.');
-    }
-    if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-      throw new RouterError('invalid_request', 'The request body must be a JSON object.');
-    }
-    if (!validate(body)) throw invalidField(validate.errors?.[0]);
+    const body = parseBoundedJson(await readBoundedBody(event.node.req, options.limitBytes));
+    const invalid = validate(body);
+    if (invalid) throw invalid;
     ctx.body = body as Record<string, unknown>;
     ctx.route = options.routes.get((body as { model: string }).model);
   };
 }
 
+/** The endpoint's schema as the body stage applies it: the RouterError for the first problem, or undefined. */
+export function createBodyValidator(schema: object): (body: unknown) => RouterError | undefined {
+  const validate = new Ajv({ allErrors: false, strict: false }).compile(schema);
+  return (body) => {
+    if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+      return new RouterError('invalid_request', 'The request body must be a JSON object.');
+    }
+    return validate(body) ? undefined : invalidField(validate.errors?.[0]);
+  };
+}
+
+function parseBoundedJson(text: string): unknown {
+  const violation = checkJsonBounds(text, BODY_JSON_BOUNDS);
+  if (violation) {
+    const where = violation.member === null ? '' : ` (in '${violation.member}')`;
+    const message =
+      violation.bound === 'depth'
+        ? `The request body nests objects and arrays more than ${BODY_JSON_BOUNDS.maxDepth} levels deep${where}.`
+        : `The request body has more than ${BODY_JSON_BOUNDS.maxNodes} JSON values${where}.`;
+    throw new RouterError('invalid_request', message, { param: violation.member });
+  }
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new RouterError('invalid_json', 'The request body is not valid JSON. Send a JSON object with Content-Type: application/json.');
+  }
+}
+
 function invalidField(error: ErrorObject | undefined): RouterError {
   if (!error) return new RouterError('invalid_request', 'The request body is invalid.');
-  const path = error.instancePath.slice(1).split('/').filter(Boolean);
+  const path = error.instancePath.slice(1).split('/').filter(Boolean).map(unescapePointer);
   if (error.keyword === 'required') path.push(String(error.params.missingProperty));
   const param = path.map((part, i) => (/^\d+$/.test(part) ? `[${part}]` : i === 0 ? part : `.${part}`)).join('') || null;
-  const message = error.keyword === 'required' ? `Missing required parameter: '${param}'.` : `Invalid value for '${param}': ${error.message}.`;
-  return new RouterError('invalid_request', message, { param });
+  if (error.keyword === 'required') return new RouterError('invalid_request', `Missing required parameter: '${param}'.`, { param });
+  const allowed = error.keyword === 'enum' ? ` (one of: ${(error.params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')})` : '';
+  return new RouterError('invalid_request', `Invalid value for '${param}': ${error.message}${allowed}.`, { param });
+}
+
+function unescapePointer(segment: string): string {
+  return segment.replaceAll('~1', '/').replaceAll('~0', '~');
 }
 
 /**
