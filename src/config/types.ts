@@ -52,6 +52,8 @@ export interface PlanConfig {
   priceUsdMonthly: number;
   /** Spend cap for operator-managed provider access (a resale control); absent = not resellable. */
   managedSpendCapUsd?: number;
+  /** Most output tokens one request may ask for; a request that asks for none is given this cap. */
+  maxOutputTokens?: number;
 }
 
 export interface RouteTarget {

@@ -23,6 +23,12 @@ function typed(kinds: readonly Schema[], extra: Schema = {}): Schema {
   return { type: 'object', required: ['type'], properties: { type: string }, allOf: kinds, ...extra };
 }
 
+/** The API's own bound on an output cap; a plan's maxOutputTokens may lower it (output-token-cap.ts). */
+export const MAX_OUTPUT_TOKENS = 1_000_000;
+const outputCap = { ...nullable('integer'), minimum: 1, maximum: MAX_OUTPUT_TOKENS };
+/** Integers JavaScript holds exactly. */
+const safeInteger = { ...nullable('integer'), minimum: Number.MIN_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER };
+
 const requiredStrings = (...names: string[]) => ({ required: names, properties: Object.fromEntries(names.map((name) => [name, string])) });
 
 // ---- Chat Completions ----
@@ -108,13 +114,13 @@ export const chatRequestSchema = {
     messages: { type: 'array', minItems: 1, items: chatMessage },
     stream: nullable('boolean'),
     stream_options: { type: ['object', 'null'], properties: { include_usage: { type: 'boolean' } } },
-    max_tokens: { ...nullable('integer'), minimum: 1 },
-    max_completion_tokens: { ...nullable('integer'), minimum: 1 },
+    max_tokens: outputCap,
+    max_completion_tokens: outputCap,
     temperature: { ...nullable('number'), minimum: 0, maximum: 2 },
     top_p: { ...nullable('number'), minimum: 0, maximum: 1 },
     n: { ...nullable('integer'), minimum: 1, maximum: 128 },
     stop: { type: ['string', 'array', 'null'], items: string, maxItems: 4 },
-    seed: nullable('integer'),
+    seed: safeInteger,
     presence_penalty: { ...nullable('number'), minimum: -2, maximum: 2 },
     frequency_penalty: { ...nullable('number'), minimum: -2, maximum: 2 },
     logit_bias: nullable('object'),
@@ -216,7 +222,7 @@ export const responsesRequestSchema = {
     input: { type: ['string', 'array'], items: responsesInputItem },
     instructions: nullable('string'),
     stream: nullable('boolean'),
-    max_output_tokens: { ...nullable('integer'), minimum: 1 },
+    max_output_tokens: outputCap,
     temperature: { ...nullable('number'), minimum: 0, maximum: 2 },
     top_p: { ...nullable('number'), minimum: 0, maximum: 1 },
     tools: responsesTools,

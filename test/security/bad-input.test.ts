@@ -29,7 +29,11 @@ describe('bad input through the public interface', () => {
   beforeAll(async () => {
     fakes = await startFakes();
     router = await startTestRouter({
-      patch: { providers: pointProvidersAt(fakes.urls), routes: frontierOrder(['openai', 'anthropic', 'gemini']) },
+      patch: {
+        providers: pointProvidersAt(fakes.urls),
+        routes: frontierOrder(['openai', 'anthropic', 'gemini']),
+        plans: (doc) => void (doc.plans.find((plan: { id: string }) => plan.id === 'free').maxOutputTokens = 1000),
+      },
     });
     attacker = await router.createAccount('free', { providerKeys: { ...PROVIDER_KEYS } });
   });
@@ -91,6 +95,47 @@ describe('bad input through the public interface', () => {
     expect(text).not.toMatch(/\r\nconnection: keep-alive\r\n/i);
     expect(text).toContain('data: [DONE]');
     expect(closedByServer).toBe(true);
+  });
+
+  const postRaw = (path: string, text: string) =>
+    fetch(`${router.baseURL}${path}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${attacker.key}`, 'content-type': 'application/json', 'user-agent': UA },
+      body: text,
+    });
+  const HI = '"messages":[{"role":"user","content":"hi"}]';
+
+  it.each([
+    ['/chat/completions', `{"model":"router/frontier",${HI},"max_tokens":1e309}`, 'max_tokens'],
+    ['/chat/completions', `{"model":"router/frontier",${HI},"temperature":-1e400}`, 'temperature'],
+    ['/chat/completions', `{"model":"router/frontier",${HI},"metadata":{"note":1e999}}`, 'metadata.note'],
+    ['/chat/completions', `{"model":"router/frontier","messages":[{"role":"user","content":"hi","x":[1,2,1e500]}]}`, 'messages[0].x[2]'],
+    ['/chat/completions', `{"model":"router/frontier",${HI},"max_completion_tokens":10000000}`, 'max_completion_tokens'],
+    ['/chat/completions', `{"model":"router/frontier",${HI},"seed":1e300}`, 'seed'],
+    ['/responses', '{"model":"router/frontier","input":"hi","max_output_tokens":1e309}', 'max_output_tokens'],
+  ])('POST %s with %s is a 400 naming %s, and nothing reaches a provider', async (path, text, param) => {
+    const response = await postRaw(path, text);
+    expect(response.status).toBe(400);
+    expect((await json(response)).error).toMatchObject({ type: 'invalid_request_error', code: 'invalid_request', param });
+    expect(fakes.openai.requests).toHaveLength(0);
+  });
+
+  it("holds a plan's maxOutputTokens: above it is a 400 naming the field, and a request without a cap gets the plan's", async () => {
+    const usedBefore = (await get('/v1/models')).headers.get('x-quota-used');
+    for (const [path, field] of [['/chat/completions', 'max_tokens'], ['/chat/completions', 'max_completion_tokens'], ['/responses', 'max_output_tokens']] as const) {
+      const body = path === '/responses' ? `{"model":"router/frontier","input":"hi","${field}":1001}` : `{"model":"router/frontier",${HI},"${field}":1001}`;
+      const refused = await postRaw(path, body);
+      expect(refused.status).toBe(400);
+      expect((await json(refused)).error).toMatchObject({ code: 'invalid_request', param: field });
+      expect(refused.headers.get('x-quota-used')).toBe(usedBefore);
+    }
+    expect(fakes.openai.requests).toHaveLength(0);
+
+    expect((await postRaw('/chat/completions', `{"model":"router/frontier",${HI},"max_tokens":1000}`)).status).toBe(200);
+    expect((await postRaw('/chat/completions', `{"model":"router/frontier",${HI}}`)).status).toBe(200);
+    expect((await postRaw('/responses', '{"model":"router/frontier","input":"hi"}')).status).toBe(200);
+    const sent = fakes.openai.requests.map((request) => request.body as Record<string, unknown>);
+    expect(sent.map((body) => body.max_completion_tokens ?? body.max_output_tokens)).toEqual([1000, 1000, 1000]);
   });
 
   it.each(['/model-catalog/%ZZ', '/v1/%ZZ', '/%E0%A4%A'])('GET %s is a 404 in the contract shape', async (path) => {

@@ -6,6 +6,7 @@ import type { ResponseUsage } from '../../formats/openai-responses.js';
 import type { ResponsesOutEvent, ResponsesStreamOutcome } from '../../routing/responses-attempts.js';
 import { abortOnDisconnect } from '../abort-on-disconnect.js';
 import { authorizeRoute } from '../authorize-route.js';
+import { applyOutputTokenCap } from '../output-token-cap.js';
 import type { RouterDeps } from '../router-deps.js';
 import type { RouterRequestContext } from '../request-context.js';
 import { INTERRUPTED_CODE, relayCommittedStream } from '../relay-committed-stream.js';
@@ -15,6 +16,7 @@ import { routingHeaders, setRoutingHeaders } from './routing-headers.js';
 export function createResponsesRoute(deps: RouterDeps) {
   return async (event: H3Event, ctx: RouterRequestContext): Promise<unknown> => {
     const route = authorizeRoute(ctx);
+    applyOutputTokenCap(ctx.body!, ctx.plan, 'responses');
     const request = ctx.body as unknown as ResponsesRequest;
     const call = { route, accountId: ctx.caller!.accountId, signal: abortOnDisconnect(event) };
     if (request.stream) {

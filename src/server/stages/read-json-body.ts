@@ -3,6 +3,7 @@ import { Ajv, type ErrorObject } from 'ajv';
 import type { RouteProfileConfig } from '../../config/types.js';
 import { checkJsonBounds, type JsonBounds } from '../../core/check-json-bounds.js';
 import { RouterError } from '../../core/errors.js';
+import { findNonFiniteNumber } from '../../core/find-non-finite-number.js';
 import type { Stage } from './stage.js';
 
 /**
@@ -14,7 +15,8 @@ export const BODY_JSON_BOUNDS: JsonBounds = { maxDepth: 64, maxNodes: 100_000 };
 
 /**
  * Reads the body of model traffic (bounded: 413 past the limit, before buffering it), bounds its
- * nesting and node count (400), parses JSON (400 invalid_json), checks it against the endpoint's schema
+ * nesting and node count (400), parses JSON (400 invalid_json), refuses numbers too large to represent
+ * (400), checks it against the endpoint's schema
  * (400 invalid_request naming the field), and resolves the route profile the `model` names, so the
  * quota stage knows the request's weight.
  */
@@ -54,11 +56,17 @@ function parseBoundedJson(text: string): unknown {
         : `The request body has more than ${BODY_JSON_BOUNDS.maxNodes} JSON values${where}.`;
     throw new RouterError('invalid_request', message, { param: violation.member });
   }
+  let body: unknown;
   try {
-    return JSON.parse(text);
+    body = JSON.parse(text);
   } catch {
     throw new RouterError('invalid_json', 'The request body is not valid JSON. Send a JSON object with Content-Type: application/json.');
   }
+  const nonFinite = findNonFiniteNumber(body);
+  if (nonFinite !== undefined) {
+    throw new RouterError('invalid_request', `Invalid value for '${nonFinite}': numbers must be finite (this one is too large to represent).`, { param: nonFinite || null });
+  }
+  return body;
 }
 
 function invalidField(error: ErrorObject | undefined): RouterError {
