@@ -12,6 +12,7 @@ import {
   type ResponsesStreamFailure,
 } from '../translators/responses/responses-stream-synthesizer.js';
 import type { ResponsesRequest } from '../formats/openai-responses.js';
+import { truncatedStream } from '../providers/adapter.js';
 import { buildResponsesRequest } from '../providers/openai/build-responses-request.js';
 import { rewriteResponsesModel } from '../providers/openai/rewrite-responses-model.js';
 import type { Clock } from '../core/clock.js';
@@ -100,6 +101,8 @@ async function streamSynthesized(deps: Deps, candidate: Candidate, call: Respons
 }
 
 const PRELUDE = new Set(['response.created', 'response.in_progress', 'response.queued']);
+/** The events that end a Responses stream; one of them must arrive before the upstream closes. */
+const TERMINAL = new Set(['response.completed', 'response.incomplete', 'response.failed', 'error']);
 
 async function streamNative(deps: Deps, candidate: Candidate, call: ResponsesCall): Promise<ResponsesStreamOutcome> {
   const adapter = deps.adapters.openai;
@@ -108,6 +111,7 @@ async function streamNative(deps: Deps, candidate: Candidate, call: ResponsesCal
   let lastSequence = -1;
   let lastResponse: Record<string, unknown> | undefined;
   let committed = false;
+  let ended = false;
   const events = translateStream<ResponsesOutEvent>(
     response.body,
     (event) => {
@@ -118,9 +122,14 @@ async function streamNative(deps: Deps, candidate: Candidate, call: ResponsesCal
       }
       if (typeof json.sequence_number === 'number') lastSequence = json.sequence_number;
       if (json.response !== null && typeof json.response === 'object') lastResponse = json.response as Record<string, unknown>;
+      if (TERMINAL.has(json.type)) ended = true;
       return [json];
     },
-    () => [],
+    () => {
+      // A stream that closed before its terminal event is cut short: the client gets response.failed.
+      if (!ended) throw truncatedStream('upstream');
+      return [];
+    },
   );
   const { head, tail } = await commitWhen(events, (event) => !PRELUDE.has(event.type));
   committed = true;

@@ -4,8 +4,8 @@
  * max_tokens, roles that do not alternate, tool results that are missing or not first, empty text
  * blocks, temperature above 1, fields Anthropic does not know — so translation bugs fail loudly.
  *
- * Mid-stream failures on a non-stream request: `mid-stream-error` answers 529 overloaded_error and
- * `mid-stream-disconnect` sends half of the JSON body, then destroys the socket.
+ * Mid-stream failures on a non-stream request: `mid-stream-error` answers 529 overloaded_error, and
+ * `mid-stream-disconnect` and `truncated-stream` send half of the JSON body, then destroy the socket.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -141,6 +141,9 @@ class AnthropicFake implements FakeProvider {
       case 'mid-stream-disconnect':
         if (!stream) return sendHalfBodyThenDisconnect(res, messageBody(id, request, reply), disconnect);
         return sendStream(res, streamFrames(id, request, reply), reply.splitBytes, { afterEvents: failure.afterEvents, then: disconnect });
+      case 'truncated-stream':
+        if (!stream) return sendHalfBodyThenDisconnect(res, messageBody(id, request, reply), disconnect);
+        return sendStream(res, streamFrames(id, request, reply), reply.splitBytes, { afterEvents: failure.afterEvents, then: () => res.end() });
     }
     if (stream) return sendStream(res, streamFrames(id, request, reply), reply.splitBytes);
     sendJson(res, 200, messageBody(id, request, reply));

@@ -21,7 +21,12 @@ export type FakeFailure =
   /** Stream requests: send the first events normally, then fail in the provider's in-stream error format. */
   | { kind: 'mid-stream-error'; afterEvents: number }
   /** Stream requests: send the first events normally, then destroy the socket. */
-  | { kind: 'mid-stream-disconnect'; afterEvents: number };
+  | { kind: 'mid-stream-disconnect'; afterEvents: number }
+  /**
+   * Stream requests: send the first events normally, then end the response cleanly, without the
+   * stream's terminator (no finish reason, no `[DONE]`, no `response.completed`, no `message_stop`).
+   */
+  | { kind: 'truncated-stream'; afterEvents: number };
 
 export interface FakeReply {
   /** Text the fake model answers with (default: "Hello from <fake name>"). */

@@ -170,7 +170,8 @@ async function streamEvents(
   markDestroyed: () => void,
 ): Promise<void> {
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-  const failAfter = failure?.kind === 'mid-stream-error' || failure?.kind === 'mid-stream-disconnect' ? failure.afterEvents : undefined;
+  const failAfter =
+    failure?.kind === 'mid-stream-error' || failure?.kind === 'mid-stream-disconnect' || failure?.kind === 'truncated-stream' ? failure.afterEvents : undefined;
   const sent = failAfter === undefined ? events : events.slice(0, failAfter);
   for (const event of sent) {
     if (res.destroyed) return;

@@ -157,10 +157,12 @@ async function sendAnswer(
   splitBytes: number | undefined,
   disconnect: () => void,
 ): Promise<void> {
-  const midStream = failure?.kind === 'mid-stream-error' || failure?.kind === 'mid-stream-disconnect' ? failure : undefined;
+  const midStream =
+    failure?.kind === 'mid-stream-error' || failure?.kind === 'mid-stream-disconnect' || failure?.kind === 'truncated-stream' ? failure : undefined;
   if (answer.json !== undefined) {
     if (midStream?.kind === 'mid-stream-disconnect') return disconnect();
     if (midStream?.kind === 'mid-stream-error') return sendJson(res, 500, SERVER_ERROR);
+    if (midStream?.kind === 'truncated-stream') return void res.writeHead(200, { 'content-type': 'application/json', ...commonHeaders() }).end(answer.json.subarray(0, 10));
     res.writeHead(200, { 'content-type': 'application/json', ...commonHeaders() });
     await writePieces(res, [answer.json], splitBytes);
     res.end();
@@ -173,7 +175,7 @@ async function sendAnswer(
   } else {
     await writePieces(res, events.slice(0, midStream.afterEvents), splitBytes);
     if (midStream.kind === 'mid-stream-disconnect') return disconnect();
-    if (answer.failureEvent !== undefined) await writePieces(res, [answer.failureEvent(midStream.afterEvents)], splitBytes);
+    if (midStream.kind === 'mid-stream-error' && answer.failureEvent !== undefined) await writePieces(res, [answer.failureEvent(midStream.afterEvents)], splitBytes);
   }
   res.end();
 }
