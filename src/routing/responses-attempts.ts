@@ -70,8 +70,8 @@ export async function completeResponsesAttempt(deps: Deps, candidate: Candidate,
   if (isNative(candidate)) {
     const adapter = deps.adapters.openai;
     const request = buildResponsesRequest(call.request as unknown as Record<string, unknown>, adapterContext(candidate, false));
-    const response = await sendOrFail(deps, adapter, candidate, request, call.signal);
-    return rewriteResponsesModel(parseJsonBody(await response.text()) as ResponsesOutcome, call.model);
+    const reply = await sendOrFail(deps, adapter, candidate, request, call.signal);
+    return rewriteResponsesModel(parseJsonBody(await reply.text()) as ResponsesOutcome, call.model);
   }
   const completion = await completeChatAttempt(deps, candidate, responsesRequestToChat({ ...call.request, stream: false }), call.signal);
   return chatCompletionToResponse(completion, responseContext(deps, call)) as unknown as ResponsesOutcome;
@@ -107,13 +107,13 @@ const TERMINAL = new Set(['response.completed', 'response.incomplete', 'response
 async function streamNative(deps: Deps, candidate: Candidate, call: ResponsesCall): Promise<ResponsesStreamOutcome> {
   const adapter = deps.adapters.openai;
   const request = buildResponsesRequest(call.request as unknown as Record<string, unknown>, adapterContext(candidate, true));
-  const response = await sendOrFail(deps, adapter, candidate, request, call.signal);
+  const reply = await sendOrFail(deps, adapter, candidate, request, call.signal);
   let lastSequence = -1;
   let lastResponse: Record<string, unknown> | undefined;
   let committed = false;
   let ended = false;
   const events = translateStream<ResponsesOutEvent>(
-    response.body,
+    reply.events(),
     (event) => {
       if (event.data === '' || event.data === '[DONE]') return [];
       const json = rewriteResponsesModel(parseJsonBody(event.data), call.model) as ResponsesOutEvent;

@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { FakeFailure, FakeProvider, FakeReply, RecordedRequest } from './fake-provider.js';
+import { credentialEcho, type FakeFailure, type FakeProvider, type FakeReply, type RecordedRequest } from './fake-provider.js';
 
 export interface OpenAIFake extends FakeProvider {
   /** Headers of the last request received (undefined before the first). */
@@ -86,11 +86,15 @@ export async function startOpenAIFake(options: { name?: string } = {}): Promise<
     if (failure?.kind === 'slow-first-byte') await sleep(failure.delayMs);
     if (reply.latencyMs !== undefined && reply.latencyMs > 0) await sleep(reply.latencyMs);
     if (res.destroyed) return;
+    const credential = (req.headers.authorization ?? '').replace(/^Bearer /, '');
+    if (failure?.kind === 'status' && failure.echoCredential) return sendJson(res, failure.status, openaiError(credentialEcho(credential), null, 'invalid_api_key'));
     if (failure?.kind === 'status') return sendStatusFailure(res, failure, modelOf(body));
 
     const routed = route(req.method ?? 'GET', path, body, name);
     if ('status' in routed) return sendJson(res, routed.status, routed.body);
-    await sendAnswer(res, encodedFor(routed), failure, reply.splitBytes, disconnect);
+    const answer = encodedFor(routed);
+    const echoing = failure?.kind === 'mid-stream-error' && failure.echoCredential && answer.failureEvent ? { ...answer, failureEvent: echoFailure(routed, credential) } : answer;
+    await sendAnswer(res, echoing, failure, reply.splitBytes, disconnect);
   }
 
   const server = createServer((req, res) => {
@@ -202,6 +206,13 @@ function encodeReply(shape: Shape, reply: Reply, serial: string): Encoded {
     events: events.map(typedEvent),
     failureEvent: (afterEvents) => typedEvent({ type: 'response.failed', sequence_number: Math.min(afterEvents, events.length), response: failed }),
   };
+}
+
+/** The in-stream failure event of this API, its message quoting the credential. */
+function echoFailure(shape: Shape, credential: string): (afterEvents: number) => Buffer {
+  const error = openaiError(credentialEcho(credential), null, null, 'server_error');
+  if (shape.api === 'chat') return () => dataEvent(error);
+  return (afterEvents) => typedEvent({ type: 'response.failed', sequence_number: afterEvents, response: { object: 'response', status: 'failed', error: { code: 'server_error', message: error.error.message } } });
 }
 
 function chatCompletion(id: string, model: string, reply: Reply): Json {
