@@ -84,15 +84,24 @@ function unescapePointer(segment: string): string {
 }
 
 /**
- * Reads the body up to the limit. Past it, reading stops (the request is paused, never destroyed: the
- * 413 still has to go out on the same socket) and the 413 asks for the connection to be closed, so
- * the rest of an oversized upload is never buffered.
+ * Past the limit, how much more of an upload is read and thrown away (and for how long) before the
+ * connection is cut. Closing at once while the client is still sending makes its TCP stack reset the
+ * connection, and many clients then never read the 413; lingering this long lets them.
+ */
+const LINGER_BYTES = 16 * 1024 * 1024;
+const LINGER_MS = 5000;
+
+/**
+ * Reads the body up to the limit. Past it (declared, or counted on a chunked upload) the 413 goes out at
+ * once while the rest of the upload is discarded, within bounds (discardRest); never buffered.
  */
 function readBoundedBody(req: IncomingMessage, limitBytes: number): Promise<string> {
-  const tooLarge = () =>
-    new RouterError('request_too_large', `The request body is larger than the limit of ${limitBytes} bytes.`, { headers: { connection: 'close' } });
+  const tooLarge = () => new RouterError('request_too_large', `The request body is larger than the limit of ${limitBytes} bytes.`);
   const declared = Number(req.headers['content-length']);
-  if (Number.isFinite(declared) && declared > limitBytes) return Promise.reject(tooLarge());
+  if (Number.isFinite(declared) && declared > limitBytes) {
+    discardRest(req);
+    return Promise.reject(tooLarge());
+  }
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -106,8 +115,10 @@ function readBoundedBody(req: IncomingMessage, limitBytes: number): Promise<stri
     const onData = (chunk: Buffer) => {
       size += chunk.length;
       if (size <= limitBytes) return void chunks.push(chunk);
-      req.pause();
-      settle(() => reject(tooLarge()));
+      settle(() => {
+        discardRest(req);
+        reject(tooLarge());
+      });
     };
     const onEnd = () => settle(() => resolve(Buffer.concat(chunks, size).toString('utf8')));
     // An upload cut off half-way (the client left, or its framing broke) ends in 'aborted' or an error.
@@ -117,4 +128,33 @@ function readBoundedBody(req: IncomingMessage, limitBytes: number): Promise<stri
     req.once('error', onError);
     req.once('aborted', onError);
   });
+}
+
+/**
+ * Reads and drops the rest of an oversized upload: if it ends within LINGER_BYTES and LINGER_MS the
+ * connection stays usable; otherwise the request (and with it the connection) is destroyed. Never
+ * through `req.socket`, which Node sets to null once the response has released it.
+ */
+function discardRest(req: IncomingMessage): void {
+  let discarded = 0;
+  const cut = () => {
+    stop();
+    req.destroy();
+  };
+  const onData = (chunk: Buffer) => {
+    discarded += chunk.length;
+    if (discarded > LINGER_BYTES) cut();
+  };
+  const timer = setTimeout(cut, LINGER_MS);
+  timer.unref();
+  const stop = () => {
+    clearTimeout(timer);
+    req.off('data', onData);
+    req.off('end', stop);
+    req.off('close', stop);
+  };
+  req.on('data', onData);
+  req.once('end', stop);
+  req.once('close', stop);
+  req.resume();
 }
