@@ -40,6 +40,8 @@ export interface ServerConfig {
   keyCacheTtlMs: number;
   /** Upper bound of a whole request, stream included. */
   requestTimeoutMs: number;
+  /** On SIGTERM/SIGINT, how long in-flight requests may run on before the rest are ended. */
+  shutdown: { drainTimeoutMs: number };
 }
 
 export interface PlanConfig {

@@ -66,6 +66,8 @@ export const ERROR_TABLE = {
   /** An upstream rejected the request as the client's fault (a 4xx other than the failover triggers). */
   upstream_rejected_request: { status: 400, type: 'invalid_request_error', guidance: ['docsUrl'] },
   store_unavailable: { status: 503, type: 'server_error', guidance: ['supportUrl'] },
+  /** The instance is draining for a restart: a new request is turned away, an unfinished one ended. */
+  server_shutting_down: { status: 503, type: 'server_error', guidance: ['docsUrl'] },
   internal_error: { status: 500, type: 'server_error', guidance: ['supportUrl'] },
   /**
    * The client went away before the answer (nginx's 499). Never sent, since nobody is listening: it is

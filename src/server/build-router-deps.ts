@@ -18,6 +18,7 @@ import { openStore } from '../stores/open-store.js';
 import type { RateLimiter } from '../stores/rate-limiter.js';
 import type { Store } from '../stores/store.js';
 import { createUpstreamClient, type UpstreamClient } from '../upstream/upstream-client.js';
+import { Drain } from './drain.js';
 import type { RequestObserver } from './request-outcome.js';
 import type { RouterDeps } from './router-deps.js';
 
@@ -92,6 +93,7 @@ export async function buildRouterDeps(config: RouterConfig, options: BuildOption
     routes: new Map(config.routes.map((route) => [route.id, route])),
     quotaLimits: Object.fromEntries(config.plans.map((plan) => [plan.id, plan.monthlyRequests])),
     observers: [...(options.observers ?? [])],
+    drain: new Drain(),
     async close() {
       await client.close();
       await rateLimiter.close();

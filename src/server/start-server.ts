@@ -1,5 +1,5 @@
 /**
- * Serve the app with Node's own HTTP server on the configured address; the caller owns shutdown.
+ * Serve the app with Node's own HTTP server on the configured address, and drain it on shutdown.
  *
  * Not listhen: it always wraps the server in http-shutdown, whose `finish` handler sets a flag on
  * `req.socket`, which Node has already set to null when a response (a 413 to a chunked body still being
@@ -13,9 +13,20 @@ import { answerClientErrors } from './answer-client-errors.js';
 import { buildRouterDeps, type BuildOptions, type RouterRuntime } from './build-router-deps.js';
 import { createRouterApp } from './create-router-app.js';
 
+/** After the drain deadline, how long ended requests get to write their last event before sockets are cut. */
+const END_GRACE_MS = 5000;
+
 export interface RunningServer {
   url: string;
   runtime: RouterRuntime;
+  /**
+   * Drain and close: /readyz says `draining` and new /v1 requests get 503 at once; requests in flight
+   * run on until `shutdown.drainTimeoutMs`, then each remaining one is ended (a committed stream with
+   * its in-stream error event); then connections, stores and the quota ledger are closed (settling
+   * counts). Called again while draining (a second signal), it ends the remaining requests at once.
+   */
+  shutdown(): Promise<void>;
+  /** The same as shutdown(). */
   close(): Promise<void>;
 }
 
@@ -28,7 +39,7 @@ export async function startServer(config: RouterConfig, options: BuildOptions = 
   );
   server.maxConnections = maxConnections;
   answerClientErrors(server, config.server, (requestId, reason) => runtime.logger.debug(`[${requestId}] request refused by the HTTP parser (${reason})`));
-  const stop = closeGracefully(server);
+  const requests = trackRequests(server, () => runtime.drain.draining);
   try {
     await listen(server, host, port);
   } catch (error) {
@@ -37,14 +48,29 @@ export async function startServer(config: RouterConfig, options: BuildOptions = 
   }
   const address = server.address();
   const actualPort = typeof address === 'object' && address ? address.port : port;
-  return {
-    url: `http://${host.includes(':') ? `[${host}]` : host}:${actualPort}`,
-    runtime,
-    async close() {
-      await stop();
+
+  let stopped: Promise<void> | undefined;
+  const shutdown = (): Promise<void> => {
+    if (stopped) {
+      runtime.drain.cut();
+      return stopped;
+    }
+    stopped = (async () => {
+      runtime.drain.begin();
+      server.closeIdleConnections();
+      const deadline = setTimeout(() => runtime.drain.cut(), config.server.shutdown.drainTimeoutMs);
+      await Promise.race([requests.settled(), aborted(runtime.drain.deadline)]);
+      clearTimeout(deadline);
+      if (requests.inFlight() > 0) {
+        runtime.logger.info(`drain: ending ${requests.inFlight()} request(s) still in flight`);
+        await Promise.race([requests.settled(), sleep(END_GRACE_MS)]);
+      }
+      await closeListener(server);
       await runtime.close();
-    },
+    })();
+    return stopped;
   };
+  return { url: `http://${host.includes(':') ? `[${host}]` : host}:${actualPort}`, runtime, shutdown, close: shutdown };
 }
 
 function listen(server: Server, host: string, port: number): Promise<void> {
@@ -64,21 +90,42 @@ function listen(server: Server, host: string, port: number): Promise<void> {
 }
 
 /**
- * Returns close(): stop accepting, close idle keep-alive connections at once, and close each busy one
- * as soon as its request is done (no connection is kept alive once closing started).
+ * Counts requests in flight (until their response closes). While draining, every response asks for its
+ * connection to be closed, and each connection that falls idle is closed at once.
  */
-function closeGracefully(server: Server): () => Promise<void> {
-  let closing = false;
+function trackRequests(server: Server, draining: () => boolean) {
+  let inFlight = 0;
+  let waiters: Array<() => void> = [];
   server.on('request', (_req, res) => {
-    if (closing) res.setHeader('connection', 'close');
+    inFlight++;
+    if (draining()) res.setHeader('connection', 'close');
     res.once('close', () => {
-      if (closing) setImmediate(() => server.closeIdleConnections());
+      inFlight--;
+      if (draining()) setImmediate(() => server.closeIdleConnections());
+      if (inFlight === 0) {
+        for (const wake of waiters) wake();
+        waiters = [];
+      }
     });
   });
-  return () =>
-    new Promise((resolve) => {
-      closing = true;
-      server.close(() => resolve());
-      server.closeIdleConnections();
-    });
+  return {
+    inFlight: () => inFlight,
+    /** Resolves once no request is in flight. */
+    settled: () => (inFlight === 0 ? Promise.resolve() : new Promise<void>((resolve) => waiters.push(resolve))),
+  };
+}
+
+function closeListener(server: Server): Promise<void> {
+  return new Promise((resolve) => {
+    server.close(() => resolve());
+    server.closeAllConnections();
+  });
+}
+
+function aborted(signal: AbortSignal): Promise<void> {
+  return signal.aborted ? Promise.resolve() : new Promise((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
 }

@@ -8,6 +8,7 @@ import { describeCrash, describeError } from '../core/describe-error.js';
 import { RouterError, isRouterError, type ErrorCode } from '../core/errors.js';
 import { StoreUnavailableError } from '../stores/store.js';
 import { UpstreamTransportError } from '../upstream/upstream-client.js';
+import { shuttingDown } from './drain.js';
 import { limitHeaders } from './limit-headers.js';
 import { observeRequestOutcome, type RequestOutcome } from './request-outcome.js';
 import type { RouterDeps } from './router-deps.js';
@@ -33,6 +34,7 @@ const REFUNDED: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
   'invalid_request',
   'unsupported_parameter',
   'client_closed_request',
+  'server_shutting_down',
 ]);
 
 export type RouteHandler = (event: H3Event, ctx: RouterRequestContext) => Promise<unknown>;
@@ -43,6 +45,7 @@ export function createV1Handler(deps: RouterDeps, stages: readonly Stage[], hand
     const ctx = requestContext(event);
     const handled = observeRequestOutcome(event, ctx, observing);
     try {
+      if (deps.drain.draining) throw shuttingDown('refused');
       for (const stage of stages) await stage(event, ctx);
       ctx.passedAdmission = kind === 'model';
       applyLimitHeaders(event, ctx, deps);
@@ -91,6 +94,8 @@ function toRouterError(error: unknown, deps: RouterDeps, ctx: RouterRequestConte
     });
   }
   if (error instanceof UpstreamTransportError && error.reason === 'aborted') {
+    // Aborted either by the drain deadline or by the client leaving.
+    if (deps.drain.deadline.aborted) return shuttingDown('ended');
     return new RouterError('client_closed_request', 'The client closed the connection before an upstream answered.');
   }
   // A router bug, never blamed on a provider (routing/failover.ts re-throws it untouched): one line.

@@ -43,6 +43,8 @@ export interface FakeReply {
   latencyMs?: number;
   /** Stream framing: split every written SSE event into pieces of this many BYTES (1 = byte by byte). */
   splitBytes?: number;
+  /** Streams: wait this long before each event after the first (a long generation). OpenAI fake only. */
+  eventDelayMs?: number;
 }
 
 export interface FakeProvider {

@@ -94,7 +94,7 @@ export async function startOpenAIFake(options: { name?: string } = {}): Promise<
     if ('status' in routed) return sendJson(res, routed.status, routed.body);
     const answer = encodedFor(routed);
     const echoing = failure?.kind === 'mid-stream-error' && failure.echoCredential && answer.failureEvent ? { ...answer, failureEvent: echoFailure(routed, credential) } : answer;
-    await sendAnswer(res, echoing, failure, reply.splitBytes, disconnect);
+    await sendAnswer(res, echoing, failure, { splitBytes: reply.splitBytes, eventDelayMs: reply.eventDelayMs }, disconnect);
   }
 
   const server = createServer((req, res) => {
@@ -158,7 +158,7 @@ async function sendAnswer(
   res: ServerResponse,
   answer: Encoded,
   failure: FakeFailure | undefined,
-  splitBytes: number | undefined,
+  pacing: Pacing,
   disconnect: () => void,
 ): Promise<void> {
   const midStream =
@@ -168,18 +168,18 @@ async function sendAnswer(
     if (midStream?.kind === 'mid-stream-error') return sendJson(res, 500, SERVER_ERROR);
     if (midStream?.kind === 'truncated-stream') return void res.writeHead(200, { 'content-type': 'application/json', ...commonHeaders() }).end(answer.json.subarray(0, 10));
     res.writeHead(200, { 'content-type': 'application/json', ...commonHeaders() });
-    await writePieces(res, [answer.json], splitBytes);
+    await writePieces(res, [answer.json], pacing);
     res.end();
     return;
   }
   const events = answer.events ?? [];
   res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', ...commonHeaders() });
   if (midStream === undefined) {
-    await writePieces(res, events, splitBytes);
+    await writePieces(res, events, pacing);
   } else {
-    await writePieces(res, events.slice(0, midStream.afterEvents), splitBytes);
+    await writePieces(res, events.slice(0, midStream.afterEvents), pacing);
     if (midStream.kind === 'mid-stream-disconnect') return disconnect();
-    if (midStream.kind === 'mid-stream-error' && answer.failureEvent !== undefined) await writePieces(res, [answer.failureEvent(midStream.afterEvents)], splitBytes);
+    if (midStream.kind === 'mid-stream-error' && answer.failureEvent !== undefined) await writePieces(res, [answer.failureEvent(midStream.afterEvents)], pacing);
   }
   res.end();
 }
@@ -412,12 +412,19 @@ function sendJson(res: ServerResponse, status: number, body: unknown, headers: R
   res.end(JSON.stringify(body));
 }
 
+interface Pacing {
+  splitBytes?: number | undefined;
+  eventDelayMs?: number | undefined;
+}
+
 /**
  * Writes each buffer whole, or in `splitBytes`-sized pieces with a turn of the event loop after each, so
- * that a client (even one in the same process) reads them as separate network chunks.
+ * that a client (even one in the same process) reads them as separate network chunks; with
+ * `eventDelayMs`, waits that long before every buffer after the first.
  */
-async function writePieces(res: ServerResponse, buffers: Buffer[], splitBytes: number | undefined): Promise<void> {
-  for (const buffer of buffers) {
+async function writePieces(res: ServerResponse, buffers: Buffer[], { splitBytes, eventDelayMs }: Pacing): Promise<void> {
+  for (const [index, buffer] of buffers.entries()) {
+    if (index > 0 && eventDelayMs !== undefined && eventDelayMs > 0) await sleep(eventDelayMs);
     const size = splitBytes !== undefined && splitBytes > 0 ? splitBytes : buffer.length;
     for (let offset = 0; offset < buffer.length; offset += size) {
       if (res.destroyed) return;

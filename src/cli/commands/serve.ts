@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { loadConfig } from '../../config/load-config.js';
+import { describeError } from '../../core/describe-error.js';
 import { resolveConfigDir } from '../../config/resolve-config-dir.js';
 import { installProcessGuard } from '../../server/process-guard.js';
 import { startServer } from '../../server/start-server.js';
@@ -17,12 +18,28 @@ export function registerServeCommand(program: Command): void {
       installProcessGuard(process, server.runtime.logger);
       if (options.json) process.stdout.write(`${JSON.stringify({ listening: server.url, storage: server.runtime.store.kind })}\n`);
       else log.ready(`router listening on ${server.url} (store: ${server.runtime.store.kind}, rate limit: ${server.runtime.rateLimiter.status().backend}); API base ${config.server.baseUrl}/v1`);
-      const stop = async (signal: string) => {
-        log.info(`${signal} received, shutting down`);
-        await server.close();
-        process.exit(0);
+      const logger = server.runtime.logger;
+      let draining = false;
+      const stop = (signal: string) => {
+        if (draining) {
+          logger.warn(`${signal} received again: ending the requests still in flight now`);
+          void server.shutdown();
+          return;
+        }
+        draining = true;
+        logger.info(`${signal} received: draining (new requests get 503, in-flight ones have up to ${config.server.shutdown.drainTimeoutMs} ms)`);
+        server.shutdown().then(
+          () => {
+            logger.info('drained; exiting');
+            process.exit(0);
+          },
+          (error: unknown) => {
+            logger.error(`shutdown failed: ${describeError(error)}`);
+            process.exit(1);
+          },
+        );
       };
-      process.once('SIGINT', () => void stop('SIGINT'));
-      process.once('SIGTERM', () => void stop('SIGTERM'));
+      process.on('SIGINT', () => stop('SIGINT'));
+      process.on('SIGTERM', () => stop('SIGTERM'));
     });
 }

@@ -17,7 +17,7 @@ export function createChatCompletionsRoute(deps: RouterDeps) {
     const route = authorizeRoute(ctx);
     applyOutputTokenCap(ctx.body!, ctx.plan, 'chat');
     const chat = ctx.body as ChatRequest;
-    const call = { route, accountId: ctx.caller!.accountId, signal: abortOnDisconnect(event) };
+    const call = { route, accountId: ctx.caller!.accountId, signal: abortOnDisconnect(event, deps.drain.deadline) };
     if (chat.stream) {
       const { value, meta } = await deps.engine.streamChat(call, chat);
       ctx.served = meta;
@@ -53,7 +53,7 @@ async function writeChatStream(
     else delete chunk.usage;
     await writer.send(chunk);
   };
-  const failure = await relayCommittedStream(writer, stream, emit);
+  const failure = await relayCommittedStream(writer, stream, emit, deps.drain.deadline);
   if (failure) {
     ctx.errorCode = failure.code ?? INTERRUPTED_CODE;
     await writer.send({ error: { message: failure.message, type: failure.type, code: failure.code ?? INTERRUPTED_CODE, param: null } });

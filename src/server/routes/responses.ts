@@ -18,7 +18,7 @@ export function createResponsesRoute(deps: RouterDeps) {
     const route = authorizeRoute(ctx);
     applyOutputTokenCap(ctx.body!, ctx.plan, 'responses');
     const request = ctx.body as unknown as ResponsesRequest;
-    const call = { route, accountId: ctx.caller!.accountId, signal: abortOnDisconnect(event) };
+    const call = { route, accountId: ctx.caller!.accountId, signal: abortOnDisconnect(event, deps.drain.deadline) };
     if (request.stream) {
       const { value, meta } = await deps.engine.streamResponses(call, request);
       ctx.served = meta;
@@ -44,7 +44,7 @@ async function writeResponsesStream(event: H3Event, ctx: RouterRequestContext, d
     }
     return writer.send(item, item.type);
   };
-  const failure = await relayCommittedStream(writer, stream, send);
+  const failure = await relayCommittedStream(writer, stream, send, deps.drain.deadline);
   if (failure) {
     ctx.errorCode = failure.code ?? INTERRUPTED_CODE;
     // End with response.failed, never a silent close (Codex retries a silent close). Codex acts on these two codes.
