@@ -8,6 +8,8 @@
  *   ROUTER_STORAGE     storage (`sqlite:PATH`, `postgres://…` or `postgresql://…`)
  *   ROUTER_BASE_URL    baseUrl
  *   ROUTER_APP_URL     appUrl
+ *   ROUTER_DOCS_URL    docsUrl
+ *   ROUTER_SUPPORT_URL supportUrl
  *   ROUTER_SECRET_KEY  secretKey
  *   ROUTER_REDIS_URL   rateLimit.redisUrl, and rateLimit.backend becomes `redis`
  *
@@ -30,6 +32,8 @@ const OVERRIDES: readonly Override[] = [
   { variable: 'ROUTER_STORAGE', path: ['storage'], value: asIs },
   { variable: 'ROUTER_BASE_URL', path: ['baseUrl'], value: asIs },
   { variable: 'ROUTER_APP_URL', path: ['appUrl'], value: asIs },
+  { variable: 'ROUTER_DOCS_URL', path: ['docsUrl'], value: asIs },
+  { variable: 'ROUTER_SUPPORT_URL', path: ['supportUrl'], value: asIs },
   { variable: 'ROUTER_SECRET_KEY', path: ['secretKey'], value: asIs },
   { variable: 'ROUTER_REDIS_URL', path: ['rateLimit', 'backend'], value: () => 'redis' },
   { variable: 'ROUTER_REDIS_URL', path: ['rateLimit', 'redisUrl'], value: asIs },

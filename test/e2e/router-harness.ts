@@ -68,6 +68,8 @@ export async function startTestRouter(options: { patch?: YamlPatch; env?: Record
     ROUTER_HOST: '127.0.0.1',
     ROUTER_STORAGE: `sqlite:${join(dataDir, 'router.db')}`,
     ROUTER_SECRET_KEY: TEST_SECRET,
+    // The port is picked at random; links in tests name the documented default address instead.
+    ROUTER_BASE_URL: 'http://localhost:8787',
     ...options.env,
   };
   const config = loadConfig(configDir, env);

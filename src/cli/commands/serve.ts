@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { loadConfig } from '../../config/load-config.js';
+import type { RouterConfig } from '../../config/types.js';
 import { describeError } from '../../core/describe-error.js';
 import { resolveConfigDir } from '../../config/resolve-config-dir.js';
 import { installProcessGuard } from '../../server/process-guard.js';
@@ -16,6 +17,7 @@ export function registerServeCommand(program: Command): void {
       const config = loadConfig(resolveConfigDir(options.config, process.env), process.env);
       const server = await startServer(config);
       installProcessGuard(process, server.runtime.logger);
+      warnAboutDefaults(config, server.runtime.logger);
       if (options.json) process.stdout.write(`${JSON.stringify({ listening: server.url, storage: server.runtime.store.kind })}\n`);
       else log.ready(`router listening on ${server.url} (store: ${server.runtime.store.kind}, rate limit: ${server.runtime.rateLimiter.status().backend}); API base ${config.server.baseUrl}/v1`);
       const logger = server.runtime.logger;
@@ -42,4 +44,12 @@ export function registerServeCommand(program: Command): void {
       process.on('SIGINT', () => stop('SIGINT'));
       process.on('SIGTERM', () => stop('SIGTERM'));
     });
+}
+
+/** Settings whose defaults are fine on a laptop and wrong in production get one line each at start. */
+function warnAboutDefaults(config: RouterConfig, logger: { warn(message: string): void }): void {
+  const loopback = ['127.0.0.1', '::1', 'localhost'].includes(config.server.listen.host);
+  if (!loopback && new URL(config.server.baseUrl).hostname === 'localhost') {
+    logger.warn(`baseUrl is ${config.server.baseUrl}, so every link the router hands out points at localhost; set ROUTER_BASE_URL to the public API address`);
+  }
 }
