@@ -138,6 +138,37 @@ describe('bad input through the public interface', () => {
     expect(sent.map((body) => body.max_completion_tokens ?? body.max_output_tokens)).toEqual([1000, 1000, 1000]);
   });
 
+  it.each([
+    ['-', 'no product'],
+    ['node', "Node's bare fetch"],
+    ['node/20.19.0', 'a runtime default'],
+    ['Python-urllib/3.12', 'a bare library default'],
+    ['Python/3.12 aiohttp/3.9.5', "aiohttp's default (a runtime, then the library)"],
+    ['python-requests/2.32.3', 'a bare library default'],
+    ['Go-http-client/1.1', 'a bare library default'],
+    ['undici', 'a bare library default'],
+    ['axios/1.7.2', 'a bare library default'],
+    ['curl', 'a product without a version'],
+    ['Mozilla', 'a product without a version'],
+  ])('the edge rejects User-Agent %j (%s) with 1010', async (userAgent) => {
+    const response = await fetch(`${router.baseURL}/models`, { headers: { authorization: `Bearer ${attacker.key}`, 'user-agent': userAgent } });
+    expect(response.status).toBe(403);
+    expect((await json(response)).error).toMatchObject({ type: 'edge_rejected', code: '1010' });
+  });
+
+  it.each([
+    ['OpenAI/JS 6.9.1', 'the official Node SDK (LangChain.js goes through it)'],
+    ['OpenAI/Python 1.54.4', 'the official Python SDK (LangChain goes through it)'],
+    ['curl/8.5.0', 'curl'],
+    ['codex_cli_rs/0.46.0 (Mac OS 15.0.1; arm64) iTerm.app/3.5.10', 'Codex CLI'],
+    ['ai-sdk/openai/2.0.30 ai-sdk/provider-utils/3.0.9 runtime/node.js/22', 'the Vercel AI SDK'],
+    ['my-app/1.2 (contact@example.com)', 'an application naming itself'],
+    ['Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Safari/537.36', 'a browser'],
+  ])('the edge lets User-Agent %j (%s) through', async (userAgent) => {
+    const response = await fetch(`${router.baseURL}/models`, { headers: { authorization: `Bearer ${attacker.key}`, 'user-agent': userAgent } });
+    expect(response.status).toBe(200);
+  });
+
   it.each(['/model-catalog/%ZZ', '/v1/%ZZ', '/%E0%A4%A'])('GET %s is a 404 in the contract shape', async (path) => {
     const response = await get(path);
     expect(response.status).toBe(404);
