@@ -12,6 +12,8 @@
  *   ROUTER_SUPPORT_URL supportUrl
  *   ROUTER_SECRET_KEY  secretKey
  *   ROUTER_REDIS_URL   rateLimit.redisUrl, and rateLimit.backend becomes `redis`
+ *   ROUTER_LOG_LEVEL   logLevel
+ *   ROUTER_LOG_FORMAT  logFormat (`json` or `pretty`; `auto` by default)
  *
  * ROUTER_CONFIG is not an override: it picks the directory (see resolve-config-dir.ts).
  */
@@ -37,6 +39,8 @@ const OVERRIDES: readonly Override[] = [
   { variable: 'ROUTER_SECRET_KEY', path: ['secretKey'], value: asIs },
   { variable: 'ROUTER_REDIS_URL', path: ['rateLimit', 'backend'], value: () => 'redis' },
   { variable: 'ROUTER_REDIS_URL', path: ['rateLimit', 'redisUrl'], value: asIs },
+  { variable: 'ROUTER_LOG_LEVEL', path: ['logLevel'], value: asIs },
+  { variable: 'ROUTER_LOG_FORMAT', path: ['logFormat'], value: asIs },
 ];
 
 /**

@@ -22,6 +22,10 @@ export interface RateLimitConfig {
   quotaGate: boolean;
 }
 
+export type LogLevel = 'silent' | 'error' | 'warn' | 'info' | 'debug';
+/** `auto`: pretty on a terminal, JSON lines otherwise. */
+export type LogFormat = 'auto' | 'json' | 'pretty';
+
 export interface ServerConfig {
   baseUrl: string;
   appUrl: string;
@@ -42,6 +46,8 @@ export interface ServerConfig {
   requestTimeoutMs: number;
   /** On SIGTERM/SIGINT, how long in-flight requests may run on before the rest are ended. */
   shutdown: { drainTimeoutMs: number };
+  logLevel: LogLevel;
+  logFormat: LogFormat;
 }
 
 export interface PlanConfig {

@@ -35,6 +35,8 @@ export interface AttemptSummary {
   error: string | null;
   /** Time from sending to the outcome (to the commit point for streams); 0 for a skipped candidate. */
   latencyMs: number;
+  /** Not tried: its circuit was open (`error` says why). Absent for attempts that were made. */
+  skipped?: true;
 }
 
 /** Whose provider credential an attempt used: the account's own (BYOK) or the operator's (managed access). */
@@ -92,7 +94,7 @@ export async function runWithFailover<T>(
     if (sent >= maxAttempts) break;
     const { provider, target } = candidate;
     if (!deps.health.tryAcquire(provider.id)) {
-      attempts.push({ provider: provider.id, model: target.model, status: null, error: 'circuit_open', latencyMs: 0 });
+      attempts.push({ provider: provider.id, model: target.model, status: null, error: 'circuit_open', latencyMs: 0, skipped: true });
       continue;
     }
     const startedAt = deps.clock.now();

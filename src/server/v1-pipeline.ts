@@ -73,8 +73,7 @@ async function failRequest(event: H3Event, ctx: RouterRequestContext, deps: Rout
   }
   if (ctx.admitted && REFUNDED.has(routerError.code)) await refund(ctx, deps);
   if (routerError.code === 'client_closed_request') {
-    // Not a failure of the router: one quiet line, and nothing to answer.
-    deps.logger.debug(`[${ctx.requestId}] ${routerError.message}`);
+    // Not a failure of the router, and nothing to answer (its outcome is logged at debug level).
     event.node.res.statusCode = routerError.status;
     event.node.res.end();
     return undefined;

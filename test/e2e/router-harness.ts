@@ -102,7 +102,8 @@ export function silentLogger(): any {
   /** The same lines with the level each was logged at. */
   const entries: Array<{ level: string; line: string }> = [];
   const recorder = (level: string) => (...args: unknown[]) => {
-    const line = args.map(String).join(' ');
+    // A trailing object holds the line's fields (create-logger.ts): recorded as JSON so tests can read them.
+    const line = args.map((arg) => (typeof arg === 'object' && arg !== null ? JSON.stringify(arg) : String(arg))).join(' ');
     lines.push(line);
     entries.push({ level, line });
   };

@@ -7,7 +7,7 @@ import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { json, postChat, type RawSseEvent } from '../e2e/router-harness.js';
-import { startSpawnedRouter, type SpawnedRouter } from './process-harness.js';
+import { jsonLogLines, startSpawnedRouter, type SpawnedRouter } from './process-harness.js';
 
 const DRAIN_MS = 1500;
 const UA = 'router-tests/1.0';
@@ -93,6 +93,9 @@ describe('graceful drain on SIGTERM (a spawned router)', () => {
     expect(drainedIn).toBeLessThan(DRAIN_MS + 5000);
     // The stream and the short request were served (counted); the refused one was never admitted.
     expect(usedThisMonth(router, accountId)).toBe(2);
+    const logged = jsonLogLines(router.output()).map((line) => String(line.msg));
+    expect(logged.some((msg) => msg.startsWith('SIGTERM received: draining'))).toBe(true);
+    expect(logged.some((msg) => msg.startsWith('drain: ending 1 request(s) still in flight'))).toBe(true);
   });
 
   it('a second SIGTERM ends the remaining streams at once, still with their error event, and exits 0', async () => {

@@ -5,7 +5,6 @@ import { describeError } from '../../core/describe-error.js';
 import { resolveConfigDir } from '../../config/resolve-config-dir.js';
 import { installProcessGuard } from '../../server/process-guard.js';
 import { startServer } from '../../server/start-server.js';
-import { log } from '../cli-io.js';
 
 export function registerServeCommand(program: Command): void {
   program
@@ -19,7 +18,7 @@ export function registerServeCommand(program: Command): void {
       installProcessGuard(process, server.runtime.logger);
       warnAboutDefaults(config, server.runtime.logger);
       if (options.json) process.stdout.write(`${JSON.stringify({ listening: server.url, storage: server.runtime.store.kind })}\n`);
-      else log.ready(`router listening on ${server.url} (store: ${server.runtime.store.kind}, rate limit: ${server.runtime.rateLimiter.status().backend}); API base ${config.server.baseUrl}/v1`);
+      else server.runtime.logger.ready(`router listening on ${server.url} (store: ${server.runtime.store.kind}, rate limit: ${server.runtime.rateLimiter.status().backend}); API base ${config.server.baseUrl}/v1`);
       const logger = server.runtime.logger;
       let draining = false;
       const stop = (signal: string) => {
