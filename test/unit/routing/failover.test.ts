@@ -92,3 +92,59 @@ describe('runWithFailover: what counts against a provider', () => {
     expect(health.snapshot(['a'])[0]).toMatchObject({ state: 'closed', recentRequests: 0 });
   });
 });
+
+/** The RouterError a failover that should fail rejects with. */
+async function rejection(run: Promise<unknown>): Promise<RouterError> {
+  const caught = await run.then(
+    () => undefined,
+    (error: unknown) => error,
+  );
+  if (!(caught instanceof RouterError)) throw new Error('expected a RouterError');
+  return caught;
+}
+
+describe('runWithFailover: the all_upstreams_failed message', () => {
+  const failing = (byProvider: Record<string, AttemptFailed>) => async (candidate: Candidate) => {
+    throw byProvider[candidate.provider.id]!;
+  };
+  const status = (code: number, errorCode: string | null, type = 'server_error') => new AttemptFailed({ status: code, type, code: errorCode, message: 'upstream text never shown' });
+
+  it('says what was tried and how each failed, and to retry when a failure is transient', async () => {
+    const { deps, call } = setup({ failureThreshold: 10 });
+    const error = await rejection(runWithFailover(deps, call, failing({ a: status(503, 'overloaded'), b: status(429, 'rate_limit_exceeded') })));
+    expect(error.message).toBe('No upstream could serve router/frontier. Tried: a (503 overloaded), b (429 rate_limit_exceeded). Retry in a few seconds; if it persists, see the status page.');
+    expect(error.message).not.toContain('upstream text');
+  });
+
+  it('names providers skipped for having no key, and does not say retry when only a rejected key failed', async () => {
+    const { deps, call } = setup({ failureThreshold: 10, keys: ['a'] });
+    const error = await rejection(runWithFailover(deps, call, failing({ a: status(401, 'invalid_api_key', 'authentication_error') })));
+    expect(error.message).toBe(
+      'No upstream could serve router/frontier. Tried: a (401 invalid_api_key). Skipped: b (no key for it on this account). Retrying will not help: the provider rejected the key, so check the provider keys on your account page.',
+    );
+    expect(error.message).not.toMatch(/Retry in/);
+    expect(error.details.skipped).toEqual([{ provider: 'b', reason: 'no_credential' }]);
+  });
+
+  it('names open circuits and an exhausted retry budget, and says retry when a circuit will close', async () => {
+    const { deps, call, health } = setup({ failureThreshold: 1 });
+    health.recordFailure('a');
+    const budgetless = { ...call, route: { ...call.route, retryBudget: 0 } };
+    const error = await rejection(runWithFailover(deps, budgetless, failing({ b: status(429, 'insufficient_quota', 'insufficient_quota') })));
+    expect(error.message).toBe('No upstream could serve router/frontier. Tried: b (429 insufficient_quota). Skipped: a (circuit open after repeated failures). Retry in a few seconds; if it persists, see the status page.');
+    const spent = await rejection(runWithFailover(setup({ failureThreshold: 10 }).deps, budgetless, failing({ a: status(500, null) })));
+    expect(spent.message).toBe('No upstream could serve router/frontier. Tried: a (500 server_error). Skipped: b (retry budget used up). Retry in a few seconds; if it persists, see the status page.');
+  });
+
+  it("says retrying will not help when the only failure is an exhausted provider balance", async () => {
+    const { deps, call } = setup({ failureThreshold: 10, keys: ['a'] });
+    const error = await rejection(runWithFailover(deps, call, failing({ a: status(429, 'insufficient_quota', 'insufficient_quota') })));
+    expect(error.message).toMatch(/Retrying will not help: the provider account's quota or credit is used up\.$/);
+  });
+
+  it('keeps upstream-supplied codes to one safe word', async () => {
+    const { deps, call } = setup({ failureThreshold: 10, keys: ['a'] });
+    const error = await rejection(runWithFailover(deps, call, failing({ a: status(400 + 100, 'Weird Code <script> with spaces, and a very long tail that goes on') })));
+    expect(error.details.attempts).toEqual([expect.objectContaining({ error: 'weird_code_script_with_spaces_and_a_very' })]);
+  });
+});
