@@ -30,7 +30,8 @@ export function registerKeyCommands(program: Command): void {
     .requiredOption('--account <id>', 'account id')
     .option('--name <name>', 'a label for the key')
     .action(async (options: StoreCommandOptions & { account: string; name?: string }) => {
-      await withCliContext(options.config, async ({ keys: service }) => {
+      await withCliContext(options.config, async ({ config, keys: service }) => {
+        if (!config.server.secretKey) log.warn('ROUTER_SECRET_KEY is not set: this key is hashed without a server secret, so only a router that also runs without one accepts it.');
         const { key, record } = await service.issue(options.account, options.name ?? null, 'cli');
         emit(options, { id: record.id, key, apiKey: publicKey(record) }, () => {
           log.success(`created key ${record.id} for account ${record.accountId}`);

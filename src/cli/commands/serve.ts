@@ -47,6 +47,11 @@ export function registerServeCommand(program: Command): void {
 
 /** Settings whose defaults are fine on a laptop and wrong in production get one line each at start. */
 function warnAboutDefaults(config: RouterConfig, logger: { warn(message: string): void }): void {
+  if (!config.server.secretKey) {
+    logger.warn(
+      'ROUTER_SECRET_KEY is not set: generated keys are hashed without a server secret and provider keys can be neither stored nor used. Set it (the same value for the server and the CLI) before issuing keys: changing it later invalidates every issued key.',
+    );
+  }
   const loopback = ['127.0.0.1', '::1', 'localhost'].includes(config.server.listen.host);
   if (!loopback && new URL(config.server.baseUrl).hostname === 'localhost') {
     logger.warn(`baseUrl is ${config.server.baseUrl}, so every link the router hands out points at localhost; set ROUTER_BASE_URL to the public API address`);
