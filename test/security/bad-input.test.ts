@@ -120,6 +120,14 @@ describe('bad input through the public interface', () => {
     expect(fakes.openai.requests).toHaveLength(0);
   });
 
+  it('names the allowed values when a field must be one of them', async () => {
+    const response = await postRaw('/chat/completions', '{"model":"router/frontier","messages":[{"role":"robot","content":"hi"}]}');
+    expect(response.status).toBe(400);
+    const { error } = await json(response);
+    expect(error.param).toBe('messages[0].role');
+    expect(error.message).toContain('(one of: "system", "developer", "user", "assistant", "tool", "function")');
+  });
+
   it("holds a plan's maxOutputTokens: above it is a 400 naming the field, and a request without a cap gets the plan's", async () => {
     const usedBefore = (await get('/v1/models')).headers.get('x-quota-used');
     for (const [path, field] of [['/chat/completions', 'max_tokens'], ['/chat/completions', 'max_completion_tokens'], ['/responses', 'max_output_tokens']] as const) {

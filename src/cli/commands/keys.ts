@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { ApiKeyRecord } from '../../stores/store.js';
-import { withCliContext, withStoreOptions, type StoreCommandOptions } from '../cli-context.js';
+import { requireAccount, withCliContext, withStoreOptions, type StoreCommandOptions } from '../cli-context.js';
 import { emit, log } from '../cli-io.js';
 import { parseSeconds } from '../usage-error.js';
 
@@ -46,6 +46,7 @@ export function registerKeyCommands(program: Command): void {
     .requiredOption('--account <id>', 'account id')
     .action(async (options: StoreCommandOptions & { account: string }) => {
       await withCliContext(options.config, async ({ store }) => {
+        await requireAccount(store, options.account);
         const list = await store.listApiKeys(options.account);
         emit(options, { keys: list.map(publicKey) }, () => {
           if (list.length === 0) log.info('no keys');
