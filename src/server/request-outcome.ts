@@ -14,6 +14,10 @@ export interface RequestOutcome {
   requestId: string;
   /** `model` for chat completions and Responses; `other` for the model list and unknown endpoints. */
   kind: 'model' | 'other';
+  /**
+   * The endpoint as a template (`/v1/chat/completions`, `/v1/models/{id}`, `/v1/*` for any unknown path):
+   * never the raw path, which is client text (a key pasted into a URL) and unbounded as a metric label.
+   */
   endpoint: string;
   startedAt: number;
   finishedAt: number;
@@ -85,7 +89,7 @@ function buildOutcome(event: H3Event, ctx: RouterRequestContext, kind: RequestOu
   return {
     requestId: ctx.requestId,
     kind,
-    endpoint: event.path.split('?')[0] ?? event.path,
+    endpoint: endpointOf(event.path),
     startedAt: ctx.startedAt,
     finishedAt,
     accountId: ctx.caller?.accountId ?? null,
@@ -105,4 +109,12 @@ function buildOutcome(event: H3Event, ctx: RouterRequestContext, kind: RequestOu
     totalMs: finishedAt - ctx.startedAt,
     clientClosed,
   };
+}
+
+const ENDPOINTS = new Set(['/v1/chat/completions', '/v1/responses', '/v1/models']);
+
+function endpointOf(path: string): string {
+  const bare = (path.split('?')[0] ?? path).replace(/\/+$/, '');
+  if (ENDPOINTS.has(bare)) return bare;
+  return bare.startsWith('/v1/models/') ? '/v1/models/{id}' : '/v1/*';
 }
