@@ -16,6 +16,7 @@ import {
   type ProviderId,
   type TestRouter,
 } from '../e2e/router-harness.js';
+import { createUpstreamClient, type UpstreamClient } from '../../src/upstream/upstream-client.js';
 
 /** `{"a":{"a":…}}` nested `depth` levels, built as text (JSON.stringify itself would overflow the stack). */
 function deeplyNested(depth: number): string {
@@ -142,3 +143,53 @@ for (const provider of ['anthropic', 'gemini'] as const) {
     }
   });
 }
+
+describe('an unexpected exception inside the router', () => {
+  let router: TestRouter;
+  let account: { key: string };
+  let failing = true;
+  const logLines = (): string[] => (router.server.runtime.logger as unknown as { lines: string[] }).lines;
+
+  beforeAll(async () => {
+    const fakes = await startFakes();
+    const real = createUpstreamClient();
+    // A router bug on the send path (the fakes are never reached while it is on).
+    const buggy: UpstreamClient = {
+      send: (provider, request, signal) => (failing ? Promise.reject(new TypeError("Cannot read properties of undefined (reading 'url')")) : real.send(provider, request, signal)),
+      close: async () => {
+        await real.close();
+        await fakes.close();
+      },
+    };
+    router = await startTestRouter({
+      patch: {
+        providers: pointProvidersAt(fakes.urls, (doc) => void (doc.circuitBreaker = { failureThreshold: 1, cooldownMs: 60_000 })),
+        routes: frontierOrder(['openai', 'anthropic']),
+      },
+      build: { upstreamClient: buggy },
+    });
+    account = await router.createAccount('free', { providerKeys: { ...PROVIDER_KEYS } });
+  });
+  afterAll(async () => {
+    await router.close();
+  });
+
+  it('is a 500 internal_error logged once with the request id, refunded, and never counted against a provider', async () => {
+    const response = await postV1(router, account.key, '/chat/completions', { model: 'router/frontier', messages: HI });
+    expect(response.status).toBe(500);
+    expect((await json(response)).error).toMatchObject({ type: 'server_error', code: 'internal_error' });
+    expect(response.headers.get('x-quota-used')).toBe('0');
+    const requestId = response.headers.get('x-request-id')!;
+    const failures = logLines().filter((line) => line.includes('router failure'));
+    expect(failures).toHaveLength(1);
+    expect(failures[0]).toContain(requestId);
+    expect(failures[0]).toContain("TypeError: Cannot read properties of undefined (reading 'url')");
+    const status = await json(await fetch(`${router.url}/status`));
+    for (const provider of status.providers) expect(provider).toMatchObject({ state: 'closed', recentRequests: 0 });
+
+    failing = false;
+    const served = await postV1(router, account.key, '/chat/completions', { model: 'router/frontier', messages: HI });
+    expect(served.status).toBe(200);
+    expect(served.headers.get('x-router-upstream')).toBe('openai');
+  });
+});
