@@ -47,16 +47,15 @@ export function checkJsonBounds(text: string, bounds: JsonBounds): JsonBoundsVio
   const violation = (bound: JsonBoundsViolation['bound']): JsonBoundsViolation => ({ bound, member: memberName(text, member) });
 
   for (let i = 0; i < text.length; i++) {
-    const code = text.charCodeAt(i);
     if (inString) {
-      if (code === BACKSLASH) i++;
-      else if (code === QUOTE) {
-        inString = false;
-        // A string at depth 1 followed by ':' is a top-level member name.
-        if (depth === 1 && nextSignificant(text, i + 1) === 0x3a) member = [stringStart, i + 1];
-      }
+      // Jump to the closing quote: prompts are most of a body, and most of it is inside strings.
+      i = closingQuote(text, i);
+      inString = false;
+      // A string at depth 1 followed by ':' is a top-level member name.
+      if (depth === 1 && nextSignificant(text, i + 1) === 0x3a) member = [stringStart, i + 1];
       continue;
     }
+    const code = text.charCodeAt(i);
     if (inPrimitive) {
       if (!endsPrimitive(code)) continue;
       inPrimitive = false;
@@ -76,6 +75,16 @@ export function checkJsonBounds(text: string, bounds: JsonBounds): JsonBoundsVio
     }
   }
   return undefined;
+}
+
+/** The index of the quote that closes the string open at `from` (one not escaped by an odd run of backslashes), or the end. */
+function closingQuote(text: string, from: number): number {
+  for (let quote = text.indexOf('"', from); quote !== -1; quote = text.indexOf('"', quote + 1)) {
+    let backslashes = 0;
+    while (text.charCodeAt(quote - 1 - backslashes) === BACKSLASH) backslashes++;
+    if (backslashes % 2 === 0) return quote;
+  }
+  return text.length;
 }
 
 function nextSignificant(text: string, from: number): number | undefined {
