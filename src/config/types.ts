@@ -36,6 +36,9 @@ export interface AppConfig {
   /** Lifetime of invite and reset links (≤ 30). */
   linkMinutes: number;
 }
+export type LogLevel = 'silent' | 'error' | 'warn' | 'info' | 'debug';
+/** `auto`: pretty on a terminal, JSON lines otherwise. */
+export type LogFormat = 'auto' | 'json' | 'pretty';
 
 export interface ServerConfig {
   baseUrl: string;
@@ -56,6 +59,10 @@ export interface ServerConfig {
   /** Upper bound of a whole request, stream included. */
   requestTimeoutMs: number;
   app: AppConfig;
+  /** On SIGTERM/SIGINT, how long in-flight requests may run on before the rest are ended. */
+  shutdown: { drainTimeoutMs: number };
+  logLevel: LogLevel;
+  logFormat: LogFormat;
 }
 
 export interface PlanConfig {
@@ -68,6 +75,8 @@ export interface PlanConfig {
   priceUsdMonthly: number;
   /** Spend cap for operator-managed provider access (a resale control); absent = not resellable. */
   managedSpendCapUsd?: number;
+  /** Most output tokens one request may ask for; a request that asks for none is given this cap. */
+  maxOutputTokens?: number;
 }
 
 export interface RouteTarget {

@@ -2,7 +2,7 @@
  * The composition root: the only place that picks implementations (store, rate limiter, upstream
  * client) and wires them into the pipeline's dependencies.
  */
-import { consola, type ConsolaInstance } from 'consola';
+import type { ConsolaInstance } from 'consola';
 import type { RouterConfig } from '../config/types.js';
 import { createCredentialResolver } from '../accounts/provider-credentials.js';
 import { KeyService } from '../accounts/key-service.js';
@@ -18,6 +18,9 @@ import { openStore } from '../stores/open-store.js';
 import type { RateLimiter } from '../stores/rate-limiter.js';
 import type { Store } from '../stores/store.js';
 import { createUpstreamClient, type UpstreamClient } from '../upstream/upstream-client.js';
+import { createLogger } from './create-logger.js';
+import { Drain } from './drain.js';
+import { logRequestOutcomes } from './log-request-outcomes.js';
 import type { RequestObserver } from './request-outcome.js';
 import type { RouterDeps } from './router-deps.js';
 
@@ -38,7 +41,7 @@ export interface RouterRuntime extends RouterDeps {
 
 export async function buildRouterDeps(config: RouterConfig, options: BuildOptions = {}): Promise<RouterRuntime> {
   const clock = options.clock ?? systemClock;
-  const logger = options.logger ?? consola.withTag('router');
+  const logger = options.logger ?? createLogger({ level: config.server.logLevel, format: config.server.logFormat, isTerminal: process.stderr.isTTY === true });
   const rawStore = options.store ?? (await openStore(config.server.storage, clock));
   await rawStore.migrate();
   const { quota, store } = await openQuotaLedger(config.server.rateLimit, rawStore, {
@@ -65,7 +68,13 @@ export async function buildRouterDeps(config: RouterConfig, options: BuildOption
     logger.warn(`managed provider access stays off: readiness checks failed: ${failing.join('; ')}`);
   }
 
-  const health = new ProviderHealth(config.providers.circuitBreaker, clock);
+  const health = new ProviderHealth(config.providers.circuitBreaker, clock, (provider, change) => {
+    if (change.state === 'open') {
+      logger.warn(`circuit opened for ${provider} after ${change.consecutiveFailures} consecutive failures: skipped for ${config.providers.circuitBreaker.cooldownMs} ms`, { provider, circuit: 'open', consecutiveFailures: change.consecutiveFailures });
+    } else {
+      logger.info(`circuit closed for ${provider}: it answered again`, { provider, circuit: 'closed' });
+    }
+  });
   const credentials = createCredentialResolver({ store, clock, secretKey: secret, providers, managedAccess, cacheTtlMs: config.server.keyCacheTtlMs });
   const engine = new RoutingEngine({
     providers,
@@ -91,7 +100,8 @@ export async function buildRouterDeps(config: RouterConfig, options: BuildOption
     plans: new Map(config.plans.map((plan) => [plan.id, plan])),
     routes: new Map(config.routes.map((route) => [route.id, route])),
     quotaLimits: Object.fromEntries(config.plans.map((plan) => [plan.id, plan.monthlyRequests])),
-    observers: [...(options.observers ?? [])],
+    observers: [logRequestOutcomes(logger), ...(options.observers ?? [])],
+    drain: new Drain(),
     async close() {
       await client.close();
       await rateLimiter.close();

@@ -97,6 +97,11 @@ function notFound(): never {
 async function readiness(event: H3Event, deps: RouterDeps) {
   const rateLimiter = deps.rateLimiter.status();
   const quota = deps.quota.status();
+  if (deps.drain.draining) {
+    // Shutting down: a load balancer should stop sending at once.
+    event.node.res.statusCode = 503;
+    return { status: 'draining', store: deps.store.kind, quota, rateLimiter };
+  }
   try {
     await deps.store.ping();
     return { status: 'ready', store: deps.store.kind, quota, rateLimiter };

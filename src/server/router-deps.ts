@@ -12,6 +12,7 @@ import type { QuotaLedger } from '../stores/quota-ledger.js';
 import type { RateLimiter } from '../stores/rate-limiter.js';
 import type { ManagedAccessStatus } from '../routing/managed-access.js';
 import type { ProviderHealth } from '../routing/provider-health.js';
+import type { Drain } from './drain.js';
 import type { RequestObserver } from './request-outcome.js';
 
 export interface RouterDeps {
@@ -32,4 +33,6 @@ export interface RouterDeps {
   quotaLimits: Readonly<Record<string, number>>;
   /** Told what became of every /v1 request once its response has closed (logs, ledger, metrics). */
   observers: readonly RequestObserver[];
+  /** The instance's graceful shutdown, as requests see it (start-server.ts drives it). */
+  drain: Drain;
 }

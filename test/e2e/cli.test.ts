@@ -130,6 +130,63 @@ describe('the router CLI (built bin/router, real processes)', () => {
     expect(result.stderr).toContain('key_doesnotexist');
   });
 
+  it('prints the usage text once on a validation error', async () => {
+    const result = await cli('accounts', 'create', '--email', 'not-an-email', '--plan', 'pro');
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain("'not-an-email' is not an email address");
+    expect(result.stderr.match(/Usage: router accounts create/g)).toHaveLength(1);
+  });
+
+  it('fails listing the keys or provider keys of an account that does not exist', async () => {
+    for (const command of [['keys', 'list'], ['provider-keys', 'list']]) {
+      const result = await cli(...command, '--account', 'acct_nope');
+      expect(result.code).toBe(1);
+      expect(result.stderr.trim()).toBe('router: account acct_nope not found');
+    }
+  });
+
+  it('with --json, prints one JSON error document on failure as well', async () => {
+    const failed = await cli('keys', 'revoke', 'key_nope', '--json');
+    expect(failed.code).toBe(1);
+    expect(JSON.parse(failed.stdout)).toEqual({ error: { type: 'failure', message: 'api key key_nope not found' } });
+    const usage = await cli('accounts', 'create', '--email', 'x@example.com', '--plan', 'platinum', '--json');
+    expect(usage.code).toBe(2);
+    expect(JSON.parse(usage.stdout)).toEqual({ error: { type: 'usage', message: "unknown plan 'platinum' (plans: free, pro, max)" } });
+    const missing = await cli('accounts', 'create', '--json');
+    expect(missing.code).toBe(2);
+    expect(JSON.parse(missing.stdout).error).toMatchObject({ type: 'usage', message: expect.stringContaining('--email') });
+  });
+
+  it('says the key read from standard input is empty', async () => {
+    const { account } = await json('accounts', 'create', '--email', 'stdin@example.com', '--plan', 'pro');
+    const child = execFile('node', [BIN, 'provider-keys', 'set', '--account', account.id, '--provider', 'openai', '--key-stdin'], { env });
+    child.stdin!.end('\n');
+    const stderr = await new Promise<string>((resolve) => {
+      let text = '';
+      child.stderr!.on('data', (chunk) => void (text += chunk));
+      child.on('close', () => resolve(text));
+    });
+    expect(child.exitCode).toBe(2);
+    expect(stderr).toContain('the provider key read from standard input is empty');
+  });
+
+  it('says "address in use" when the port is taken', async () => {
+    const { createServer } = await import('node:net');
+    const blocker = createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+    const port = (blocker.address() as { port: number }).port;
+    const saved = env;
+    env = { ...env, ROUTER_PORT: String(port) };
+    try {
+      const result = await cli('serve');
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain(`router: address in use: 127.0.0.1:${port}`);
+    } finally {
+      env = saved;
+      blocker.close();
+    }
+  });
+
   it('stores provider keys encrypted and lists only their last 4 characters', async () => {
     const { account } = await json('accounts', 'create', '--email', 'byok@example.com', '--plan', 'pro');
     const secret = 'sk-ant-api03-very-secret-value-WXYZ';

@@ -19,6 +19,8 @@ export const ERROR_DOCS: Readonly<Record<ErrorCode, { meaning: string; action: s
   invalid_json: { meaning: 'The request body is not valid JSON.', action: 'Send a JSON object with Content-Type: application/json.' },
   invalid_request: { meaning: 'A field is missing or has the wrong type; param names it.', action: 'Fix the named field.' },
   unsupported_parameter: { meaning: 'The request uses a parameter the chosen route cannot honour.', action: 'Remove the parameter named in param, or pick another route profile.' },
+  request_header_too_large: { meaning: 'The request line and headers together are larger than 16 KiB.', action: 'Send fewer or shorter headers.' },
+  request_timeout: { meaning: 'The request did not arrive completely within the server’s request timeout.', action: 'Check the client’s connection and retry.' },
   request_too_large: { meaning: 'The body is larger than the server’s limit (10 MiB by default).', action: 'Send a smaller request.' },
   rate_limit_exceeded: { meaning: 'Your account’s requests-per-minute limit is reached.', action: 'Wait Retry-After seconds; the X-RateLimit-* headers show the window.' },
   monthly_quota_exceeded: { meaning: 'Your plan’s monthly request quota is used up.', action: 'Wait for X-Quota-Reset, or upgrade your plan.' },
@@ -27,6 +29,8 @@ export const ERROR_DOCS: Readonly<Record<ErrorCode, { meaning: string; action: s
   all_upstreams_failed: { meaning: 'Every provider candidate for the route failed (502, or 504 when all timed out); attempts lists them without bodies.', action: 'Retry shortly and check the status page; the request was not counted.' },
   upstream_rejected_request: { meaning: 'The provider rejected the request as invalid (a 4xx that is the request’s fault).', action: 'Fix the request; the provider’s own type and code are passed through.' },
   store_unavailable: { meaning: 'The router cannot reach its database, so it cannot meter the request.', action: 'Retry after the Retry-After seconds.' },
+  server_shutting_down: { meaning: 'This instance is shutting down (a deploy or restart); the request was not counted.', action: 'Retry after Retry-After seconds; another instance will take it.' },
+  client_closed_request: { meaning: 'The client closed the connection before the answer (never sent; it appears in logs and usage records).', action: 'Nothing to do unless your client times out too early.' },
   internal_error: { meaning: 'The router failed unexpectedly.', action: 'Retry; if it persists, contact support with the X-Request-Id.' },
   '1010': { meaning: 'The client sent no descriptive User-Agent (edge rule).', action: 'Set a User-Agent naming your application; the official SDKs and curl already do.' },
 };
