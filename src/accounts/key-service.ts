@@ -67,9 +67,7 @@ export class KeyService {
     }
     const hash = hashApiKey(key, this.#secret);
     const found = await this.#lookup(hash);
-    if (!found || !hashesEqual(found.key.hash, hash)) {
-      throw new RouterError('invalid_api_key', `The API key ending in ${lastFour(key)} is not known. Check that you copied it completely, or generate a new one.`);
-    }
+    if (!found || !hashesEqual(found.key.hash, hash)) throw await this.#unknownKey(key);
     const now = this.#clock.now();
     if (found.key.revokedAt !== null || (found.key.expiresAt !== null && Date.parse(found.key.expiresAt) <= now)) {
       throw new RouterError('revoked_api_key', `The API key ending in ${lastFour(key)} has been revoked or rotated. Use its replacement or generate a new key.`);
@@ -80,11 +78,13 @@ export class KeyService {
     return { keyId: found.key.id, accountId: found.account.id };
   }
 
-  async issue(accountId: string, name: string | null, actor: string): Promise<IssuedKey> {
+  /** `expiresAt`: an expiry chosen at creation (the account app offers one; the CLI issues keys without). */
+  async issue(accountId: string, name: string | null, actor: string, options: { expiresAt?: string | null } = {}): Promise<IssuedKey> {
     const account = await this.#store.getAccount(accountId);
     if (!account) throw new NotFoundInStoreError('account', accountId);
     const key = generateApiKey();
-    const record = await this.#store.createApiKey({ accountId, name, hash: hashApiKey(key, this.#secret), last4: lastFour(key) }, actor);
+    const material = { accountId, name, hash: hashApiKey(key, this.#secret), last4: lastFour(key), expiresAt: options.expiresAt ?? null };
+    const record = await this.#store.createApiKey(material, actor);
     return { key, record };
   }
 
@@ -106,6 +106,33 @@ export class KeyService {
     const revoked = await this.#store.revokeApiKey(keyId, actor);
     this.#cache.delete(revoked.hash);
     return revoked;
+  }
+
+  /**
+   * "Not known", unless the cause can be told: a key hashed without a secret while this router has one
+   * (one more indexed look-up, only on this failure path), or a router with no secret at all, which can
+   * never recognise keys issued under one. A key issued under a different secret cannot be told from an
+   * unknown one (its hash is keyed with a secret this process does not have), so the message says both.
+   */
+  async #unknownKey(key: string): Promise<RouterError> {
+    const ending = `The API key ending in ${lastFour(key)}`;
+    if (this.#secret === undefined) {
+      return new RouterError(
+        'invalid_api_key',
+        `${ending} is not known. This router runs without ROUTER_SECRET_KEY, so keys issued by a CLI or router that had one are not recognised here: run both with the same ROUTER_SECRET_KEY, or generate a new key.`,
+      );
+    }
+    const unkeyed = await this.#store.findApiKeyByHash(hashApiKey(key));
+    if (unkeyed && hashesEqual(unkeyed.key.hash, hashApiKey(key))) {
+      return new RouterError(
+        'invalid_api_key',
+        `${ending} was issued without ROUTER_SECRET_KEY, and this router has one, so it cannot accept the key. Run the router and the CLI with the same ROUTER_SECRET_KEY, or generate a new key.`,
+      );
+    }
+    return new RouterError(
+      'invalid_api_key',
+      `${ending} is not known. Check that you copied it completely, or generate a new one; a key issued under a different ROUTER_SECRET_KEY than this router's is not recognised either.`,
+    );
   }
 
   async #lookup(hash: string): Promise<CachedLookup | null> {

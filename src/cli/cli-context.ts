@@ -10,7 +10,7 @@ import { openQuotaLedger } from '../stores/open-quota-ledger.js';
 import type { LedgerStore } from '../stores/ledger-store.js';
 import { openLedgerStore } from '../stores/open-ledger-store.js';
 import { openStore } from '../stores/open-store.js';
-import type { Store } from '../stores/store.js';
+import { NotFoundInStoreError, type Store } from '../stores/store.js';
 
 export interface CliContext {
   config: RouterConfig;
@@ -55,4 +55,9 @@ export interface StoreCommandOptions {
 
 export function withStoreOptions(command: Command): Command {
   return command.option('--json', 'print one JSON document').option('--config <dir>', 'configuration directory');
+}
+
+/** Listing or changing what belongs to an account that does not exist is a failure, not an empty answer. */
+export async function requireAccount(store: Store, accountId: string): Promise<void> {
+  if (!(await store.getAccount(accountId))) throw new NotFoundInStoreError('account', accountId);
 }

@@ -42,23 +42,36 @@ async function main(): Promise<void> {
   try {
     await createProgram().parseAsync(process.argv);
   } catch (error) {
-    process.exitCode = exitCodeFor(error);
+    const failure = describeFailure(error);
+    if (!failure) return;
+    process.exitCode = failure.exitCode;
+    // --json promises exactly one JSON document on stdout, failures included.
+    if (process.argv.includes('--json')) process.stdout.write(`${JSON.stringify({ error: failure.document })}\n`);
   }
 }
 
-function exitCodeFor(error: unknown): number {
+interface Failure {
+  exitCode: number;
+  document: { type: 'usage' | 'config' | 'failure'; message: string; problems?: string[] };
+}
+
+/** Reports the failure on stderr (commander has already reported its own) and says how to exit. */
+function describeFailure(error: unknown): Failure | undefined {
   if (error instanceof CommanderError) {
     // Help and version are not failures; every other commander error is a usage error (already printed).
-    return error.exitCode === 0 ? 0 : 2;
+    if (error.exitCode === 0) return undefined;
+    return { exitCode: 2, document: { type: 'usage', message: error.message.replace(/^error: /, '') } };
   }
   if (error instanceof ConfigError) {
-    for (const problem of error.problems) process.stderr.write(`${formatConfigProblem(problem)}\n`);
-    process.stderr.write(`router: configuration is invalid (${error.problems.length} problem${error.problems.length === 1 ? '' : 's'})\n`);
-    return 1;
+    const problems = error.problems.map(formatConfigProblem);
+    const message = `configuration is invalid (${problems.length} problem${problems.length === 1 ? '' : 's'})`;
+    for (const problem of problems) process.stderr.write(`${problem}\n`);
+    process.stderr.write(`router: ${message}\n`);
+    return { exitCode: 1, document: { type: 'config', message, problems } };
   }
-  const reason = error instanceof CliFailure || error instanceof NotFoundInStoreError || error instanceof Error ? error.message : String(error);
-  process.stderr.write(`router: ${reason.split('\n')[0]}\n`);
-  return 1;
+  const reason = (error instanceof CliFailure || error instanceof NotFoundInStoreError || error instanceof Error ? error.message : String(error)).split('\n')[0]!;
+  process.stderr.write(`router: ${reason}\n`);
+  return { exitCode: 1, document: { type: 'failure', message: reason } };
 }
 
 await main();

@@ -1,9 +1,9 @@
 import type { Command } from 'commander';
 import type { RouterConfig } from '../config/types.js';
 
-/** Bad arguments: print the reason and the command's usage, exit 2. */
+/** Bad arguments: print the reason and (once, through showHelpAfterError) the command's usage, exit 2. */
 export function usageError(command: Command, message: string): never {
-  command.error(`error: ${message}\n\n${command.helpInformation()}`, { exitCode: 2, code: 'router.usage' });
+  command.error(`error: ${message}`, { exitCode: 2, code: 'router.usage' });
 }
 
 export function requirePlan(command: Command, config: RouterConfig, plan: string): void {

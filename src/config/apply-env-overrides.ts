@@ -8,8 +8,12 @@
  *   ROUTER_STORAGE     storage (`sqlite:PATH`, `postgres://…` or `postgresql://…`)
  *   ROUTER_BASE_URL    baseUrl
  *   ROUTER_APP_URL     appUrl
+ *   ROUTER_DOCS_URL    docsUrl
+ *   ROUTER_SUPPORT_URL supportUrl
  *   ROUTER_SECRET_KEY  secretKey
  *   ROUTER_REDIS_URL   rateLimit.redisUrl, and rateLimit.backend becomes `redis`
+ *   ROUTER_LOG_LEVEL   logLevel
+ *   ROUTER_LOG_FORMAT  logFormat (`json` or `pretty`; `auto` by default)
  *
  * ROUTER_CONFIG is not an override: it picks the directory (see resolve-config-dir.ts).
  */
@@ -30,9 +34,13 @@ const OVERRIDES: readonly Override[] = [
   { variable: 'ROUTER_STORAGE', path: ['storage'], value: asIs },
   { variable: 'ROUTER_BASE_URL', path: ['baseUrl'], value: asIs },
   { variable: 'ROUTER_APP_URL', path: ['appUrl'], value: asIs },
+  { variable: 'ROUTER_DOCS_URL', path: ['docsUrl'], value: asIs },
+  { variable: 'ROUTER_SUPPORT_URL', path: ['supportUrl'], value: asIs },
   { variable: 'ROUTER_SECRET_KEY', path: ['secretKey'], value: asIs },
   { variable: 'ROUTER_REDIS_URL', path: ['rateLimit', 'backend'], value: () => 'redis' },
   { variable: 'ROUTER_REDIS_URL', path: ['rateLimit', 'redisUrl'], value: asIs },
+  { variable: 'ROUTER_LOG_LEVEL', path: ['logLevel'], value: asIs },
+  { variable: 'ROUTER_LOG_FORMAT', path: ['logFormat'], value: asIs },
 ];
 
 /**

@@ -19,8 +19,13 @@ export function assembleRouterConfig(dir: string, files: RawConfigFiles): Router
   };
 }
 
+/**
+ * Every public link derives from baseUrl and appUrl unless set on its own. baseUrl is the origin without
+ * /v1 (clients append it; a trailing /v1 is dropped rather than doubled); unset, it is the address the
+ * router listens on, so a local run's links point at itself.
+ */
 function assembleServer({ secretKey, metrics, ...server }: RawConfigFiles['server']): ServerConfig {
-  const baseUrl = withoutTrailingSlashes(server.baseUrl);
+  const baseUrl = withoutTrailingSlashes(server.baseUrl ?? listenUrl(server.listen)).replace(/\/v1$/, '');
   const appUrl = withoutTrailingSlashes(server.appUrl ?? `${baseUrl}/app`);
   return {
     ...server,
@@ -43,4 +48,11 @@ function assembleProvider({ managedKey, ...provider }: RawProvider): ProviderCon
 
 function withoutTrailingSlashes(url: string): string {
   return url.replace(/\/+$/, '');
+}
+
+/** The address a browser on the same machine reaches the listener at: loopback and wildcard binds are localhost. */
+function listenUrl(listen: ServerConfig['listen']): string {
+  const local = ['127.0.0.1', '::1', '0.0.0.0', '::', 'localhost'].includes(listen.host);
+  const host = local ? 'localhost' : listen.host.includes(':') ? `[${listen.host}]` : listen.host;
+  return `http://${host}:${listen.port}`;
 }

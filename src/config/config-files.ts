@@ -18,7 +18,8 @@ export const CONFIG_FILE_NAMES = ['server', 'plans', 'routes', 'providers', 'cat
 
 export type ConfigFileName = (typeof CONFIG_FILE_NAMES)[number];
 
-export type RawServerFile = Omit<ServerConfig, 'appUrl' | 'docsUrl' | 'supportUrl' | 'secretKey' | 'metrics'> & {
+export type RawServerFile = Omit<ServerConfig, 'baseUrl' | 'appUrl' | 'docsUrl' | 'supportUrl' | 'secretKey' | 'metrics'> & {
+  baseUrl?: string;
   appUrl?: string;
   docsUrl?: string;
   supportUrl?: string;

@@ -9,7 +9,7 @@ export type FileProblem = PointedProblem & { file: ConfigFileName };
  * there is skipped, so a broken file never causes a cascade of follow-on problems.
  */
 export function crossCheck(files: Partial<RawConfigFiles>): FileProblem[] {
-  const { plans, routes, providers, catalog, pricing } = files;
+  const { server, plans, routes, providers, catalog, pricing } = files;
   const problems: FileProblem[] = [];
   if (plans) problems.push(...duplicateIds('plans', 'plans', plans.plans, 'plan'));
   if (routes) problems.push(...duplicateIds('routes', 'routes', routes.routes, 'route profile'));
@@ -26,6 +26,9 @@ export function crossCheck(files: Partial<RawConfigFiles>): FileProblem[] {
         }),
       ),
     );
+  }
+  if (server && plans) {
+    problems.push(...unknown('server', '/app/signupPlan', 'the account app', 'plan', server.app.signupPlan, idsOf(plans.plans)));
   }
   if (plans && routes) {
     const known = idsOf(routes.routes);

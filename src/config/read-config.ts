@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { anchorSqlitePath } from './anchor-sqlite-path.js';
 import { applyEnvOverrides } from './apply-env-overrides.js';
 import { assembleRouterConfig } from './assemble-router-config.js';
 import type { ConfigProblem } from './config-error.js';
@@ -46,7 +47,7 @@ export function readConfig(dir: string, env: NodeJS.ProcessEnv): ConfigReading {
     files.set(name, file);
     problems.push(...file.problems);
     if (file.problems.length > 0) continue;
-    const checked = checkFile(name, file, env);
+    const checked = checkFile(dir, name, file, env);
     problems.push(...checked.problems);
     if (checked.wellFormed) wellFormed[name] = checked.data;
   }
@@ -66,9 +67,10 @@ export function readConfig(dir: string, env: NodeJS.ProcessEnv): ConfigReading {
   return { config: deepFreeze(assembleRouterConfig(dir, valid as RawConfigFiles)), problems: [], warnings };
 }
 
-function checkFile(name: ConfigFileName, file: YamlFile, env: NodeJS.ProcessEnv): CheckedFile {
+function checkFile(dir: string, name: ConfigFileName, file: YamlFile, env: NodeJS.ProcessEnv): CheckedFile {
   const resolved = resolveEnvReferences(file.data, env);
   const overridden = name === 'server' ? applyEnvOverrides(resolved.data, env) : new Map<string, string>();
+  if (name === 'server' && !overridden.has('/storage')) anchorSqlitePath(resolved.data, dir);
   // An override replaces the value, unset reference and all.
   const referenceProblems = resolved.problems.filter((problem) => !overridden.has(problem.pointer));
   // An unset reference already has its problem; the schema's complaint about the same value adds nothing.

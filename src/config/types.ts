@@ -22,6 +22,24 @@ export interface RateLimitConfig {
   quotaGate: boolean;
 }
 
+/** The account web app (src/app/), mounted at appUrl's path. */
+export interface AppConfig {
+  enabled: boolean;
+  /** `invite`: sign-up only through a link issued by `router accounts invite`. */
+  signup: 'open' | 'invite';
+  /** Plan a signed-up account starts on (Free: no card, no provider key). */
+  signupPlan: string;
+  /** `log`: links the server would mail are written to its log (there is no mail server). */
+  mail: 'none' | 'log';
+  sessionIdleMinutes: number;
+  sessionAbsoluteHours: number;
+  /** Lifetime of invite and reset links (≤ 30). */
+  linkMinutes: number;
+}
+export type LogLevel = 'silent' | 'error' | 'warn' | 'info' | 'debug';
+/** `auto`: pretty on a terminal, JSON lines otherwise. */
+export type LogFormat = 'auto' | 'json' | 'pretty';
+
 export interface ServerConfig {
   baseUrl: string;
   appUrl: string;
@@ -40,6 +58,11 @@ export interface ServerConfig {
   keyCacheTtlMs: number;
   /** Upper bound of a whole request, stream included. */
   requestTimeoutMs: number;
+  app: AppConfig;
+  /** On SIGTERM/SIGINT, how long in-flight requests may run on before the rest are ended. */
+  shutdown: { drainTimeoutMs: number };
+  logLevel: LogLevel;
+  logFormat: LogFormat;
   ledger: LedgerConfig;
   metrics: MetricsConfig;
 }
@@ -72,6 +95,8 @@ export interface PlanConfig {
   priceUsdMonthly: number;
   /** Spend cap for operator-managed provider access (a resale control); absent = not resellable. */
   managedSpendCapUsd?: number;
+  /** Most output tokens one request may ask for; a request that asks for none is given this cap. */
+  maxOutputTokens?: number;
 }
 
 export interface RouteTarget {

@@ -55,18 +55,33 @@ export const ERROR_TABLE = {
   invalid_request: { status: 400, type: 'invalid_request_error', guidance: ['docsUrl'] },
   unsupported_parameter: { status: 400, type: 'invalid_request_error', guidance: ['docsUrl'] },
   request_too_large: { status: 413, type: 'invalid_request_error', guidance: ['docsUrl'] },
+  /** Refused by the HTTP parser: the request line and headers together exceed Node's 16 KiB. */
+  request_header_too_large: { status: 431, type: 'invalid_request_error', guidance: ['docsUrl'] },
+  /** The client did not finish sending its request within the server's time limit. */
+  request_timeout: { status: 408, type: 'invalid_request_error', guidance: ['docsUrl'] },
   rate_limit_exceeded: { status: 429, type: 'rate_limit_error', guidance: ['docsUrl'] },
   monthly_quota_exceeded: { status: 429, type: 'insufficient_quota', guidance: QUOTA, noRetry: true },
   /** Managed provider access used up its plan's monthly spend cap; the account's own provider keys keep working. */
   spend_cap_reached: { status: 402, type: 'insufficient_quota', guidance: ['docsUrl', 'accountUrl', 'upgradeUrl', 'billingUrl', 'supportUrl'], noRetry: true },
+  /** A key's own monthly cap (set in the account app) is used up; the account may have quota left. */
+  key_quota_exceeded: { status: 429, type: 'insufficient_quota', guidance: ['docsUrl', 'accountUrl'], noRetry: true },
+  /** A key's own per-minute limit (below the plan's) is reached. */
+  key_rate_limit_exceeded: { status: 429, type: 'rate_limit_error', guidance: ['docsUrl', 'accountUrl'] },
   /** 502, or 504 when every attempt timed out. */
   all_upstreams_failed: { status: 502, type: 'upstream_error', guidance: ['docsUrl', 'supportUrl'] },
   /** An upstream rejected the request as the client's fault (a 4xx other than the failover triggers). */
   upstream_rejected_request: { status: 400, type: 'invalid_request_error', guidance: ['docsUrl'] },
   store_unavailable: { status: 503, type: 'server_error', guidance: ['supportUrl'] },
+  /** The instance is draining for a restart: a new request is turned away, an unfinished one ended. */
+  server_shutting_down: { status: 503, type: 'server_error', guidance: ['docsUrl'] },
   internal_error: { status: 500, type: 'server_error', guidance: ['supportUrl'] },
   /** GET /metrics without the configured bearer token (metrics.token). */
   metrics_token_required: { status: 401, type: 'authentication_error', guidance: ['docsUrl'], challenge: 'bare' },
+  /**
+   * The client went away before the answer (nginx's 499). Never sent, since nobody is listening: it is
+   * what logs and request outcomes record, quietly, because a client leaving is not a router failure.
+   */
+  client_closed_request: { status: 499, type: 'invalid_request_error', guidance: [] },
   '1010': { status: 403, type: 'edge_rejected', guidance: ['docsUrl'] },
 } as const satisfies Record<string, ErrorSpec>;
 

@@ -87,10 +87,10 @@ export interface ChatRequest {
   logprobs?: boolean | null;
   top_logprobs?: number | null;
   tools?: ChatTool[];
-  tool_choice?: ChatToolChoice;
-  parallel_tool_calls?: boolean;
-  response_format?: ChatResponseFormat;
-  reasoning_effort?: string;
+  tool_choice?: ChatToolChoice | null;
+  parallel_tool_calls?: boolean | null;
+  response_format?: ChatResponseFormat | null;
+  reasoning_effort?: string | null;
   user?: string;
   safety_identifier?: string;
   prompt_cache_key?: string;

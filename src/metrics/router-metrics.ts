@@ -49,7 +49,7 @@ export class RouterMetrics {
     this.failovers = new Counter({ name: 'router_failovers_total', help: 'Attempts after the first, by route profile.', labelNames: ['route'], registers });
     this.limitRejections = new Counter({
       name: 'router_limit_rejections_total',
-      help: 'Requests refused by a limit: monthly_quota, rate_limit, spend_cap.',
+      help: 'Requests refused by a limit: monthly_quota, rate_limit, spend_cap, key_quota, key_rate_limit (a key\'s own limits).',
       labelNames: ['limit'],
       registers,
     });

@@ -47,10 +47,28 @@ export class UpstreamStreamError extends Error {
   }
 }
 
+/**
+ * The upstream closed its stream cleanly but before its terminator (a finish reason, `[DONE]`,
+ * `response.completed`, `message_stop`): the answer may be cut short, so it must never be passed off
+ * as complete. Before the commit point this fails the attempt over; after it, the client gets the
+ * in-stream error (chat) or `response.failed` (Responses).
+ */
+export function truncatedStream(provider: string): UpstreamStreamError {
+  return new UpstreamStreamError({
+    status: 502,
+    type: 'upstream_error',
+    code: 'upstream_stream_interrupted',
+    message: `The ${provider} stream ended before the answer was complete; it may be cut short.`,
+  });
+}
+
 /** Per-request, stateful: upstream SSE events in, chat chunks out. */
 export interface ChatStreamTranslator {
   onEvent(event: SseEvent): ChatCompletionChunk[];
-  /** The upstream closed. Returns closing chunks (finish reason, usage) not yet emitted. */
+  /**
+   * The upstream closed. Returns closing chunks (usage) not yet emitted, or throws truncatedStream()
+   * when the stream ended without its terminator: a finish reason is never invented.
+   */
   onEnd(): ChatCompletionChunk[];
 }
 

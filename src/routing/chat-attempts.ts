@@ -8,6 +8,7 @@
 import type { ChatCompletion, ChatCompletionChunk, ChatRequest } from '../formats/openai-chat.js';
 import { UpstreamStreamError, type AdapterContext, type ProviderAdapter, type UpstreamRequest } from '../providers/adapter.js';
 import type { AdapterRegistry } from '../providers/registry.js';
+import { secretRedactor } from '../core/redact-secrets.js';
 import { createSseDecoder } from '../upstream/sse-decoder.js';
 import type { SseEvent } from '../upstream/sse-event.js';
 import { UpstreamTransportError, type UpstreamClient, type UpstreamResponse } from '../upstream/upstream-client.js';
@@ -29,47 +30,65 @@ export function adapterContext(candidate: Candidate, stream: boolean): AdapterCo
   return { provider: candidate.provider, upstreamModel: candidate.target.model, credential: candidate.credential, stream };
 }
 
+/**
+ * A 2xx answer as the attempt may read it. Everything read from the upstream passes through here, with
+ * the credential the attempt sent redacted (raw, URL-encoded, JSON-escaped), so a host that quotes it
+ * can never get it into an error body, a passed-through event or a log line.
+ */
+export interface UpstreamReply {
+  /** The whole body as text (non-stream answers). */
+  text(): Promise<string>;
+  /** The body as SSE events, decoded in the one place that decodes SSE. */
+  events(): AsyncGenerator<SseEvent>;
+}
+
 export async function sendOrFail(
   deps: AttemptDeps,
   adapter: ProviderAdapter,
   candidate: Candidate,
   request: UpstreamRequest,
   signal: AbortSignal,
-): Promise<UpstreamResponse> {
+): Promise<UpstreamReply> {
   const response = await deps.client.send(candidate.provider, request, signal);
-  if (response.status >= 200 && response.status < 300) return response;
-  const text = await response.text().catch(() => '');
+  const reply = redactedReply(response, secretRedactor([candidate.credential]));
+  if (response.status >= 200 && response.status < 300) return reply;
+  const text = await reply.text().catch(() => '');
   throw new AttemptFailed(adapter.parseError(response.status, text, response.headers));
+}
+
+function redactedReply(response: UpstreamResponse, redact: (text: string) => string): UpstreamReply {
+  return {
+    text: async () => redact(await response.text()),
+    async *events() {
+      const decoder = createSseDecoder();
+      const clean = (event: SseEvent): SseEvent => ({ ...event, data: redact(event.data), ...(event.raw === undefined ? {} : { raw: redact(event.raw) }) });
+      for await (const bytes of response.body) {
+        for (const event of decoder.push(bytes)) yield clean(event);
+      }
+      for (const event of decoder.end()) yield clean(event);
+    },
+  };
 }
 
 export async function completeChatAttempt(deps: AttemptDeps, candidate: Candidate, chat: ChatRequest, signal: AbortSignal): Promise<ChatCompletion> {
   const adapter = deps.adapters[candidate.provider.format];
   const ctx = adapterContext(candidate, false);
-  const response = await sendOrFail(deps, adapter, candidate, adapter.buildChatRequest(chat, ctx), signal);
-  const text = await response.text();
-  return adapter.parseChatResponse(parseJsonBody(text), ctx);
+  const reply = await sendOrFail(deps, adapter, candidate, adapter.buildChatRequest(chat, ctx), signal);
+  return adapter.parseChatResponse(parseJsonBody(await reply.text()), ctx);
 }
 
 export async function streamChatAttempt(deps: AttemptDeps, candidate: Candidate, chat: ChatRequest, signal: AbortSignal): Promise<CommittedStream<ChatCompletionChunk>> {
   const adapter = deps.adapters[candidate.provider.format];
   const ctx = adapterContext(candidate, true);
-  const response = await sendOrFail(deps, adapter, candidate, adapter.buildChatRequest(chat, ctx), signal);
+  const reply = await sendOrFail(deps, adapter, candidate, adapter.buildChatRequest(chat, ctx), signal);
   const translator = adapter.createChatStreamTranslator(ctx);
-  const chunks = translateStream(response.body, (event) => translator.onEvent(event), () => translator.onEnd());
+  const chunks = translateStream(reply.events(), (event) => translator.onEvent(event), () => translator.onEnd());
   return commitWhen(chunks, isCommittingChunk);
 }
 
-/** bytes → SSE events → translated items, in that order, in one place. */
-export async function* translateStream<T>(
-  body: AsyncIterable<Uint8Array>,
-  onEvent: (event: SseEvent) => T[],
-  onEnd: () => T[],
-): AsyncGenerator<T> {
-  const decoder = createSseDecoder();
-  for await (const bytes of body) {
-    for (const event of decoder.push(bytes)) yield* onEvent(event);
-  }
-  for (const event of decoder.end()) yield* onEvent(event);
+/** SSE events → translated items, then the closing ones, in that order, in one place. */
+export async function* translateStream<T>(events: AsyncIterable<SseEvent>, onEvent: (event: SseEvent) => T[], onEnd: () => T[]): AsyncGenerator<T> {
+  for await (const event of events) yield* onEvent(event);
   yield* onEnd();
 }
 

@@ -35,6 +35,8 @@ export interface AttemptSummary {
   error: string | null;
   /** Time from sending to the outcome (to the commit point for streams); 0 for a skipped candidate. */
   latencyMs: number;
+  /** Not tried: its circuit was open (`error` says why). Absent for attempts that were made. */
+  skipped?: true;
 }
 
 /** Whose provider credential an attempt used: the account's own (BYOK) or the operator's (managed access). */
@@ -82,17 +84,21 @@ export async function runWithFailover<T>(
   call: FailoverCall,
   attempt: (candidate: Candidate) => Promise<T>,
 ): Promise<{ value: T; meta: RoutedMeta }> {
-  const candidates = await usableCandidates(deps, call);
+  const { candidates, withoutCredential } = await usableCandidates(deps, call);
   const maxAttempts = 1 + call.route.retryBudget;
   const attempts: AttemptSummary[] = [];
+  const overBudget: string[] = [];
   let refusal: RouterError | undefined;
   let sent = 0;
   let everyAttemptTimedOut = true;
   for (const candidate of candidates) {
-    if (sent >= maxAttempts) break;
     const { provider, target } = candidate;
+    if (sent >= maxAttempts) {
+      overBudget.push(provider.id);
+      continue;
+    }
     if (!deps.health.tryAcquire(provider.id)) {
-      attempts.push({ provider: provider.id, model: target.model, status: null, error: 'circuit_open', latencyMs: 0 });
+      attempts.push({ provider: provider.id, model: target.model, status: null, error: 'circuit_open', latencyMs: 0, skipped: true });
       continue;
     }
     const startedAt = deps.clock.now();
@@ -125,33 +131,41 @@ export async function runWithFailover<T>(
         provider: provider.id,
         model: target.model,
         status: failed.transport ? null : failure.status,
-        error: failure.code ?? failure.type,
+        error: oneWord(failure.code ?? failure.type),
         latencyMs: deps.clock.now() - startedAt,
       });
     }
   }
   if (refusal && sent === 0) throw refusal;
-  throw allFailed(attempts, Math.max(0, sent - 1), sent > 0 && everyAttemptTimedOut);
+  throw allFailed(call.route.id, attempts, { withoutCredential, overBudget }, Math.max(0, sent - 1), sent > 0 && everyAttemptTimedOut);
 }
 
-async function usableCandidates(deps: FailoverDeps, call: FailoverCall): Promise<Candidate[]> {
-  const usable: Candidate[] = [];
+async function usableCandidates(deps: FailoverDeps, call: FailoverCall): Promise<{ candidates: Candidate[]; withoutCredential: string[] }> {
+  const candidates: Candidate[] = [];
+  const withoutCredential = new Set<string>();
   for (const target of candidateOrder(call.route, deps.random)) {
     const provider = deps.providers.get(target.provider);
     if (!provider) continue;
     const credential = await deps.credentialFor(call.accountId, provider.id);
-    if (credential !== undefined) usable.push({ target, provider, credential: credential.value, credentialSource: credential.source });
+    if (credential === undefined) withoutCredential.add(provider.id);
+    else candidates.push({ target, provider, credential: credential.value, credentialSource: credential.source });
   }
-  if (usable.length === 0) {
+  if (candidates.length === 0) {
     throw new RouterError(
       'no_provider_access',
       `No provider credential is available to this account for ${call.route.id}. Add your own key for one of its providers (${[...new Set(call.route.tiers.flat().map((t) => t.provider))].join(', ')}) on your account page.`,
     );
   }
-  return usable;
+  return { candidates, withoutCredential: [...withoutCredential].filter((id) => !candidates.some((candidate) => candidate.provider.id === id)) };
 }
 
-/** Classify what an attempt threw: a failure to weigh, an adapter's refusal, or (client gone) re-thrown. */
+/**
+ * Classify what an attempt threw. Only what the upstream did (an HTTP status, a transport failure, bytes
+ * its parser rejected) is a failure to weigh against the provider's health. An adapter's refusal of a
+ * field is the request's fault. Anything else is the router's own fault (a translator or serializer
+ * bug): re-thrown, with no verdict on the provider, and no other candidate tried, since the same code
+ * would fail again; the pipeline answers it with 500 internal_error and logs it once.
+ */
 function asAttemptFailed(error: unknown, signal: AbortSignal, releaseProbe: () => void): AttemptFailed | RouterError {
   if (signal.aborted) {
     releaseProbe();
@@ -160,11 +174,9 @@ function asAttemptFailed(error: unknown, signal: AbortSignal, releaseProbe: () =
   if (error instanceof AttemptFailed) return error;
   if (error instanceof UpstreamStreamError) return new AttemptFailed(error.failure);
   if (error instanceof UpstreamTransportError) return AttemptFailed.fromTransport(error);
-  if (error instanceof RouterError && error.status < 500) {
-    releaseProbe();
-    return error;
-  }
-  return new AttemptFailed({ status: 502, type: 'upstream_error', code: 'invalid_upstream_response', message: 'The upstream answered with a body the router could not read.' });
+  releaseProbe();
+  if (error instanceof RouterError && error.status < 500) return error;
+  throw error;
 }
 
 function clientFault(failure: UpstreamFailure, retryCount: number): RouterError {
@@ -176,10 +188,60 @@ function clientFault(failure: UpstreamFailure, retryCount: number): RouterError 
   });
 }
 
-function allFailed(attempts: AttemptSummary[], retryCount: number, allTimedOut: boolean): RouterError {
-  return new RouterError('all_upstreams_failed', `Every upstream candidate for this route failed (${attempts.length} tried). Retry shortly; if it persists, check the status page.`, {
+/** An upstream's error code as one safe word for summaries and logs (codes are upstream-controlled text). */
+function oneWord(code: string): string {
+  return code.toLowerCase().replace(/[^a-z0-9_]+/g, '_').slice(0, 40) || 'error';
+}
+
+interface NotTried {
+  /** Providers of the route the account has no credential for. */
+  withoutCredential: readonly string[];
+  /** Candidates left when the retry budget was spent. */
+  overBudget: readonly string[];
+}
+
+function allFailed(routeId: string, attempts: AttemptSummary[], notTried: NotTried, retryCount: number, allTimedOut: boolean): RouterError {
+  const skipped = [
+    ...attempts.filter((attempt) => attempt.skipped).map((attempt) => ({ provider: attempt.provider, reason: 'circuit_open' })),
+    ...notTried.withoutCredential.map((provider) => ({ provider, reason: 'no_credential' })),
+    ...[...new Set(notTried.overBudget)].map((provider) => ({ provider, reason: 'retry_budget' })),
+  ];
+  return new RouterError('all_upstreams_failed', failedRouteMessage(routeId, attempts, skipped), {
     status: allTimedOut ? 504 : 502,
-    details: { attempts },
+    details: { attempts, skipped },
     headers: { 'x-router-retry-count': String(retryCount) },
   });
+}
+
+const SKIP_REASON: Readonly<Record<string, string>> = {
+  circuit_open: 'circuit open after repeated failures',
+  no_credential: 'no key for it on this account',
+  retry_budget: 'retry budget used up',
+};
+
+/**
+ * Something true and actionable: what was tried and how each failed (one word), what was skipped and
+ * why, and "retry" only when retrying can help (a transient failure or an open circuit). Failures only
+ * the account can fix (a rejected provider key, an exhausted provider balance) say so instead.
+ */
+function failedRouteMessage(routeId: string, attempts: AttemptSummary[], skipped: Array<{ provider: string; reason: string }>): string {
+  const tried = attempts.filter((attempt) => !attempt.skipped);
+  const parts = [`No upstream could serve ${routeId}.`];
+  if (tried.length > 0) parts.push(`Tried: ${tried.map((a) => `${a.provider} (${a.status === null ? a.error : `${a.status} ${a.error}`})`).join(', ')}.`);
+  if (skipped.length > 0) parts.push(`Skipped: ${skipped.map((s) => `${s.provider} (${SKIP_REASON[s.reason]})`).join(', ')}.`);
+  const transient = tried.some(isTransient) || skipped.some((s) => s.reason === 'circuit_open');
+  if (transient) {
+    parts.push('Retry in a few seconds; if it persists, see the status page.');
+  } else if (tried.some((a) => a.status === 401 || a.status === 403)) {
+    parts.push('Retrying will not help: the provider rejected the key, so check the provider keys on your account page.');
+  } else if (tried.some((a) => a.error === 'insufficient_quota')) {
+    parts.push("Retrying will not help: the provider account's quota or credit is used up.");
+  }
+  return parts.join(' ');
+}
+
+function isTransient(attempt: AttemptSummary): boolean {
+  if (attempt.status === null) return true;
+  if (attempt.error === 'insufficient_quota') return false;
+  return attempt.status === 429 || attempt.status >= 500;
 }

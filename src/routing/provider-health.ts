@@ -27,12 +27,19 @@ export interface ProviderHealthSnapshot {
   recentRequests: number;
 }
 
+/** A circuit opened (or re-opened after a failed probe), or closed again. */
+export interface CircuitChange {
+  state: 'open' | 'closed';
+  consecutiveFailures: number;
+}
+
 export class ProviderHealth {
   readonly #records = new Map<string, ProviderRecord>();
 
   constructor(
     private readonly config: CircuitBreakerConfig,
     private readonly clock: Clock,
+    private readonly onChange: (provider: string, change: CircuitChange) => void = () => undefined,
   ) {}
 
   state(provider: string): CircuitState {
@@ -54,6 +61,7 @@ export class ProviderHealth {
 
   recordSuccess(provider: string, latencyMs: number): void {
     const record = this.#record(provider);
+    if (record.openedAt !== null) this.onChange(provider, { state: 'closed', consecutiveFailures: 0 });
     record.consecutiveFailures = 0;
     record.openedAt = null;
     record.probeInFlight = false;
@@ -67,7 +75,9 @@ export class ProviderHealth {
     record.probeInFlight = false;
     push(record.outcomes, false);
     if (record.openedAt !== null || record.consecutiveFailures >= this.config.failureThreshold) {
+      const wasOpen = record.openedAt !== null && this.clock.now() - record.openedAt < this.config.cooldownMs;
       record.openedAt = this.clock.now();
+      if (!wasOpen) this.onChange(provider, { state: 'open', consecutiveFailures: record.consecutiveFailures });
     }
   }
 

@@ -12,6 +12,7 @@ import {
   type ResponsesStreamFailure,
 } from '../translators/responses/responses-stream-synthesizer.js';
 import type { ResponsesRequest } from '../formats/openai-responses.js';
+import { truncatedStream } from '../providers/adapter.js';
 import { buildResponsesRequest } from '../providers/openai/build-responses-request.js';
 import { rewriteResponsesModel } from '../providers/openai/rewrite-responses-model.js';
 import type { Clock } from '../core/clock.js';
@@ -69,8 +70,8 @@ export async function completeResponsesAttempt(deps: Deps, candidate: Candidate,
   if (isNative(candidate)) {
     const adapter = deps.adapters.openai;
     const request = buildResponsesRequest(call.request as unknown as Record<string, unknown>, adapterContext(candidate, false));
-    const response = await sendOrFail(deps, adapter, candidate, request, call.signal);
-    return rewriteResponsesModel(parseJsonBody(await response.text()) as ResponsesOutcome, call.model);
+    const reply = await sendOrFail(deps, adapter, candidate, request, call.signal);
+    return rewriteResponsesModel(parseJsonBody(await reply.text()) as ResponsesOutcome, call.model);
   }
   const completion = await completeChatAttempt(deps, candidate, responsesRequestToChat({ ...call.request, stream: false }), call.signal);
   return chatCompletionToResponse(completion, responseContext(deps, call)) as unknown as ResponsesOutcome;
@@ -100,16 +101,19 @@ async function streamSynthesized(deps: Deps, candidate: Candidate, call: Respons
 }
 
 const PRELUDE = new Set(['response.created', 'response.in_progress', 'response.queued']);
+/** The events that end a Responses stream; one of them must arrive before the upstream closes. */
+const TERMINAL = new Set(['response.completed', 'response.incomplete', 'response.failed', 'error']);
 
 async function streamNative(deps: Deps, candidate: Candidate, call: ResponsesCall): Promise<ResponsesStreamOutcome> {
   const adapter = deps.adapters.openai;
   const request = buildResponsesRequest(call.request as unknown as Record<string, unknown>, adapterContext(candidate, true));
-  const response = await sendOrFail(deps, adapter, candidate, request, call.signal);
+  const reply = await sendOrFail(deps, adapter, candidate, request, call.signal);
   let lastSequence = -1;
   let lastResponse: Record<string, unknown> | undefined;
   let committed = false;
+  let ended = false;
   const events = translateStream<ResponsesOutEvent>(
-    response.body,
+    reply.events(),
     (event) => {
       if (event.data === '' || event.data === '[DONE]') return [];
       const json = rewriteResponsesModel(parseJsonBody(event.data), call.model) as ResponsesOutEvent;
@@ -118,9 +122,14 @@ async function streamNative(deps: Deps, candidate: Candidate, call: ResponsesCal
       }
       if (typeof json.sequence_number === 'number') lastSequence = json.sequence_number;
       if (json.response !== null && typeof json.response === 'object') lastResponse = json.response as Record<string, unknown>;
+      if (TERMINAL.has(json.type)) ended = true;
       return [json];
     },
-    () => [],
+    () => {
+      // A stream that closed before its terminal event is cut short: the client gets response.failed.
+      if (!ended) throw truncatedStream('upstream');
+      return [];
+    },
   );
   const { head, tail } = await commitWhen(events, (event) => !PRELUDE.has(event.type));
   committed = true;

@@ -6,6 +6,7 @@ import type { ChatCompletion, ChatCompletionChunk, ChatRequest } from '../format
 import { completeChatAttempt, streamChatAttempt, type AttemptDeps, type CommittedStream } from './chat-attempts.js';
 import { runWithFailover, type FailoverCall, type FailoverDeps, type RoutedMeta } from './failover.js';
 import type { ResponsesRequest } from '../formats/openai-responses.js';
+import { testCredential, type CredentialTestOutcome } from './test-credential.js';
 import { completeResponsesAttempt, streamResponsesAttempt, type ResponsesOutcome, type ResponsesStreamOutcome } from './responses-attempts.js';
 
 export type RoutingEngineDeps = FailoverDeps & AttemptDeps;
@@ -29,6 +30,13 @@ export class RoutingEngine {
   completeResponses(call: FailoverCall, request: ResponsesRequest): Promise<Routed<ResponsesOutcome>> {
     const responsesCall = { request, model: call.route.id, signal: call.signal };
     return runWithFailover(this.deps, call, (candidate) => completeResponsesAttempt(this.deps, candidate, responsesCall));
+  }
+
+  /** One cheap call with this credential to this provider, outside failover and health (the app's "test" button). */
+  testCredential(providerId: string, model: string, credential: string, signal: AbortSignal): Promise<CredentialTestOutcome> {
+    const provider = this.deps.providers.get(providerId);
+    if (!provider) return Promise.resolve({ ok: false, status: null, reason: 'unknown_provider' });
+    return testCredential(this.deps, provider, model, credential, signal);
   }
 
   streamResponses(call: FailoverCall, request: ResponsesRequest): Promise<Routed<ResponsesStreamOutcome>> {

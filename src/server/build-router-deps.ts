@@ -2,7 +2,7 @@
  * The composition root: the only place that picks implementations (store, rate limiter, upstream
  * client, usage ledger, metrics) and wires them into the pipeline's dependencies.
  */
-import { consola, type ConsolaInstance } from 'consola';
+import type { ConsolaInstance } from 'consola';
 import type { RouterConfig } from '../config/types.js';
 import { createCredentialResolver } from '../accounts/provider-credentials.js';
 import { KeyService } from '../accounts/key-service.js';
@@ -22,6 +22,9 @@ import { createUpstreamClient, type UpstreamClient } from '../upstream/upstream-
 import { recordConfigAudit } from '../usage/config-audit.js';
 import { managedAccessFor, openUsage } from '../usage/open-usage.js';
 import { SpendGate } from '../usage/spend-gate.js';
+import { createLogger } from './create-logger.js';
+import { Drain } from './drain.js';
+import { logRequestOutcomes } from './log-request-outcomes.js';
 import { createMetricsObserver } from './metrics-observer.js';
 import type { RequestObserver } from './request-outcome.js';
 import type { RouterDeps } from './router-deps.js';
@@ -47,7 +50,7 @@ const RESERVATION_GRACE_MS = 5 * 60_000;
 
 export async function buildRouterDeps(config: RouterConfig, options: BuildOptions = {}): Promise<RouterRuntime> {
   const clock = options.clock ?? systemClock;
-  const logger = options.logger ?? consola.withTag('router');
+  const logger = options.logger ?? createLogger({ level: config.server.logLevel, format: config.server.logFormat, isTerminal: process.stderr.isTTY === true });
   const metrics = config.server.metrics.enabled ? new RouterMetrics() : null;
   const openedStore = options.store ?? (await openStore(config.server.storage, clock));
   const rawStore = metrics ? timeStore(openedStore, metrics.storeDuration, 'main') : openedStore;
@@ -80,7 +83,13 @@ export async function buildRouterDeps(config: RouterConfig, options: BuildOption
     logger.warn(`could not record configuration audit events (${describeError(error)})`),
   );
 
-  const health = new ProviderHealth(config.providers.circuitBreaker, clock);
+  const health = new ProviderHealth(config.providers.circuitBreaker, clock, (provider, change) => {
+    if (change.state === 'open') {
+      logger.warn(`circuit opened for ${provider} after ${change.consecutiveFailures} consecutive failures: skipped for ${config.providers.circuitBreaker.cooldownMs} ms`, { provider, circuit: 'open', consecutiveFailures: change.consecutiveFailures });
+    } else {
+      logger.info(`circuit closed for ${provider}: it answered again`, { provider, circuit: 'closed' });
+    }
+  });
   const credentials = createCredentialResolver({ store, clock, secretKey: secret, providers, managedAccess, cacheTtlMs: config.server.keyCacheTtlMs });
   const engine = new RoutingEngine({
     providers,
@@ -106,9 +115,11 @@ export async function buildRouterDeps(config: RouterConfig, options: BuildOption
     circuitState: (provider) => health.state(provider),
     ledgerQueue: () => (usage.ledger ? { queued: usage.ledger.status().queued, behind: usage.ledger.behind } : null),
   });
+  // In order: the operator's log lines, the usage ledger, metrics, then any the caller added (tests).
   const observers: RequestObserver[] = [
-    ...(metrics ? [createMetricsObserver(metrics, { routes: config.routes.map((route) => route.id), providers: providerIds })] : []),
+    logRequestOutcomes(logger),
     ...(usage.ledger ? [createUsageObserver(usage.ledger, usage.prices)] : []),
+    ...(metrics ? [createMetricsObserver(metrics, { routes: config.routes.map((route) => route.id), providers: providerIds })] : []),
     ...(options.observers ?? []),
   ];
 
@@ -130,11 +141,13 @@ export async function buildRouterDeps(config: RouterConfig, options: BuildOption
     usage: { store: usage.store, ledger: usage.ledger, prices: usage.prices },
     spend,
     metrics,
+    drain: new Drain(),
+    /** Called after the drain: the ledger is flushed first (no request is left to add to it), then the stores close. */
     async close() {
+      await usage.close();
       await client.close();
       await rateLimiter.close();
       await quota.close();
-      await usage.close();
       await store.close();
     },
   };

@@ -4,9 +4,10 @@
  * No business rules here.
  */
 import { createApp, createRouter, eventHandler, setResponseHeader, type App, type H3Event } from 'h3';
+import { KeyLimitService } from '../accounts/key-limit-service.js';
+import { createWebHandler } from '../app/web-handler.js';
 import { RouterError } from '../core/errors.js';
 import { rejectStatefulFields } from '../translators/responses/reject-stateful-fields.js';
-import { renderCatalogPage } from './routes/catalog-page.js';
 import { createChatCompletionsRoute } from './routes/chat-completions.js';
 import { createModelRoute, createModelsRoute } from './routes/models.js';
 import { buildModelCatalog, buildPricing } from './routes/public-metadata.js';
@@ -18,6 +19,7 @@ import { chatRequestSchema, responsesRequestSchema } from './request-schemas.js'
 import { sendRouterError } from './send-error.js';
 import { createAuthenticateStage } from './stages/authenticate.js';
 import { createEdgeUserAgentStage } from './stages/edge-user-agent.js';
+import { createKeyLimitsStage } from './stages/key-limits.js';
 import { createQuotaPeekStage, createQuotaStage } from './stages/quota.js';
 import { createRateLimitStage } from './stages/rate-limit.js';
 import { createReadJsonBodyStage, type BodyRule } from './stages/read-json-body.js';
@@ -33,12 +35,14 @@ export function createRouterApp(deps: RouterDeps): App {
   const authenticate = createAuthenticateStage(deps.keys);
   const rateLimit = createRateLimitStage(deps);
   const body = (schema: object, refuse?: BodyRule) => createReadJsonBodyStage({ limitBytes: config.server.bodyLimitBytes, schema, routes: deps.routes, refuse });
-  const modelTraffic = (schema: object, refuse?: BodyRule): Stage[] => [edge, authenticate, body(schema, refuse), createQuotaStage(deps), rateLimit];
+  // Per-key limits are set in the account app; both read them through one service so changes apply at once.
+  const keyLimits = new KeyLimitService(deps.store, deps.clock, config.server.keyCacheTtlMs);
+  const ownKeyLimits = createKeyLimitsStage(deps, keyLimits);
+  const modelTraffic = (schema: object, refuse?: BodyRule): Stage[] => [edge, authenticate, body(schema, refuse), createQuotaStage(deps), rateLimit, ownKeyLimits];
   const otherV1: Stage[] = [edge, authenticate, createQuotaPeekStage(deps), rateLimit];
 
   const pricing = JSON.stringify(buildPricing(config, deps.managedAccess));
   const catalog = JSON.stringify(buildModelCatalog(config));
-  const families = new Map(config.catalog.families.map((family) => [family.id, renderCatalogPage(config, family)]));
   const publicJson = (json: string) =>
     eventHandler((event) => {
       edge(event);
@@ -56,17 +60,6 @@ export function createRouterApp(deps: RouterDeps): App {
     .use('/v1', createV1Handler(deps, otherV1, unknownV1Endpoint))
     .get('/pricing', publicJson(pricing))
     .get('/model-catalog', publicJson(catalog))
-    .get(
-      '/model-catalog/:family',
-      eventHandler((event) => {
-        edge(event);
-        const page = families.get(event.context.params?.family ?? '');
-        if (!page) throw new RouterError('not_found', 'No such route family. See /model-catalog for the list.');
-        setResponseHeader(event, 'cache-control', PUBLIC_CACHE);
-        setResponseHeader(event, 'content-type', 'text/html; charset=utf-8');
-        return page;
-      }),
-    )
     .get('/status', createStatusRoute(deps))
     .get('/healthz', eventHandler(() => ({ status: 'ok' })))
     .get('/readyz', eventHandler((event) => readiness(event, deps)));
@@ -81,6 +74,8 @@ export function createRouterApp(deps: RouterDeps): App {
       event.node.res.end(sendRouterError(event, routerError ?? new RouterError('internal_error', 'The router failed unexpectedly.'), config.server));
     },
   });
+  // The account app, HTML pages and docs (src/app/) answer first; what they do not claim reaches the API router.
+  app.use(createWebHandler(deps, { keyLimits }));
   app.use(router);
   app.use(eventHandler(() => notFound()));
   return app;
@@ -106,6 +101,11 @@ async function readiness(event: H3Event, deps: RouterDeps) {
   const quota = deps.quota.status();
   // A ledger that is behind or failing still serves traffic (BYOK); it is reported, not a reason to take the instance out.
   const ledger = deps.usage.ledger?.status() ?? { state: 'off' as const };
+  if (deps.drain.draining) {
+    // Shutting down: a load balancer should stop sending at once.
+    event.node.res.statusCode = 503;
+    return { status: 'draining', store: deps.store.kind, quota, rateLimiter, ledger };
+  }
   try {
     await deps.store.ping();
     return { status: 'ready', store: deps.store.kind, quota, rateLimiter, ledger };

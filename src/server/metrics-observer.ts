@@ -7,6 +7,8 @@ const LIMIT_OF_CODE: Readonly<Record<string, string>> = {
   monthly_quota_exceeded: 'monthly_quota',
   rate_limit_exceeded: 'rate_limit',
   spend_cap_reached: 'spend_cap',
+  key_quota_exceeded: 'key_quota',
+  key_rate_limit_exceeded: 'key_rate_limit',
 };
 
 export function createMetricsObserver(metrics: RouterMetrics, known: { routes: readonly string[]; providers: readonly string[] }): RequestObserver {

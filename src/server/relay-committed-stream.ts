@@ -10,21 +10,31 @@ const INTERRUPTED: UpstreamFailure = {
   message: 'The upstream connection failed mid-stream.',
 };
 
+const SHUT_DOWN: UpstreamFailure = {
+  status: 503,
+  type: 'server_error',
+  code: 'server_shutting_down',
+  message: 'This router instance shut down before the answer was complete. Retry; another instance will answer.',
+};
+
 /**
  * Sends a committed stream: its head, then its tail until it ends or the client leaves; the upstream
- * is always released. Returns how the upstream failed mid-stream, if it did: the status is already sent,
- * so the caller reports it in-band, in its format's own error shape.
+ * is always released. Returns how the stream failed mid-way, if it did (the upstream, or the instance's
+ * drain deadline, `stopped`, which aborts the upstream): the status is already sent, so the caller
+ * reports it in-band, in its format's own error shape.
  */
 export async function relayCommittedStream<T>(
   writer: SseWriter,
   stream: { head: T[]; tail: AsyncIterator<T> },
   emit: (item: T) => Promise<void>,
+  stopped: AbortSignal,
 ): Promise<UpstreamFailure | undefined> {
   try {
     for (const item of stream.head) await emit(item);
     for (let next = await stream.tail.next(); !next.done && !writer.closed; next = await stream.tail.next()) await emit(next.value);
     return undefined;
   } catch (error) {
+    if (stopped.aborted) return SHUT_DOWN;
     return error instanceof UpstreamStreamError ? error.failure : INTERRUPTED;
   } finally {
     await stream.tail.return?.(undefined);

@@ -15,6 +15,10 @@ export interface RequestOutcome {
   requestId: string;
   /** `model` for chat completions and Responses; `other` for the model list and unknown endpoints. */
   kind: 'model' | 'other';
+  /**
+   * The endpoint as a template (`/v1/chat/completions`, `/v1/models/{id}`, `/v1/*` for any unknown path):
+   * never the raw path, which is client text (a key pasted into a URL) and unbounded as a metric label.
+   */
   endpoint: string;
   startedAt: number;
   finishedAt: number;
@@ -48,16 +52,23 @@ export interface RequestObserver {
   onRequestFinished(outcome: RequestOutcome): void;
 }
 
-/** Call once per request, as early as its context exists: reports to the observers when the response closes. */
+/**
+ * Call once per request, as early as its context exists. Reports to the observers once the response has
+ * closed AND the pipeline has finished with the request (call the returned function when it has), so a
+ * refund or an error code decided after a client left is in the outcome.
+ */
 export function observeRequestOutcome(
   event: H3Event,
   ctx: RouterRequestContext,
   options: { kind: RequestOutcome['kind']; observers: readonly RequestObserver[]; now: () => number; logger: ConsolaInstance },
-): void {
-  if (options.observers.length === 0) return;
+): () => void {
+  if (options.observers.length === 0) return () => undefined;
   const res = event.node.res;
-  res.once('close', () => {
-    const outcome = buildOutcome(event, ctx, options.kind, options.now(), !res.writableFinished);
+  let closed: { at: number; clientClosed: boolean } | undefined;
+  let handled = false;
+  const report = () => {
+    if (!closed || !handled) return;
+    const outcome = buildOutcome(event, ctx, options.kind, closed.at, closed.clientClosed);
     for (const observer of options.observers) {
       try {
         observer.onRequestFinished(outcome);
@@ -65,7 +76,15 @@ export function observeRequestOutcome(
         options.logger.warn(`[${ctx.requestId}] request observer failed: ${describeError(error)}`);
       }
     }
+  };
+  res.once('close', () => {
+    closed = { at: options.now(), clientClosed: !res.writableFinished };
+    report();
   });
+  return () => {
+    handled = true;
+    report();
+  };
 }
 
 function buildOutcome(event: H3Event, ctx: RouterRequestContext, kind: RequestOutcome['kind'], finishedAt: number, clientClosed: boolean): RequestOutcome {
@@ -73,7 +92,7 @@ function buildOutcome(event: H3Event, ctx: RouterRequestContext, kind: RequestOu
   return {
     requestId: ctx.requestId,
     kind,
-    endpoint: event.path.split('?')[0] ?? event.path,
+    endpoint: endpointOf(event.path),
     startedAt: ctx.startedAt,
     finishedAt,
     accountId: ctx.caller?.accountId ?? null,
@@ -82,7 +101,8 @@ function buildOutcome(event: H3Event, ctx: RouterRequestContext, kind: RequestOu
     counted: ctx.admitted !== undefined,
     admitted: ctx.passedAdmission === true,
     quotaWeight: ctx.route?.quotaWeight ?? 1,
-    status: event.node.res.statusCode,
+    // A client that left before any answer gets nothing; 499 records that (as nginx does).
+    status: clientClosed && !event.node.res.headersSent ? 499 : event.node.res.statusCode,
     errorCode: ctx.errorCode ?? null,
     servedBy: served ? { providerId: served.providerId, upstreamModel: served.upstreamModel, credentialSource: served.credentialSource } : null,
     retryCount: served?.retryCount ?? ctx.failedRetryCount ?? 0,
@@ -93,4 +113,12 @@ function buildOutcome(event: H3Event, ctx: RouterRequestContext, kind: RequestOu
     clientClosed,
     spendReservation: ctx.spendReservation ?? null,
   };
+}
+
+const ENDPOINTS = new Set(['/v1/chat/completions', '/v1/responses', '/v1/models']);
+
+function endpointOf(path: string): string {
+  const bare = (path.split('?')[0] ?? path).replace(/\/+$/, '');
+  if (ENDPOINTS.has(bare)) return bare;
+  return bare.startsWith('/v1/models/') ? '/v1/models/{id}' : '/v1/*';
 }

@@ -17,6 +17,7 @@ import type { LedgerStore } from '../stores/ledger-store.js';
 import type { PriceBook } from '../usage/model-prices.js';
 import type { SpendGate } from '../usage/spend-gate.js';
 import type { UsageLedger } from '../usage/usage-ledger.js';
+import type { Drain } from './drain.js';
 import type { RequestObserver } from './request-outcome.js';
 
 export interface RouterDeps {
@@ -43,4 +44,6 @@ export interface RouterDeps {
   spend: SpendGate;
   /** Null when `metrics.enabled` is false. */
   metrics: RouterMetrics | null;
+  /** The instance's graceful shutdown, as requests see it (start-server.ts drives it). */
+  drain: Drain;
 }

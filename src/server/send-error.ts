@@ -2,6 +2,7 @@
  * The one place a RouterError becomes an HTTP response: the OpenAI-style error body plus the guidance
  * fields the contract's table assigns to its code, the auth challenge, and the no-retry hint.
  */
+import { STATUS_CODES } from 'node:http';
 import type { H3Event } from 'h3';
 import { API_KEY_PREFIX } from '../core/api-key.js';
 import { ERROR_TABLE, type GuidanceField, type RouterError } from '../core/errors.js';
@@ -46,12 +47,31 @@ export function sendRouterError(event: H3Event, error: RouterError, server: Serv
   return JSON.stringify(errorBody(error, server));
 }
 
+/**
+ * The whole HTTP/1.1 response for an error answered below h3, straight onto the socket (a request Node's
+ * parser refused never becomes an event): the same body and headers as sendRouterError, plus the
+ * request id and `Connection: close`.
+ */
+export function rawErrorResponse(error: RouterError, server: ServerConfig, requestId: string): string {
+  const body = JSON.stringify(errorBody(error, server));
+  const headers: Record<string, string> = {
+    ...errorHeaders(error),
+    'content-type': 'application/json',
+    'content-length': String(Buffer.byteLength(body)),
+    'x-request-id': requestId,
+    connection: 'close',
+  };
+  const head = Object.entries(headers).map(([name, value]) => `${name}: ${value}`);
+  return `HTTP/1.1 ${error.status} ${STATUS_CODES[error.status] ?? 'Error'}\r\n${head.join('\r\n')}\r\n\r\n${body}`;
+}
+
 function guidanceValue(field: GuidanceField, error: RouterError, server: ServerConfig): unknown {
   switch (field) {
     case 'docsUrl':
       return `${server.docsUrl}/errors#${error.code}`;
     case 'accountUrl':
-      return error.code === 'no_provider_access' || error.code === 'spend_cap_reached' ? `${server.appUrl}/provider-keys` : `${server.appUrl}/keys`;
+      if (error.code === 'no_provider_access' || error.code === 'spend_cap_reached') return `${server.appUrl}/provider-keys`;
+      return error.code === 'inactive_account' ? `${server.appUrl}/deactivated` : `${server.appUrl}/keys`;
     case 'apiKeyPrefix':
       return API_KEY_PREFIX;
     case 'onboarding':

@@ -12,7 +12,8 @@ export class SseWriter {
       ...headers,
       'content-type': 'text/event-stream; charset=utf-8',
       'cache-control': 'no-cache',
-      connection: 'keep-alive',
+      // No Connection header of our own: Node keeps HTTP/1.1 connections alive unless the client (or a
+      // draining server) asked for close, and a hard-coded keep-alive overrode the client's close.
       'x-accel-buffering': 'no',
     });
     this.res.flushHeaders();

@@ -4,10 +4,11 @@
  * (an upstream or router failure, or a refusal by the router itself) gives its monthly count back.
  */
 import { eventHandler, type EventHandler, type H3Event } from 'h3';
-import { describeError } from '../core/describe-error.js';
+import { describeCrash, describeError } from '../core/describe-error.js';
 import { RouterError, isRouterError, type ErrorCode } from '../core/errors.js';
 import { StoreUnavailableError } from '../stores/store.js';
 import { UpstreamTransportError } from '../upstream/upstream-client.js';
+import { shuttingDown } from './drain.js';
 import { limitHeaders } from './limit-headers.js';
 import { observeRequestOutcome, type RequestOutcome } from './request-outcome.js';
 import type { RouterDeps } from './router-deps.js';
@@ -24,6 +25,8 @@ import type { Stage } from './stages/stage.js';
  */
 const REFUNDED: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
   'rate_limit_exceeded',
+  'key_quota_exceeded',
+  'key_rate_limit_exceeded',
   'all_upstreams_failed',
   'no_provider_access',
   'spend_cap_reached',
@@ -33,6 +36,8 @@ const REFUNDED: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
   'plan_upgrade_required',
   'invalid_request',
   'unsupported_parameter',
+  'client_closed_request',
+  'server_shutting_down',
 ]);
 
 export type RouteHandler = (event: H3Event, ctx: RouterRequestContext) => Promise<unknown>;
@@ -41,14 +46,17 @@ export function createV1Handler(deps: RouterDeps, stages: readonly Stage[], hand
   const observing = { kind, observers: deps.observers, now: () => deps.clock.now(), logger: deps.logger };
   return eventHandler(async (event) => {
     const ctx = requestContext(event);
-    observeRequestOutcome(event, ctx, observing);
+    const handled = observeRequestOutcome(event, ctx, observing);
     try {
+      if (deps.drain.draining) throw shuttingDown('refused');
       for (const stage of stages) await stage(event, ctx);
       ctx.passedAdmission = kind === 'model';
       applyLimitHeaders(event, ctx, deps);
       return await handle(event, ctx);
     } catch (error) {
       return await failRequest(event, ctx, deps, error);
+    } finally {
+      handled();
     }
   });
 }
@@ -67,6 +75,12 @@ async function failRequest(event: H3Event, ctx: RouterRequestContext, deps: Rout
     ctx.failedRetryCount = Number(routerError.headers['x-router-retry-count'] ?? 0);
   }
   if (ctx.admitted && REFUNDED.has(routerError.code)) await refund(ctx, deps);
+  if (routerError.code === 'client_closed_request') {
+    // Not a failure of the router, and nothing to answer (its outcome is logged at debug level).
+    event.node.res.statusCode = routerError.status;
+    event.node.res.end();
+    return undefined;
+  }
   if (event.node.res.headersSent || event.node.res.destroyed) return undefined;
   if (routerError.code !== 'store_unavailable') await fillMissingLimits(ctx, deps);
   applyLimitHeaders(event, ctx, deps);
@@ -82,9 +96,12 @@ function toRouterError(error: unknown, deps: RouterDeps, ctx: RouterRequestConte
     });
   }
   if (error instanceof UpstreamTransportError && error.reason === 'aborted') {
-    return new RouterError('all_upstreams_failed', 'The client closed the connection before an upstream answered.');
+    // Aborted either by the drain deadline or by the client leaving.
+    if (deps.drain.deadline.aborted) return shuttingDown('ended');
+    return new RouterError('client_closed_request', 'The client closed the connection before an upstream answered.');
   }
-  deps.logger.error(`[${ctx.requestId}] unexpected error:`, error instanceof Error ? error.stack ?? error.message : String(error));
+  // A router bug, never blamed on a provider (routing/failover.ts re-throws it untouched): one line.
+  deps.logger.error(`[${ctx.requestId}] router failure, answered 500 internal_error: ${describeCrash(error)}`);
   return new RouterError('internal_error', 'The router failed unexpectedly while handling this request. Retry; if it persists, contact support with the X-Request-Id.');
 }
 

@@ -3,6 +3,8 @@
  * composition root (server/create-router.ts, cli/open-store.ts) picks SQLite or PostgreSQL.
  * Every mutation of accounts, keys and provider keys writes its audit event in the same transaction.
  */
+import type { AccountAuthStore } from './account-auth-store.js';
+import type { KeyLimitStore } from './key-limit-store.js';
 
 export type AccountStatus = 'active' | 'inactive';
 
@@ -74,7 +76,8 @@ export interface QuotaAdmitInput {
   limitsByPlan: Readonly<Record<string, number>>;
 }
 
-export interface Store {
+/** The account app's parts (sign-in, sessions, links, per-key limits) live in their own interfaces. */
+export interface Store extends AccountAuthStore, KeyLimitStore {
   readonly kind: 'sqlite' | 'postgres';
   /** Apply pending versioned migrations. Idempotent. */
   migrate(): Promise<void>;
@@ -88,7 +91,11 @@ export interface Store {
   setAccountPlan(id: string, plan: string, actor: string): Promise<Account>;
   deactivateAccount(id: string, actor: string): Promise<Account>;
 
-  createApiKey(input: { accountId: string; name: string | null; hash: string; last4: string }, actor: string): Promise<ApiKeyRecord>;
+  /** `expiresAt`: an expiry chosen at creation (null or absent: none). */
+  createApiKey(
+    input: { accountId: string; name: string | null; hash: string; last4: string; expiresAt?: string | null },
+    actor: string,
+  ): Promise<ApiKeyRecord>;
   findApiKeyByHash(hash: string): Promise<{ key: ApiKeyRecord; account: Account } | null>;
   getApiKey(id: string): Promise<ApiKeyRecord | null>;
   listApiKeys(accountId: string): Promise<ApiKeyRecord[]>;

@@ -1,10 +1,12 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { createInterface } from 'node:readline';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestRouter, type TestRouter } from './router-harness.js';
+import { startTestRouter, waitFor, type TestRouter } from './router-harness.js';
 
 const run = promisify(execFile);
 const BIN = new URL('../../bin/router', import.meta.url).pathname;
@@ -59,6 +61,37 @@ describe('the router CLI (built bin/router, real processes)', () => {
     expect(off.status).toBe('inactive');
   });
 
+  it('prints single-use invite and reset links (stored hashed) and refuses ones it cannot honour', async () => {
+    const { link: invite } = await json('accounts', 'invite', '--email', 'New.Person@example.com');
+    expect(invite).toMatchObject({ kind: 'invite', email: 'new.person@example.com', accountId: null });
+    expect(invite.url).toMatch(/^http:\/\/localhost:8787\/app\/link\?token=[A-Za-z0-9_-]{43}$/);
+    expect(Date.parse(invite.expiresAt) - Date.now()).toBeLessThanOrEqual(30 * 60_000);
+    const { account } = await json('accounts', 'create', '--email', 'reset.me@example.com', '--plan', 'free');
+    const { link: reset } = await json('accounts', 'reset-link', '--email', 'reset.me@example.com');
+    expect(reset).toMatchObject({ kind: 'reset', accountId: account.id });
+    const human = await cli('accounts', 'reset-link', '--email', 'reset.me@example.com');
+    expect(human.code).toBe(0);
+    expect(human.stdout + human.stderr).toMatch(/\/app\/link\?token=/);
+    const missing = await cli('accounts', 'reset-link', '--email', 'nobody@example.com');
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain('no account has the email nobody@example.com');
+    expect((await cli('accounts', 'invite', '--email', 'not-an-email')).code).toBe(2);
+  });
+
+  it('serve --json prints only the listening document on stdout; the account app\'s http note goes to stderr', async () => {
+    const child = spawn('node', [BIN, 'serve', '--json'], { env: { ...env, ROUTER_PORT: '0', ROUTER_HOST: '127.0.0.1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => void (stderr += chunk.toString()));
+    try {
+      const [first] = (await once(createInterface({ input: child.stdout }), 'line')) as [string];
+      expect(JSON.parse(first)).toMatchObject({ listening: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/), storage: 'sqlite' });
+      await waitFor(() => stderr.includes('served over http'));
+    } finally {
+      child.kill('SIGTERM');
+      await once(child, 'exit');
+    }
+  });
+
   it('changes a plan even when the Redis of the quota gate is unreachable, and warns how long instances may take to see it', async () => {
     const { account } = await json('accounts', 'create', '--email', 'grace@example.com', '--plan', 'free');
     const saved = env;
@@ -95,6 +128,63 @@ describe('the router CLI (built bin/router, real processes)', () => {
     expect(result.code).toBe(1);
     expect(result.stderr.trim().split('\n')).toHaveLength(1);
     expect(result.stderr).toContain('key_doesnotexist');
+  });
+
+  it('prints the usage text once on a validation error', async () => {
+    const result = await cli('accounts', 'create', '--email', 'not-an-email', '--plan', 'pro');
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain("'not-an-email' is not an email address");
+    expect(result.stderr.match(/Usage: router accounts create/g)).toHaveLength(1);
+  });
+
+  it('fails listing the keys or provider keys of an account that does not exist', async () => {
+    for (const command of [['keys', 'list'], ['provider-keys', 'list']]) {
+      const result = await cli(...command, '--account', 'acct_nope');
+      expect(result.code).toBe(1);
+      expect(result.stderr.trim()).toBe('router: account acct_nope not found');
+    }
+  });
+
+  it('with --json, prints one JSON error document on failure as well', async () => {
+    const failed = await cli('keys', 'revoke', 'key_nope', '--json');
+    expect(failed.code).toBe(1);
+    expect(JSON.parse(failed.stdout)).toEqual({ error: { type: 'failure', message: 'api key key_nope not found' } });
+    const usage = await cli('accounts', 'create', '--email', 'x@example.com', '--plan', 'platinum', '--json');
+    expect(usage.code).toBe(2);
+    expect(JSON.parse(usage.stdout)).toEqual({ error: { type: 'usage', message: "unknown plan 'platinum' (plans: free, pro, max)" } });
+    const missing = await cli('accounts', 'create', '--json');
+    expect(missing.code).toBe(2);
+    expect(JSON.parse(missing.stdout).error).toMatchObject({ type: 'usage', message: expect.stringContaining('--email') });
+  });
+
+  it('says the key read from standard input is empty', async () => {
+    const { account } = await json('accounts', 'create', '--email', 'stdin@example.com', '--plan', 'pro');
+    const child = execFile('node', [BIN, 'provider-keys', 'set', '--account', account.id, '--provider', 'openai', '--key-stdin'], { env });
+    child.stdin!.end('\n');
+    const stderr = await new Promise<string>((resolve) => {
+      let text = '';
+      child.stderr!.on('data', (chunk) => void (text += chunk));
+      child.on('close', () => resolve(text));
+    });
+    expect(child.exitCode).toBe(2);
+    expect(stderr).toContain('the provider key read from standard input is empty');
+  });
+
+  it('says "address in use" when the port is taken', async () => {
+    const { createServer } = await import('node:net');
+    const blocker = createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+    const port = (blocker.address() as { port: number }).port;
+    const saved = env;
+    env = { ...env, ROUTER_PORT: String(port) };
+    try {
+      const result = await cli('serve');
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain(`router: address in use: 127.0.0.1:${port}`);
+    } finally {
+      env = saved;
+      blocker.close();
+    }
   });
 
   it('stores provider keys encrypted and lists only their last 4 characters', async () => {

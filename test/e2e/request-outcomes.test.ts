@@ -97,6 +97,23 @@ describe('request outcomes reported to observers (the seam for logs, the usage l
     expect(outcome.attempts.map((a) => a.provider)).toEqual(['openai', 'anthropic', 'gemini']);
   });
 
+  it('reports a client that left before any upstream answered as 499 client_closed_request, given back', async () => {
+    fakes.openai.setReply({ latencyMs: 2000 });
+    const requestId = `left-early-${Date.now()}`;
+    const controller = new AbortController();
+    const sent = fetch(`${router.baseURL}/chat/completions`, {
+      method: 'POST',
+      signal: controller.signal,
+      headers: { 'user-agent': 'router-tests/1.0', authorization: `Bearer ${account.key}`, 'content-type': 'application/json', 'x-request-id': requestId },
+      body: JSON.stringify(HELLO),
+    });
+    await waitFor(() => fakes.openai.requests.length > 0);
+    controller.abort();
+    await expect(sent).rejects.toThrow();
+    const outcome = await outcomeOf(requestId);
+    expect(outcome).toMatchObject({ status: 499, errorCode: 'client_closed_request', clientClosed: true, admitted: true, counted: false, servedBy: null });
+  });
+
   it('reports a Responses request with its tokens', async () => {
     const { response, data } = await sdkClient(router, account.key).responses.create({ model: 'router/frontier', input: 'Say hello' }).withResponse();
     const outcome = await outcomeOf(response.headers.get('x-request-id'));

@@ -1,5 +1,5 @@
 /**
- * Starts a real router (config loaded from YAML, SQLite store, listhen on an ephemeral port) in front
+ * Starts a real router (config loaded from YAML, SQLite store, Node's HTTP server on an ephemeral port) in front
  * of fake providers, and issues accounts and keys the way the CLI does. The routing helpers at the end
  * start one fake per provider, order the route, and read responses as the SDK or as raw SSE.
  */
@@ -68,6 +68,8 @@ export async function startTestRouter(options: { patch?: YamlPatch; env?: Record
     ROUTER_HOST: '127.0.0.1',
     ROUTER_STORAGE: `sqlite:${join(dataDir, 'router.db')}`,
     ROUTER_SECRET_KEY: TEST_SECRET,
+    // The port is picked at random; links in tests name the documented default address instead.
+    ROUTER_BASE_URL: 'http://localhost:8787',
     ...options.env,
   };
   const config = loadConfig(configDir, env);
@@ -97,8 +99,16 @@ export async function startTestRouter(options: { patch?: YamlPatch; env?: Record
 /** A consola-shaped logger that records instead of printing (and lets tests assert nothing secret is logged). */
 export function silentLogger(): any {
   const lines: string[] = [];
-  const record = (...args: unknown[]) => void lines.push(args.map(String).join(' '));
-  const logger: any = { lines, error: record, warn: record, info: record, log: record, success: record, ready: record, debug: record, withTag: () => logger };
+  /** The same lines with the level each was logged at. */
+  const entries: Array<{ level: string; line: string }> = [];
+  const recorder = (level: string) => (...args: unknown[]) => {
+    // A trailing object holds the line's fields (create-logger.ts): recorded as JSON so tests can read them.
+    const line = args.map((arg) => (typeof arg === 'object' && arg !== null ? JSON.stringify(arg) : String(arg))).join(' ');
+    lines.push(line);
+    entries.push({ level, line });
+  };
+  const logger: any = { lines, entries, withTag: () => logger };
+  for (const level of ['error', 'warn', 'info', 'log', 'success', 'ready', 'debug', 'fatal', 'trace']) logger[level] = recorder(level);
   return logger;
 }
 
@@ -268,9 +278,13 @@ export interface RouterProcess {
   baseURL: string;
   /** Everything the process printed so far (stdout and stderr). */
   output(): string;
+  /** The exit code once the process has exited (null while it runs or when a signal ended it). */
+  exitCode(): number | null;
+  /** Send a signal (e.g. SIGTERM to start a graceful drain). */
+  signal(name: NodeJS.Signals): void;
+  /** Resolves with the exit code (or the signal's name) once the process has exited. */
+  exited: Promise<number | string>;
   stop(): Promise<void>;
-  /** Send a signal (SIGKILL: a hard crash) and wait for the process to exit. */
-  kill(signal: NodeJS.Signals): Promise<void>;
 }
 
 const BIN_ROUTER = new URL('../../bin/router', import.meta.url).pathname;
@@ -285,7 +299,7 @@ export async function startRouterProcess(env: Record<string, string>, readyTimeo
   let printed = '';
   child.stdout.on('data', (chunk: Buffer) => void (printed += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => void (printed += chunk.toString()));
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const exited = new Promise<number | string>((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal ?? 'unknown')));
   const url = `http://127.0.0.1:${port}`;
   const stop = async () => {
     if (child.exitCode !== null || child.signalCode !== null) return;
@@ -302,12 +316,15 @@ export async function startRouterProcess(env: Record<string, string>, readyTimeo
     }
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
-  const kill = async (signal: NodeJS.Signals) => {
-    if (child.exitCode !== null || child.signalCode !== null) return;
-    child.kill(signal);
-    await exited;
+  return {
+    url,
+    baseURL: `${url}/v1`,
+    output: () => printed,
+    exitCode: () => child.exitCode,
+    signal: (name) => void child.kill(name),
+    exited,
+    stop,
   };
-  return { url, baseURL: `${url}/v1`, output: () => printed, stop, kill };
 }
 
 /** Run the built CLI as it is (no --json added): its exit code and both outputs, never rejecting. */

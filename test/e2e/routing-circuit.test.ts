@@ -125,7 +125,7 @@ describe('circuit breakers per provider (threshold 2, cool-down 500 ms)', () => 
     expect(response.headers.get('x-router-retry-count')).toBe('0');
     const { error } = await json(response);
     expect(error.code).toBe('all_upstreams_failed');
-    expect(error.attempts).toEqual([{ provider: 'openai', model: 'gpt-4.1', status: null, error: 'circuit_open', latencyMs: 0 }]);
+    expect(error.attempts).toEqual([{ provider: 'openai', model: 'gpt-4.1', status: null, error: 'circuit_open', latencyMs: 0, skipped: true }]);
     expect(fakes.openai.requests).toHaveLength(2);
   });
 });

@@ -152,6 +152,10 @@ describe('failover between upstreams (openai, then anthropic, then gemini)', () 
       ['gemini', 429],
     ]);
     for (const attempt of error.attempts) expect(Object.keys(attempt).sort()).toEqual(['error', 'latencyMs', 'model', 'provider', 'status']);
+    expect(error.message).toBe(
+      'No upstream could serve router/frontier. Tried: openai (500 server_error), anthropic (503 overloaded), gemini (429 rate_limit_exceeded). Retry in a few seconds; if it persists, see the status page.',
+    );
+    expect(error.skipped).toEqual([]);
     const text = JSON.stringify(error);
     expect(text).not.toMatch(/Sorry about that|Overloaded|exceeded your current quota/);
   });
@@ -176,6 +180,10 @@ describe('failover between upstreams (openai, then anthropic, then gemini)', () 
     expect(response.headers.get('x-router-retry-count')).toBe('1');
     const { error } = await json(response);
     expect(error.code).toBe('all_upstreams_failed');
+    expect(error.message).toBe(
+      'No upstream could serve router/frontier. Tried: openai (first_byte_timeout), anthropic (first_byte_timeout). Skipped: gemini (no key for it on this account). Retry in a few seconds; if it persists, see the status page.',
+    );
+    expect(error.skipped).toEqual([{ provider: 'gemini', reason: 'no_credential' }]);
     expect(error.attempts.map((attempt: { provider: string; status: number | null }) => [attempt.provider, attempt.status])).toEqual([
       ['openai', null],
       ['anthropic', null],

@@ -4,12 +4,12 @@
  * max_tokens, roles that do not alternate, tool results that are missing or not first, empty text
  * blocks, temperature above 1, fields Anthropic does not know — so translation bugs fail loudly.
  *
- * Mid-stream failures on a non-stream request: `mid-stream-error` answers 529 overloaded_error and
- * `mid-stream-disconnect` sends half of the JSON body, then destroys the socket.
+ * Mid-stream failures on a non-stream request: `mid-stream-error` answers 529 overloaded_error, and
+ * `mid-stream-disconnect` and `truncated-stream` send half of the JSON body, then destroy the socket.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { FakeFailure, FakeProvider, FakeReply, RecordedRequest } from './fake-provider.js';
+import { credentialEcho, type FakeFailure, type FakeProvider, type FakeReply, type RecordedRequest } from './fake-provider.js';
 
 /** The default answer; the multi-byte characters make byte-level splits land mid-character. */
 export const ANTHROPIC_FAKE_TEXT = 'Hello from the Anthropic fake: héllo 👋 世界';
@@ -125,6 +125,7 @@ class AnthropicFake implements FakeProvider {
     };
     switch (failure?.kind) {
       case 'status':
+        if (failure.echoCredential) return sendError(res, failure.status, 'authentication_error', credentialEcho(String(req.headers['x-api-key'])));
         return sendStatusFailure(res, failure.status, failure.retryAfterSeconds);
       case 'hang':
         return;
@@ -136,11 +137,14 @@ class AnthropicFake implements FakeProvider {
         if (!stream) return sendStatusFailure(res, 529);
         return sendStream(res, streamFrames(id, request, reply), reply.splitBytes, {
           afterEvents: failure.afterEvents,
-          then: () => writeOverloaded(res),
+          then: () => writeOverloaded(res, failure.echoCredential ? credentialEcho(String(req.headers['x-api-key'])) : 'Overloaded'),
         });
       case 'mid-stream-disconnect':
         if (!stream) return sendHalfBodyThenDisconnect(res, messageBody(id, request, reply), disconnect);
         return sendStream(res, streamFrames(id, request, reply), reply.splitBytes, { afterEvents: failure.afterEvents, then: disconnect });
+      case 'truncated-stream':
+        if (!stream) return sendHalfBodyThenDisconnect(res, messageBody(id, request, reply), disconnect);
+        return sendStream(res, streamFrames(id, request, reply), reply.splitBytes, { afterEvents: failure.afterEvents, then: () => res.end() });
     }
     if (stream) return sendStream(res, streamFrames(id, request, reply), reply.splitBytes);
     sendJson(res, 200, messageBody(id, request, reply));
@@ -319,8 +323,8 @@ async function sendStream(
   else cut.then();
 }
 
-function writeOverloaded(res: ServerResponse): void {
-  const data = { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } };
+function writeOverloaded(res: ServerResponse, message: string): void {
+  const data = { type: 'error', error: { type: 'overloaded_error', message } };
   res.end(`event: error\ndata: ${JSON.stringify(data)}\n\n`);
 }
 

@@ -12,16 +12,25 @@ export interface RecordedRequest {
 }
 
 export type FakeFailure =
-  /** Answer with this HTTP status and the provider's real error body for it (e.g. 401, 429, 500, 502, 503, 504, 529, 400). */
-  | { kind: 'status'; status: number; retryAfterSeconds?: number }
+  /**
+   * Answer with this HTTP status and the provider's real error body for it (e.g. 401, 429, 500, 502, 503,
+   * 504, 529, 400). With `echoCredential`, the error message quotes the credential the fake received,
+   * verbatim and URL-encoded after `Bearer%20`, as misbehaving hosts and proxies do.
+   */
+  | { kind: 'status'; status: number; retryAfterSeconds?: number; echoCredential?: boolean }
   /** Accept the connection and never answer (the router's first-byte timeout must fire). */
   | { kind: 'hang' }
   /** Wait this long before sending the status line and headers. */
   | { kind: 'slow-first-byte'; delayMs: number }
-  /** Stream requests: send the first events normally, then fail in the provider's in-stream error format. */
-  | { kind: 'mid-stream-error'; afterEvents: number }
+  /** Stream requests: send the first events normally, then fail in the provider's in-stream error format (quoting the credential with `echoCredential`). */
+  | { kind: 'mid-stream-error'; afterEvents: number; echoCredential?: boolean }
   /** Stream requests: send the first events normally, then destroy the socket. */
-  | { kind: 'mid-stream-disconnect'; afterEvents: number };
+  | { kind: 'mid-stream-disconnect'; afterEvents: number }
+  /**
+   * Stream requests: send the first events normally, then end the response cleanly, without the
+   * stream's terminator (no finish reason, no `[DONE]`, no `response.completed`, no `message_stop`).
+   */
+  | { kind: 'truncated-stream'; afterEvents: number };
 
 export interface FakeReply {
   /** Text the fake model answers with (default: "Hello from <fake name>"). */
@@ -39,6 +48,8 @@ export interface FakeReply {
   latencyMs?: number;
   /** Stream framing: split every written SSE event into pieces of this many BYTES (1 = byte by byte). */
   splitBytes?: number;
+  /** Streams: wait this long before each event after the first (a long generation). OpenAI fake only. */
+  eventDelayMs?: number;
 }
 
 export interface FakeProvider {
@@ -57,4 +68,9 @@ export interface FakeProvider {
   /** Number of requests whose connection the client aborted before the fake finished answering. */
   readonly abortedRequests: number;
   close(): Promise<void>;
+}
+
+/** What a misbehaving upstream says when it quotes the credential it got: raw, and URL-encoded after `Bearer%20`. */
+export function credentialEcho(credential: string): string {
+  return `Invalid credential ${credential} (sent as Authorization: Bearer%20${encodeURIComponent(credential)}).`;
 }

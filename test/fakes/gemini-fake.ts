@@ -6,7 +6,7 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { FakeFailure, FakeProvider, FakeReply, RecordedRequest } from './fake-provider.js';
+import { credentialEcho, type FakeFailure, type FakeProvider, type FakeReply, type RecordedRequest } from './fake-provider.js';
 
 const SKIP_SIGNATURE = 'skip_thought_signature_validator';
 const DEFAULT_TEXT = 'Hello from gemini-fake: héllo 👋 世界';
@@ -50,7 +50,8 @@ export async function startGeminiFake(): Promise<FakeProvider> {
     await delay(current.latencyMs ?? 0);
 
     if (failure?.kind === 'hang') return;
-    if (failure?.kind === 'status') return sendError(res, googleError(failure.status, failure.retryAfterSeconds));
+    const credential = String(req.headers['x-goog-api-key'] ?? '');
+    if (failure?.kind === 'status') return sendError(res, googleError(failure.status, failure.retryAfterSeconds, failure.echoCredential ? credentialEcho(credential) : undefined));
     if (failure?.kind === 'slow-first-byte') await delay(failure.delayMs);
 
     const route = ROUTE.exec(url.pathname);
@@ -64,7 +65,7 @@ export async function startGeminiFake(): Promise<FakeProvider> {
     if (route[2] === 'generateContent') return sendJson(res, 200, mergeEvents(events));
     // Without alt=sse Gemini streams one JSON array instead of SSE.
     if (url.searchParams.get('alt') !== 'sse') return sendJson(res, 200, events);
-    await streamEvents(res, events, current.splitBytes, failure, markDestroyed);
+    await streamEvents(res, events, current.splitBytes, failure, markDestroyed, credential);
   }
 
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -168,9 +169,11 @@ async function streamEvents(
   splitBytes: number | undefined,
   failure: FakeFailure | undefined,
   markDestroyed: () => void,
+  credential: string,
 ): Promise<void> {
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-  const failAfter = failure?.kind === 'mid-stream-error' || failure?.kind === 'mid-stream-disconnect' ? failure.afterEvents : undefined;
+  const failAfter =
+    failure?.kind === 'mid-stream-error' || failure?.kind === 'mid-stream-disconnect' || failure?.kind === 'truncated-stream' ? failure.afterEvents : undefined;
   const sent = failAfter === undefined ? events : events.slice(0, failAfter);
   for (const event of sent) {
     if (res.destroyed) return;
@@ -184,7 +187,7 @@ async function streamEvents(
   }
   if (failure?.kind === 'mid-stream-error') {
     // quirk(gemini): errors after the 200 arrive as a bare, pretty-printed JSON object, not a data line.
-    const error = JSON.parse(googleError(503).body) as Json;
+    const error = JSON.parse(googleError(503, undefined, failure.echoCredential ? credentialEcho(credential) : undefined).body) as Json;
     await writeSplit(res, Buffer.from(`${JSON.stringify(error, null, 2)}\r\n\r\n`), splitBytes);
   }
   res.end();

@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { FakeFailure, FakeProvider, FakeReply, RecordedRequest } from './fake-provider.js';
+import { credentialEcho, type FakeFailure, type FakeProvider, type FakeReply, type RecordedRequest } from './fake-provider.js';
 
 export interface OpenAIFake extends FakeProvider {
   /** Headers of the last request received (undefined before the first). */
@@ -90,11 +90,15 @@ export async function startOpenAIFake(options: { name?: string } = {}): Promise<
     if (failure?.kind === 'slow-first-byte') await sleep(failure.delayMs);
     if (reply.latencyMs !== undefined && reply.latencyMs > 0) await sleep(reply.latencyMs);
     if (res.destroyed) return;
+    const credential = (req.headers.authorization ?? '').replace(/^Bearer /, '');
+    if (failure?.kind === 'status' && failure.echoCredential) return sendJson(res, failure.status, openaiError(credentialEcho(credential), null, 'invalid_api_key'));
     if (failure?.kind === 'status') return sendStatusFailure(res, failure, modelOf(body));
 
     const routed = route(req.method ?? 'GET', path, body, name);
     if ('status' in routed) return sendJson(res, routed.status, routed.body);
-    await sendAnswer(res, encodedFor(routed), failure, reply.splitBytes, disconnect);
+    const answer = encodedFor(routed);
+    const echoing = failure?.kind === 'mid-stream-error' && failure.echoCredential && answer.failureEvent ? { ...answer, failureEvent: echoFailure(routed, credential) } : answer;
+    await sendAnswer(res, echoing, failure, { splitBytes: reply.splitBytes, eventDelayMs: reply.eventDelayMs }, disconnect);
   }
 
   const server = createServer((req, res) => {
@@ -177,26 +181,28 @@ async function sendAnswer(
   res: ServerResponse,
   answer: Encoded,
   failure: FakeFailure | undefined,
-  splitBytes: number | undefined,
+  pacing: Pacing,
   disconnect: () => void,
 ): Promise<void> {
-  const midStream = failure?.kind === 'mid-stream-error' || failure?.kind === 'mid-stream-disconnect' ? failure : undefined;
+  const midStream =
+    failure?.kind === 'mid-stream-error' || failure?.kind === 'mid-stream-disconnect' || failure?.kind === 'truncated-stream' ? failure : undefined;
   if (answer.json !== undefined) {
     if (midStream?.kind === 'mid-stream-disconnect') return disconnect();
     if (midStream?.kind === 'mid-stream-error') return sendJson(res, 500, SERVER_ERROR);
+    if (midStream?.kind === 'truncated-stream') return void res.writeHead(200, { 'content-type': 'application/json', ...commonHeaders() }).end(answer.json.subarray(0, 10));
     res.writeHead(200, { 'content-type': 'application/json', ...commonHeaders() });
-    await writePieces(res, [answer.json], splitBytes);
+    await writePieces(res, [answer.json], pacing);
     res.end();
     return;
   }
   const events = answer.events ?? [];
   res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', ...commonHeaders() });
   if (midStream === undefined) {
-    await writePieces(res, events, splitBytes);
+    await writePieces(res, events, pacing);
   } else {
-    await writePieces(res, events.slice(0, midStream.afterEvents), splitBytes);
+    await writePieces(res, events.slice(0, midStream.afterEvents), pacing);
     if (midStream.kind === 'mid-stream-disconnect') return disconnect();
-    if (answer.failureEvent !== undefined) await writePieces(res, [answer.failureEvent(midStream.afterEvents)], splitBytes);
+    if (midStream.kind === 'mid-stream-error' && answer.failureEvent !== undefined) await writePieces(res, [answer.failureEvent(midStream.afterEvents)], pacing);
   }
   res.end();
 }
@@ -224,6 +230,13 @@ function encodeReply(shape: Shape, reply: Reply, serial: string): Encoded {
     events: events.map(typedEvent),
     failureEvent: (afterEvents) => typedEvent({ type: 'response.failed', sequence_number: Math.min(afterEvents, events.length), response: failed }),
   };
+}
+
+/** The in-stream failure event of this API, its message quoting the credential. */
+function echoFailure(shape: Shape, credential: string): (afterEvents: number) => Buffer {
+  const error = openaiError(credentialEcho(credential), null, null, 'server_error');
+  if (shape.api === 'chat') return () => dataEvent(error);
+  return (afterEvents) => typedEvent({ type: 'response.failed', sequence_number: afterEvents, response: { object: 'response', status: 'failed', error: { code: 'server_error', message: error.error.message } } });
 }
 
 function chatCompletion(id: string, model: string, reply: Reply): Json {
@@ -423,12 +436,19 @@ function sendJson(res: ServerResponse, status: number, body: unknown, headers: R
   res.end(JSON.stringify(body));
 }
 
+interface Pacing {
+  splitBytes?: number | undefined;
+  eventDelayMs?: number | undefined;
+}
+
 /**
  * Writes each buffer whole, or in `splitBytes`-sized pieces with a turn of the event loop after each, so
- * that a client (even one in the same process) reads them as separate network chunks.
+ * that a client (even one in the same process) reads them as separate network chunks; with
+ * `eventDelayMs`, waits that long before every buffer after the first.
  */
-async function writePieces(res: ServerResponse, buffers: Buffer[], splitBytes: number | undefined): Promise<void> {
-  for (const buffer of buffers) {
+async function writePieces(res: ServerResponse, buffers: Buffer[], { splitBytes, eventDelayMs }: Pacing): Promise<void> {
+  for (const [index, buffer] of buffers.entries()) {
+    if (index > 0 && eventDelayMs !== undefined && eventDelayMs > 0) await sleep(eventDelayMs);
     const size = splitBytes !== undefined && splitBytes > 0 ? splitBytes : buffer.length;
     for (let offset = 0; offset < buffer.length; offset += size) {
       if (res.destroyed) return;

@@ -1,7 +1,9 @@
 import type { Command } from 'commander';
 import type { Account } from '../../stores/store.js';
 import { withCliContext, withStoreOptions, type StoreCommandOptions } from '../cli-context.js';
-import { emit, log } from '../cli-io.js';
+import { issueLink, LinkRefusedError, type IssuedLink } from '../../accounts/link-tokens.js';
+import { systemClock } from '../../core/clock.js';
+import { CliFailure, emit, log } from '../cli-io.js';
 import { requirePlan, usageError } from '../usage-error.js';
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
@@ -50,8 +52,30 @@ export function registerAccountCommands(program: Command): void {
       });
     });
 
+  const linkCommand = (name: 'invite' | 'reset-link', kind: 'invite' | 'reset', description: string) =>
+    withStoreOptions(accounts.command(name))
+      .description(description)
+      .requiredOption('--email <email>', 'the address the link is for')
+      .action(async function (this: Command, options: StoreCommandOptions & { email: string }) {
+        if (!EMAIL.test(options.email)) usageError(this, `'${options.email}' is not an email address`);
+        await withCliContext(options.config, async ({ config, store }) => {
+          let link: IssuedLink;
+          try {
+            link = await issueLink({ store, clock: systemClock, server: config.server }, kind, options.email, 'cli');
+          } catch (error) {
+            throw error instanceof LinkRefusedError ? new CliFailure(error.message) : error;
+          }
+          emit(options, { link }, () => {
+            log.success(`${kind === 'invite' ? 'invitation' : 'password reset'} link for ${link.email}, single use, valid until ${link.expiresAt}:`);
+            log.log(link.url);
+          });
+        });
+      });
+  linkCommand('invite', 'invite', 'print a single-use link that lets a person create an account with this email (no mail is sent)');
+  linkCommand('reset-link', 'reset', "print a single-use link that sets the account's password (also a CLI-created account's first one)");
+
   withStoreOptions(accounts.command('deactivate'))
-    .description('deactivate an account: its keys stop working at once')
+    .description('deactivate an account: its keys stop working at once and its browser sessions end')
     .argument('<id>', 'account id')
     .action(async (id: string, options: StoreCommandOptions) => {
       await withCliContext(options.config, async ({ store }) => {

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { ApiKeyRecord } from '../../stores/store.js';
-import { withCliContext, withStoreOptions, type StoreCommandOptions } from '../cli-context.js';
+import { requireAccount, withCliContext, withStoreOptions, type StoreCommandOptions } from '../cli-context.js';
 import { emit, log } from '../cli-io.js';
 import { parseSeconds } from '../usage-error.js';
 
@@ -30,7 +30,8 @@ export function registerKeyCommands(program: Command): void {
     .requiredOption('--account <id>', 'account id')
     .option('--name <name>', 'a label for the key')
     .action(async (options: StoreCommandOptions & { account: string; name?: string }) => {
-      await withCliContext(options.config, async ({ keys: service }) => {
+      await withCliContext(options.config, async ({ config, keys: service }) => {
+        if (!config.server.secretKey) log.warn('ROUTER_SECRET_KEY is not set: this key is hashed without a server secret, so only a router that also runs without one accepts it.');
         const { key, record } = await service.issue(options.account, options.name ?? null, 'cli');
         emit(options, { id: record.id, key, apiKey: publicKey(record) }, () => {
           log.success(`created key ${record.id} for account ${record.accountId}`);
@@ -45,6 +46,7 @@ export function registerKeyCommands(program: Command): void {
     .requiredOption('--account <id>', 'account id')
     .action(async (options: StoreCommandOptions & { account: string }) => {
       await withCliContext(options.config, async ({ store }) => {
+        await requireAccount(store, options.account);
         const list = await store.listApiKeys(options.account);
         emit(options, { keys: list.map(publicKey) }, () => {
           if (list.length === 0) log.info('no keys');

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { sealSecret } from '../../core/secret-box.js';
 import type { ProviderKeyRecord } from '../../stores/store.js';
-import { withCliContext, withStoreOptions, type StoreCommandOptions } from '../cli-context.js';
+import { requireAccount, withCliContext, withStoreOptions, type StoreCommandOptions } from '../cli-context.js';
 import { CliFailure, emit, log } from '../cli-io.js';
 import { usageError } from '../usage-error.js';
 
@@ -27,6 +27,7 @@ export function registerProviderKeyCommands(program: Command): void {
     .action(async function (this: Command, options: StoreCommandOptions & { account: string; provider: string; key?: string; keyStdin?: boolean }) {
       if (Boolean(options.key) === Boolean(options.keyStdin)) usageError(this, 'give the key with exactly one of --key or --key-stdin');
       const key = options.key ?? (await readStdin());
+      if (options.keyStdin && key === '') usageError(this, 'the provider key read from standard input is empty');
       if (key.length < 8) usageError(this, 'the provider key is too short to be real');
       await withCliContext(options.config, async ({ config, store }) => {
         if (!config.providers.providers.some((provider) => provider.id === options.provider)) {
@@ -34,7 +35,7 @@ export function registerProviderKeyCommands(program: Command): void {
         }
         const secret = config.server.secretKey?.reveal();
         if (!secret) throw new CliFailure('ROUTER_SECRET_KEY must be set to store provider keys (they are encrypted with it)');
-        if (!(await store.getAccount(options.account))) throw new CliFailure(`account ${options.account} not found`);
+        await requireAccount(store, options.account);
         const record = await store.setProviderKey({ accountId: options.account, providerId: options.provider, sealed: sealSecret(key, secret), last4: key.slice(-4) }, 'cli');
         emit(options, { providerKey: publicProviderKey(record) }, () => log.success(`stored ${options.provider} key …${record.last4} for ${record.accountId}`));
       });
@@ -45,6 +46,7 @@ export function registerProviderKeyCommands(program: Command): void {
     .requiredOption('--account <id>', 'account id')
     .action(async (options: StoreCommandOptions & { account: string }) => {
       await withCliContext(options.config, async ({ store }) => {
+        await requireAccount(store, options.account);
         const list = await store.listProviderKeys(options.account);
         emit(options, { providerKeys: list.map(publicProviderKey) }, () => {
           if (list.length === 0) log.info('no provider keys');

@@ -1,3 +1,4 @@
+import { redactKeyLikeTokens } from '../../core/redact-secrets.js';
 import type { UpstreamFailure } from '../adapter.js';
 import type { AnthropicErrorObject } from './anthropic-types.js';
 
@@ -26,7 +27,8 @@ const CONTEXT_OVERFLOW = /prompt is too long|context window|context length|too m
 export function anthropicFailure(status: number | undefined, errorValue: unknown, retryAfterSeconds?: number): UpstreamFailure {
   const error = errorObjectOf(errorValue);
   const httpStatus = status ?? STATUS_OF_TYPE[error.type ?? ''] ?? 500;
-  const message = error.message ?? `Anthropic failed with HTTP ${httpStatus}.`;
+  // Key-shaped tokens (sk-ant-…) never leave the router, even ones other than the attempt's own key.
+  const message = error.message === undefined ? `Anthropic failed with HTTP ${httpStatus}.` : redactKeyLikeTokens(error.message);
   const retry = retryAfterSeconds === undefined ? {} : { retryAfterSeconds };
   switch (httpStatus) {
     case 400:

@@ -1,6 +1,6 @@
 import type { ChatChunkDelta, ChatCompletionChunk, ChatFinishReason } from '../../formats/openai-chat.js';
 import type { SseEvent } from '../../upstream/sse-event.js';
-import { UpstreamStreamError, type ChatStreamTranslator } from '../adapter.js';
+import { UpstreamStreamError, truncatedStream, type ChatStreamTranslator } from '../adapter.js';
 import { anthropicFailure } from './anthropic-failure.js';
 import type { AnthropicStreamEventData as EventData, AnthropicUsage } from './anthropic-types.js';
 import { mapStopReason } from './map-stop-reason.js';
@@ -56,7 +56,7 @@ export class AnthropicStreamTranslator implements ChatStreamTranslator {
   onEnd(): ChatCompletionChunk[] {
     if (this.#stopped) return [];
     // Without a stop reason the answer may be cut short; saying "stop" would hide that from the client.
-    if (!this.#finishSent) throw malformed('a stream that ended before the message was complete');
+    if (!this.#finishSent) throw truncatedStream('Anthropic');
     this.#stopped = true;
     return [this.#usageChunk()];
   }

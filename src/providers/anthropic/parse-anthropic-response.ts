@@ -1,4 +1,4 @@
-import { RouterError } from '../../core/errors.js';
+import { UpstreamStreamError } from '../adapter.js';
 import type { ChatCompletion, ChatToolCall } from '../../formats/openai-chat.js';
 import type { AnthropicResponse, AnthropicResponseBlock } from './anthropic-types.js';
 import { mapStopReason } from './map-stop-reason.js';
@@ -11,7 +11,8 @@ import { mapUsage } from './map-usage.js';
  */
 export function parseAnthropicResponse(body: unknown, createdSeconds: number, fallbackModel: string): ChatCompletion {
   if (!isMessage(body)) {
-    throw new RouterError('internal_error', 'The Anthropic upstream answered with a body that is not a message.');
+    // Bad bytes from the upstream (its fault, so it counts against its health), not a router failure.
+    throw new UpstreamStreamError({ status: 502, type: 'server_error', code: 'invalid_upstream_response', message: 'The Anthropic upstream answered with a body that is not a message.' });
   }
   const text = textOf(body.content, 'text');
   const reasoning = textOf(body.content, 'thinking');

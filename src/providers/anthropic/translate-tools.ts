@@ -19,7 +19,8 @@ export function translateTools(request: ChatRequest): TranslatedTools {
   if (request.parallel_tool_calls === false && choice.type !== 'none') {
     return { tools, tool_choice: { ...choice, disable_parallel_tool_use: true } };
   }
-  return request.tool_choice === undefined ? { tools } : { tools, tool_choice: choice };
+  // null, like an absent field, leaves the choice to the model.
+  return request.tool_choice == null ? { tools } : { tools, tool_choice: choice };
 }
 
 function isFunctionTool(tool: ChatTool): tool is ChatFunctionTool {
@@ -34,7 +35,7 @@ function toAnthropicTool(tool: ChatFunctionTool): AnthropicTool {
 }
 
 function toolChoice(choice: ChatRequest['tool_choice']): AnthropicToolChoice {
-  if (choice === undefined || choice === 'auto') return { type: 'auto' };
+  if (choice == null || choice === 'auto') return { type: 'auto' };
   if (choice === 'required') return { type: 'any' };
   if (choice === 'none') return { type: 'none' };
   const name = choice.type === 'function' ? (choice.function as { name?: unknown } | undefined)?.name : undefined;

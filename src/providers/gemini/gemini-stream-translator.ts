@@ -1,6 +1,6 @@
 import type { ChatChunkDelta, ChatCompletionChunk, ChatFinishReason } from '../../formats/openai-chat.js';
 import type { SseEvent } from '../../upstream/sse-event.js';
-import { UpstreamStreamError, type AdapterContext, type ChatStreamTranslator } from '../adapter.js';
+import { UpstreamStreamError, truncatedStream, type AdapterContext, type ChatStreamTranslator } from '../adapter.js';
 import type { GeminiCandidate, GeminiErrorStatus, GeminiResponse, GeminiUsageMetadata } from './gemini-types.js';
 import { mapFinishReason } from './map-finish-reason.js';
 import { mapUsage } from './map-usage.js';
@@ -19,7 +19,7 @@ interface ChoiceState {
  * `streamGenerateContent?alt=sse` events → chat chunks. Each Gemini event is a complete
  * GenerateContentResponse carrying the next slice of every candidate; function calls arrive whole,
  * so each becomes one complete tool-call delta. Usage is cumulative; only the last one is reported,
- * once, when the upstream ends (Gemini has no end marker besides EOF).
+ * once, when the upstream ends (Gemini has no end marker besides EOF and the finishReason).
  */
 export class GeminiStreamTranslator implements ChatStreamTranslator {
   readonly #created: number;
@@ -52,13 +52,10 @@ export class GeminiStreamTranslator implements ChatStreamTranslator {
   }
 
   onEnd(): ChatCompletionChunk[] {
-    if (this.#choices.size === 0) this.#stateOf(0);
-    const out: ChatCompletionChunk[] = [];
-    for (const [index, state] of this.#choices) {
-      if (!state.finished) out.push(this.#finishChunk(index, state, state.toolCalls > 0 ? 'tool_calls' : 'stop'));
-    }
-    if (this.#usage) out.push({ ...this.#chunk(0, {}), choices: [], usage: mapUsage(this.#usage) });
-    return out;
+    // quirk(gemini): there is no end marker besides EOF; a candidate's finishReason is the only sign
+    // that its answer is whole, so EOF before every candidate finished is a cut-short answer.
+    if (this.#choices.size === 0 || [...this.#choices.values()].some((state) => !state.finished)) throw truncatedStream('Gemini');
+    return this.#usage ? [{ ...this.#chunk(0, {}), choices: [], usage: mapUsage(this.#usage) }] : [];
   }
 
   #candidateChunks(candidate: GeminiCandidate, position: number): ChatCompletionChunk[] {

@@ -1,3 +1,4 @@
+import { redactKeyLikeTokens } from '../../core/redact-secrets.js';
 import type { UpstreamFailure } from '../adapter.js';
 import type { GeminiErrorStatus } from './gemini-types.js';
 
@@ -30,7 +31,8 @@ export function readErrorStatus(text: string): GeminiErrorStatus | undefined {
 }
 
 export function failureFromStatus(status: number, error: GeminiErrorStatus | undefined, retryAfterHeader: string | null = null): UpstreamFailure {
-  const message = typeof error?.message === 'string' && error.message !== '' ? error.message : `Gemini returned HTTP ${status}.`;
+  // Key-shaped tokens (AIza…) never leave the router, even ones other than the attempt's own key.
+  const message = typeof error?.message === 'string' && error.message !== '' ? redactKeyLikeTokens(error.message) : `Gemini returned HTTP ${status}.`;
   const failure = (type: string, code: string | null, httpStatus = status): UpstreamFailure => ({ status: httpStatus, type, code, message });
 
   // quirk(gemini): an invalid or expired API key is a 400 INVALID_ARGUMENT, not a 401; report it as the

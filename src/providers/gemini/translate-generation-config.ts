@@ -45,7 +45,7 @@ function rejectLogprobs(request: ChatRequest): void {
 
 function responseFormat(request: ChatRequest): Pick<GeminiGenerationConfig, 'responseMimeType' | 'responseJsonSchema'> {
   const format = request.response_format;
-  if (format === undefined || format.type === 'text') return {};
+  if (format == null || format.type === 'text') return {};
   if (format.type === 'json_object') return { responseMimeType: 'application/json' };
   if (format.type === 'json_schema' && 'json_schema' in format) {
     const schema = format.json_schema.schema;
@@ -56,8 +56,8 @@ function responseFormat(request: ChatRequest): Pick<GeminiGenerationConfig, 'res
   });
 }
 
-function thinking(effort: string | undefined): GeminiThinkingConfig | undefined {
-  if (effort === undefined) return undefined;
+function thinking(effort: string | null | undefined): GeminiThinkingConfig | undefined {
+  if (effort == null) return undefined;
   const thinkingBudget = THINKING_BUDGETS[effort];
   if (thinkingBudget === undefined) {
     throw new RouterError('unsupported_parameter', `reasoning_effort '${effort}' is not supported by Gemini upstreams.`, {

@@ -9,7 +9,7 @@ import type { GeminiFunctionDeclaration, GeminiRequest, GeminiToolConfig } from 
 export function translateTools(request: ChatRequest): Pick<GeminiRequest, 'tools' | 'toolConfig'> {
   const declarations = (request.tools ?? []).filter(isFunctionTool).map(declaration);
   if (declarations.length === 0) return {};
-  const toolConfig = request.tool_choice === undefined ? undefined : translateToolChoice(request.tool_choice);
+  const toolConfig = request.tool_choice == null ? undefined : translateToolChoice(request.tool_choice);
   const tools = [{ functionDeclarations: declarations }];
   return toolConfig === undefined ? { tools } : { tools, toolConfig };
 }

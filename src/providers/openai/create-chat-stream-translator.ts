@@ -1,4 +1,4 @@
-import { UpstreamStreamError, type AdapterContext, type ChatStreamTranslator, type UpstreamFailure } from '../adapter.js';
+import { UpstreamStreamError, truncatedStream, type AdapterContext, type ChatStreamTranslator, type UpstreamFailure } from '../adapter.js';
 import type { ChatChunkDelta, ChatCompletionChunk, ChatFinishReason } from '../../formats/openai-chat.js';
 import type { SseEvent } from '../../upstream/sse-event.js';
 import { isRecord } from './is-record.js';
@@ -26,7 +26,7 @@ const IN_STREAM_FAILURE: UpstreamFailure = {
 /**
  * OpenAI-compatible chunks are already the internal shape; this per-request translator only repairs
  * what compatible hosts get wrong: vendor usage spots, tool-call indices, errors inside a 200 stream,
- * and a missing finish chunk.
+ * and a finish chunk missing before [DONE]. A stream with neither is cut short (truncatedStream).
  */
 export function createChatStreamTranslator(_ctx: AdapterContext): ChatStreamTranslator {
   let done = false;
@@ -85,10 +85,13 @@ export function createChatStreamTranslator(_ctx: AdapterContext): ChatStreamTran
       return [translateChunk(payload)];
     },
     onEnd(): ChatCompletionChunk[] {
+      const unfinished = [...choices].filter(([, state]) => !state.finished);
+      // Complete: every choice got its finish_reason, or the host said [DONE]. Anything else was cut short.
+      if (!done && (choices.size === 0 || unfinished.length > 0)) throw truncatedStream('upstream');
       const closing: ChunkChoice[] = [];
-      for (const [index, state] of choices) {
-        if (!state.produced || state.finished) continue;
-        // Clients wait for a finish_reason; a host that closed without one still answered.
+      for (const [index, state] of unfinished) {
+        if (!state.produced) continue;
+        // quirk(compatible hosts): a few send [DONE] without a finish_reason; [DONE] says the answer is whole.
         const reason: ChatFinishReason = state.toolCalls.callCount > 0 ? 'tool_calls' : 'stop';
         closing.push({ index, delta: {}, finish_reason: reason, logprobs: null });
       }

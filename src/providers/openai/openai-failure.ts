@@ -1,3 +1,4 @@
+import { redactKeyLikeTokens } from '../../core/redact-secrets.js';
 import type { UpstreamFailure } from '../adapter.js';
 import { isRecord } from './is-record.js';
 
@@ -13,11 +14,6 @@ const TYPE_STATUS: Readonly<Record<string, number>> = {
 };
 
 const MAX_MESSAGE_LENGTH = 500;
-/**
- * quirk(openai): 401 messages quote the rejected key ("Incorrect API key provided: sk-proj-****abcd");
- * other compatible hosts may quote more of it. Key-shaped tokens never leave the router.
- */
-const KEY_LIKE = /\b(?:sk|gsk|xai|pk|rk)[-_][\w*-]{4,}/g;
 
 /**
  * Maps an OpenAI-style error payload to the contract's terms, or undefined when the payload carries no
@@ -75,7 +71,12 @@ function inferStatus(source: Record<string, unknown>, type: string | undefined):
   return type !== undefined && Object.hasOwn(TYPE_STATUS, type) ? (TYPE_STATUS[type] ?? 502) : 502;
 }
 
+/**
+ * quirk(openai): 401 messages quote the rejected key ("Incorrect API key provided: sk-proj-****abcd");
+ * other compatible hosts may quote more of it. Key-shaped tokens never leave the router (the exact
+ * credential of the attempt is already gone: routing/chat-attempts.ts).
+ */
 function safeMessage(message: string): string {
-  const redacted = message.replace(KEY_LIKE, '[redacted]');
+  const redacted = redactKeyLikeTokens(message);
   return redacted.length > MAX_MESSAGE_LENGTH ? `${redacted.slice(0, MAX_MESSAGE_LENGTH)}…` : redacted;
 }

@@ -5,6 +5,7 @@ import type { CommittedStream } from '../../routing/chat-attempts.js';
 import { tokenUsageFromChat } from '../../core/token-usage.js';
 import { abortOnDisconnect } from '../abort-on-disconnect.js';
 import { authorizeRoute } from '../authorize-route.js';
+import { applyOutputTokenCap } from '../output-token-cap.js';
 import type { RouterDeps } from '../router-deps.js';
 import type { RouterRequestContext } from '../request-context.js';
 import { INTERRUPTED_CODE, relayCommittedStream } from '../relay-committed-stream.js';
@@ -14,9 +15,10 @@ import { setRoutingHeaders, routingHeaders } from './routing-headers.js';
 export function createChatCompletionsRoute(deps: RouterDeps) {
   return async (event: H3Event, ctx: RouterRequestContext): Promise<unknown> => {
     const route = authorizeRoute(ctx);
+    applyOutputTokenCap(ctx.body!, ctx.plan, 'chat');
     ctx.spendReservation = await deps.spend.reserve({ accountId: ctx.caller!.accountId, plan: ctx.plan, route, body: ctx.body! });
     const chat = ctx.body as ChatRequest;
-    const call = { route, accountId: ctx.caller!.accountId, signal: abortOnDisconnect(event) };
+    const call = { route, accountId: ctx.caller!.accountId, signal: abortOnDisconnect(event, deps.drain.deadline) };
     if (chat.stream) {
       const { value, meta } = await deps.engine.streamChat(call, chat);
       ctx.served = meta;
@@ -52,7 +54,7 @@ async function writeChatStream(
     else delete chunk.usage;
     await writer.send(chunk);
   };
-  const failure = await relayCommittedStream(writer, stream, emit);
+  const failure = await relayCommittedStream(writer, stream, emit, deps.drain.deadline);
   if (failure) {
     ctx.errorCode = failure.code ?? INTERRUPTED_CODE;
     await writer.send({ error: { message: failure.message, type: failure.type, code: failure.code ?? INTERRUPTED_CODE, param: null } });

@@ -22,7 +22,7 @@ export function createModelsRoute(deps: RouterDeps) {
 /** GET /v1/models/{id}: one route profile (ids contain a slash, e.g. router/frontier). */
 export function createModelRoute(deps: RouterDeps) {
   return async (event: H3Event, ctx: RouterRequestContext) => {
-    const id = decodeURIComponent(event.path.split('?')[0]!.slice('/v1/models/'.length));
+    const id = decodeModelId(event.path.split('?')[0]!.slice('/v1/models/'.length));
     const usable = usableProfiles(deps, ctx);
     if (!usable.includes(id)) {
       throw new RouterError('unknown_model', `The model '${id}' is not a route profile this key may use. Use one of: ${usable.join(', ')}.`, {
@@ -32,4 +32,13 @@ export function createModelRoute(deps: RouterDeps) {
     }
     return modelObject(id);
   };
+}
+
+/** The id as the client meant it; malformed percent-encoding (`%ZZ`, a cut-off UTF-8 sequence) is the client's error. */
+function decodeModelId(encoded: string): string {
+  try {
+    return decodeURIComponent(encoded);
+  } catch {
+    throw new RouterError('invalid_request', 'The model id in the path is not valid percent-encoding.', { param: 'model' });
+  }
 }

@@ -6,6 +6,7 @@ import type { ResponseUsage } from '../../formats/openai-responses.js';
 import type { ResponsesOutEvent, ResponsesStreamOutcome } from '../../routing/responses-attempts.js';
 import { abortOnDisconnect } from '../abort-on-disconnect.js';
 import { authorizeRoute } from '../authorize-route.js';
+import { applyOutputTokenCap } from '../output-token-cap.js';
 import type { RouterDeps } from '../router-deps.js';
 import type { RouterRequestContext } from '../request-context.js';
 import { INTERRUPTED_CODE, relayCommittedStream } from '../relay-committed-stream.js';
@@ -15,9 +16,10 @@ import { routingHeaders, setRoutingHeaders } from './routing-headers.js';
 export function createResponsesRoute(deps: RouterDeps) {
   return async (event: H3Event, ctx: RouterRequestContext): Promise<unknown> => {
     const route = authorizeRoute(ctx);
+    applyOutputTokenCap(ctx.body!, ctx.plan, 'responses');
     ctx.spendReservation = await deps.spend.reserve({ accountId: ctx.caller!.accountId, plan: ctx.plan, route, body: ctx.body! });
     const request = ctx.body as unknown as ResponsesRequest;
-    const call = { route, accountId: ctx.caller!.accountId, signal: abortOnDisconnect(event) };
+    const call = { route, accountId: ctx.caller!.accountId, signal: abortOnDisconnect(event, deps.drain.deadline) };
     if (request.stream) {
       const { value, meta } = await deps.engine.streamResponses(call, request);
       ctx.served = meta;
@@ -43,7 +45,7 @@ async function writeResponsesStream(event: H3Event, ctx: RouterRequestContext, d
     }
     return writer.send(item, item.type);
   };
-  const failure = await relayCommittedStream(writer, stream, send);
+  const failure = await relayCommittedStream(writer, stream, send, deps.drain.deadline);
   if (failure) {
     ctx.errorCode = failure.code ?? INTERRUPTED_CODE;
     // End with response.failed, never a silent close (Codex retries a silent close). Codex acts on these two codes.

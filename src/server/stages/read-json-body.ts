@@ -1,18 +1,28 @@
 import type { IncomingMessage } from 'node:http';
 import { Ajv, type ErrorObject } from 'ajv';
 import type { RouteProfileConfig } from '../../config/types.js';
+import { checkJsonBounds, type JsonBounds } from '../../core/check-json-bounds.js';
 import { RouterError } from '../../core/errors.js';
+import { findNonFiniteNumber } from '../../core/find-non-finite-number.js';
 import type { Stage } from './stage.js';
 
 /** An endpoint's own rule over a schema-valid body: throws the contract's error to refuse it. */
 export type BodyRule = (body: Record<string, unknown>) => void;
 
 /**
- * Reads the body of model traffic (bounded: 413 past the limit, before buffering it), parses JSON
- * (400 invalid_json), checks it against the endpoint's schema (400 invalid_request naming the field)
- * and the endpoint's own rules (`refuse`, which throws the contract's error for a request no route can
- * serve), and resolves the route profile the `model` names, so the quota stage knows the request's
- * weight. Everything refused here is refused before admission, so it never counts.
+ * Bounds of a request body's JSON, checked on the text before it is parsed (docs/api.md). Generous for
+ * real traffic (a deep JSON Schema in a tool is a dozen levels; a long agent transcript a few thousand
+ * nodes) and far below what would stall the process or overflow a stack.
+ */
+export const BODY_JSON_BOUNDS: JsonBounds = { maxDepth: 64, maxNodes: 100_000 };
+
+/**
+ * Reads the body of model traffic (bounded: 413 past the limit, before buffering it), bounds its
+ * nesting and node count (400), parses JSON (400 invalid_json), refuses numbers too large to represent
+ * (400), checks it against the endpoint's schema (400 invalid_request naming the field) and the
+ * endpoint's own rules (`refuse`, which throws the contract's error for a request no route can serve),
+ * and resolves the route profile the `model` names, so the quota stage knows the request's weight.
+ * Everything refused here is refused before admission, so it never counts.
  */
 export function createReadJsonBodyStage(options: {
   limitBytes: number;
@@ -20,45 +30,137 @@ export function createReadJsonBodyStage(options: {
   routes: ReadonlyMap<string, RouteProfileConfig>;
   refuse?: BodyRule | undefined;
 }): Stage {
-  const validate = new Ajv({ allErrors: false, strict: false }).compile(options.schema);
+  const validate = createBodyValidator(options.schema);
   return async (event, ctx) => {
-    const text = await readBoundedBody(event.node.req, options.limitBytes);
-    let body: unknown;
-    try {
-      body = JSON.parse(text);
-    } catch {
-      throw new RouterError('invalid_json', 'The request body is not valid JSON. Send a JSON object with Content-Type: application/json.');
-    }
-    if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-      throw new RouterError('invalid_request', 'The request body must be a JSON object.');
-    }
-    if (!validate(body)) throw invalidField(validate.errors?.[0]);
+    const body = parseBoundedJson(await readBoundedBody(event.node.req, options.limitBytes));
+    const invalid = validate(body);
+    if (invalid) throw invalid;
     options.refuse?.(body as Record<string, unknown>);
     ctx.body = body as Record<string, unknown>;
     ctx.route = options.routes.get((body as { model: string }).model);
   };
 }
 
-function invalidField(error: ErrorObject | undefined): RouterError {
-  if (!error) return new RouterError('invalid_request', 'The request body is invalid.');
-  const path = error.instancePath.slice(1).split('/').filter(Boolean);
-  if (error.keyword === 'required') path.push(String(error.params.missingProperty));
-  const param = path.map((part, i) => (/^\d+$/.test(part) ? `[${part}]` : i === 0 ? part : `.${part}`)).join('') || null;
-  const message = error.keyword === 'required' ? `Missing required parameter: '${param}'.` : `Invalid value for '${param}': ${error.message}.`;
-  return new RouterError('invalid_request', message, { param });
+/** The endpoint's schema as the body stage applies it: the RouterError for the first problem, or undefined. */
+export function createBodyValidator(schema: object): (body: unknown) => RouterError | undefined {
+  const validate = new Ajv({ allErrors: false, strict: false }).compile(schema);
+  return (body) => {
+    if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+      return new RouterError('invalid_request', 'The request body must be a JSON object.');
+    }
+    return validate(body) ? undefined : invalidField(validate.errors?.[0]);
+  };
 }
 
-async function readBoundedBody(req: IncomingMessage, limitBytes: number): Promise<string> {
-  const tooLarge = () =>
-    new RouterError('request_too_large', `The request body is larger than the limit of ${limitBytes} bytes.`, { headers: { connection: 'close' } });
-  const declared = Number(req.headers['content-length']);
-  if (Number.isFinite(declared) && declared > limitBytes) throw tooLarge();
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > limitBytes) throw tooLarge();
-    chunks.push(chunk);
+function parseBoundedJson(text: string): unknown {
+  const violation = checkJsonBounds(text, BODY_JSON_BOUNDS);
+  if (violation) {
+    const where = violation.member === null ? '' : ` (in '${violation.member}')`;
+    const message =
+      violation.bound === 'depth'
+        ? `The request body nests objects and arrays more than ${BODY_JSON_BOUNDS.maxDepth} levels deep${where}.`
+        : `The request body has more than ${BODY_JSON_BOUNDS.maxNodes} JSON values${where}.`;
+    throw new RouterError('invalid_request', message, { param: violation.member });
   }
-  return Buffer.concat(chunks, size).toString('utf8');
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    throw new RouterError('invalid_json', 'The request body is not valid JSON. Send a JSON object with Content-Type: application/json.');
+  }
+  const nonFinite = findNonFiniteNumber(body);
+  if (nonFinite !== undefined) {
+    throw new RouterError('invalid_request', `Invalid value for '${nonFinite}': numbers must be finite (this one is too large to represent).`, { param: nonFinite || null });
+  }
+  return body;
+}
+
+function invalidField(error: ErrorObject | undefined): RouterError {
+  if (!error) return new RouterError('invalid_request', 'The request body is invalid.');
+  const path = error.instancePath.slice(1).split('/').filter(Boolean).map(unescapePointer);
+  if (error.keyword === 'required') path.push(String(error.params.missingProperty));
+  const param = path.map((part, i) => (/^\d+$/.test(part) ? `[${part}]` : i === 0 ? part : `.${part}`)).join('') || null;
+  if (error.keyword === 'required') return new RouterError('invalid_request', `Missing required parameter: '${param}'.`, { param });
+  const allowed = error.keyword === 'enum' ? ` (one of: ${(error.params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')})` : '';
+  return new RouterError('invalid_request', `Invalid value for '${param}': ${error.message}${allowed}.`, { param });
+}
+
+function unescapePointer(segment: string): string {
+  return segment.replaceAll('~1', '/').replaceAll('~0', '~');
+}
+
+/**
+ * Past the limit, how much more of an upload is read and thrown away (and for how long) before the
+ * connection is cut. Closing at once while the client is still sending makes its TCP stack reset the
+ * connection, and many clients then never read the 413; lingering this long lets them.
+ */
+const LINGER_BYTES = 16 * 1024 * 1024;
+const LINGER_MS = 5000;
+
+/**
+ * Reads the body up to the limit. Past it (declared, or counted on a chunked upload) the 413 goes out at
+ * once while the rest of the upload is discarded, within bounds (discardRest); never buffered.
+ */
+function readBoundedBody(req: IncomingMessage, limitBytes: number): Promise<string> {
+  const tooLarge = () => new RouterError('request_too_large', `The request body is larger than the limit of ${limitBytes} bytes.`);
+  const declared = Number(req.headers['content-length']);
+  if (Number.isFinite(declared) && declared > limitBytes) {
+    discardRest(req);
+    return Promise.reject(tooLarge());
+  }
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const settle = (outcome: () => void) => {
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('error', onError);
+      req.off('aborted', onError);
+      outcome();
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= limitBytes) return void chunks.push(chunk);
+      settle(() => {
+        discardRest(req);
+        reject(tooLarge());
+      });
+    };
+    const onEnd = () => settle(() => resolve(Buffer.concat(chunks, size).toString('utf8')));
+    // An upload cut off half-way (the client left, or its framing broke) ends in 'aborted' or an error.
+    const onError = () => settle(() => reject(new RouterError('client_closed_request', 'The client closed the connection while sending the request body.')));
+    req.on('data', onData);
+    req.once('end', onEnd);
+    req.once('error', onError);
+    req.once('aborted', onError);
+  });
+}
+
+/**
+ * Reads and drops the rest of an oversized upload: if it ends within LINGER_BYTES and LINGER_MS the
+ * connection stays usable; otherwise the request (and with it the connection) is destroyed. Never
+ * through `req.socket`, which Node sets to null once the response has released it.
+ */
+function discardRest(req: IncomingMessage): void {
+  let discarded = 0;
+  const cut = () => {
+    stop();
+    req.destroy();
+  };
+  const onData = (chunk: Buffer) => {
+    discarded += chunk.length;
+    if (discarded > LINGER_BYTES) cut();
+  };
+  const timer = setTimeout(cut, LINGER_MS);
+  timer.unref();
+  const stop = () => {
+    clearTimeout(timer);
+    req.off('data', onData);
+    req.off('end', stop);
+    req.off('close', stop);
+  };
+  req.on('data', onData);
+  req.once('end', stop);
+  req.once('close', stop);
+  req.resume();
 }

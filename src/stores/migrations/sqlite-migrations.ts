@@ -147,4 +147,52 @@ export const sqliteMigrations: readonly Migration[] = [
       CREATE INDEX spend_reservations_expiry ON spend_reservations (expires_at);
     `,
   },
+  {
+    version: 4,
+    name: 'account app: logins, sessions, single-use links, per-key limits',
+    // Version 3 belongs to the usage ledger. Tokens and passwords are stored only as hashes.
+    sql: `
+      CREATE TABLE account_logins (
+        account_id TEXT PRIMARY KEY REFERENCES accounts (id),
+        email TEXT NOT NULL UNIQUE,
+        password_hash TEXT NOT NULL,
+        updated_at TEXT NOT NULL
+      );
+
+      CREATE TABLE account_sessions (
+        id TEXT PRIMARY KEY,
+        account_id TEXT NOT NULL REFERENCES accounts (id),
+        token_hash TEXT NOT NULL UNIQUE,
+        created_at TEXT NOT NULL,
+        last_seen_at TEXT NOT NULL,
+        user_agent TEXT,
+        ip TEXT
+      );
+      CREATE INDEX account_sessions_account_id ON account_sessions (account_id);
+
+      CREATE TABLE link_tokens (
+        id TEXT PRIMARY KEY,
+        kind TEXT NOT NULL CHECK (kind IN ('invite', 'reset')),
+        email TEXT NOT NULL,
+        account_id TEXT REFERENCES accounts (id),
+        token_hash TEXT NOT NULL UNIQUE,
+        created_at TEXT NOT NULL,
+        expires_at TEXT NOT NULL,
+        used_at TEXT
+      );
+
+      CREATE TABLE api_key_limits (
+        key_id TEXT PRIMARY KEY REFERENCES api_keys (id),
+        monthly_requests INTEGER CHECK (monthly_requests > 0),
+        requests_per_minute INTEGER CHECK (requests_per_minute > 0)
+      );
+
+      CREATE TABLE key_quota_usage (
+        key_id TEXT NOT NULL REFERENCES api_keys (id),
+        period TEXT NOT NULL,
+        used INTEGER NOT NULL CHECK (used >= 0),
+        PRIMARY KEY (key_id, period)
+      );
+    `,
+  },
 ];

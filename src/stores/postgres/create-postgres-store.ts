@@ -23,6 +23,7 @@ import {
   type ProviderKeyRow,
 } from './postgres-rows.js';
 import { inTransaction, queryRows, type Queryable } from './postgres-session.js';
+import { createPostgresAccountAuth } from './postgres-account-auth.js';
 
 export interface PostgresStoreOptions {
   /** `postgres://…` or `postgresql://…`. */
@@ -41,7 +42,7 @@ export interface PostgresStoreOptions {
 // Lower-case only: the name goes unquoted into search_path and quoted into CREATE SCHEMA, and both must agree.
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
 
-type KeyMaterial = { name: string | null; hash: string; last4: string };
+type KeyMaterial = { name: string | null; hash: string; last4: string; expiresAt?: string | null };
 
 const newId = (prefix: string): string => prefix + randomBytes(12).toString('hex');
 
@@ -105,9 +106,9 @@ export function createPostgresStore(options: PostgresStoreOptions): Store {
   async function insertKey(db: Queryable, accountId: string, input: KeyMaterial): Promise<ApiKeyRow> {
     const [row] = await queryRows<ApiKeyRow>(
       db,
-      `INSERT INTO api_keys (id, account_id, name, prefix, last4, hash, created_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING *`,
-      [newId('key_'), accountId, input.name, API_KEY_PREFIX, input.last4, input.hash, isoAt(clock.now())],
+      `INSERT INTO api_keys (id, account_id, name, prefix, last4, hash, created_at, expires_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING *`,
+      [newId('key_'), accountId, input.name, API_KEY_PREFIX, input.last4, input.hash, isoAt(clock.now()), input.expiresAt ?? null],
     );
     if (!row) throw new Error('api key insert returned no row');
     return row;
@@ -129,6 +130,7 @@ export function createPostgresStore(options: PostgresStoreOptions): Store {
   }
 
   return {
+    ...createPostgresAccountAuth(pool, { audit, newId, nowIso: () => isoAt(clock.now()) }),
     kind: 'postgres',
 
     migrate: () => migratePostgres(pool, postgresMigrations, options.schema, isoAt(clock.now())),
@@ -162,6 +164,8 @@ export function createPostgresStore(options: PostgresStoreOptions): Store {
       inTransaction(pool, async (db) => {
         const before = await lockAccount(db, id);
         const after = await updateAccount(db, id, 'status', 'inactive');
+        // A deactivated account keeps no signed-in browser.
+        await queryRows(db, 'DELETE FROM account_sessions WHERE account_id = $1', [id]);
         await audit(db, actor, 'account.deactivate', id, null, { previousStatus: before.status });
         return toAccount(after);
       }),
@@ -170,7 +174,8 @@ export function createPostgresStore(options: PostgresStoreOptions): Store {
       inTransaction(pool, async (db) => {
         await lockAccount(db, input.accountId);
         const key = await insertKey(db, input.accountId, input);
-        await audit(db, actor, 'key.create', key.account_id, key.id, { name: key.name });
+        const expiry = key.expires_at ? { expiresAt: key.expires_at.toISOString() } : {};
+        await audit(db, actor, 'key.create', key.account_id, key.id, { name: key.name, ...expiry });
         return toApiKey(key);
       }),
     findApiKeyByHash: async (hash) => {

@@ -15,6 +15,7 @@ import { sqliteMigrations } from '../migrations/sqlite-migrations.js';
 import { NotFoundInStoreError, StoreUnavailableError, type QuotaAdmission, type QuotaAdmitInput, type Store } from '../store.js';
 import { migrateSqlite } from './migrate-sqlite.js';
 import { prepareSqliteStatements, type SqliteStatements } from './prepare-sqlite-statements.js';
+import { createSqliteAccountAuth } from './sqlite-account-auth.js';
 import { toAccount, toApiKey, toAuditEvent, toProviderKey, type AccountRow, type ApiKeyRow } from './sqlite-rows.js';
 
 export interface SqliteStoreOptions {
@@ -53,7 +54,7 @@ export function openDatabase(path: string, busyTimeoutMs: number): Database.Data
   return db;
 }
 
-type KeyMaterial = { name: string | null; hash: string; last4: string };
+type KeyMaterial = { name: string | null; hash: string; last4: string; expiresAt?: string | null };
 
 const newId = (prefix: string): string => prefix + randomBytes(12).toString('hex');
 
@@ -104,7 +105,7 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
       hash: input.hash,
       created_at: isoAt(clock.now()),
       revoked_at: null,
-      expires_at: null,
+      expires_at: input.expiresAt ?? null,
     };
     sql().insertApiKey.run(row);
     return row;
@@ -154,6 +155,7 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
   }
 
   return {
+    ...createSqliteAccountAuth(db, { write, guarded, audit, newId, nowIso: () => isoAt(clock.now()) }),
     kind: 'sqlite',
 
     migrate: guarded(() => migrateSqlite(db, sqliteMigrations, isoAt(clock.now()))),
@@ -180,14 +182,16 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
     deactivateAccount: write((id: string, actor: string) => {
       const before = requireAccount(id);
       const after = sql().setAccountStatus.get('inactive', id) ?? before;
+      // A deactivated account keeps no signed-in browser.
+      db.prepare('DELETE FROM account_sessions WHERE account_id = ?').run(id);
       audit(actor, 'account.deactivate', id, null, { previousStatus: before.status });
       return toAccount(after);
     }),
 
-    createApiKey: write((input: { accountId: string; name: string | null; hash: string; last4: string }, actor: string) => {
+    createApiKey: write((input: { accountId: string; name: string | null; hash: string; last4: string; expiresAt?: string | null }, actor: string) => {
       requireAccount(input.accountId);
       const key = insertKey(input.accountId, input);
-      audit(actor, 'key.create', key.account_id, key.id, { name: key.name });
+      audit(actor, 'key.create', key.account_id, key.id, { name: key.name, ...(key.expires_at ? { expiresAt: key.expires_at } : {}) });
       return toApiKey(key);
     }),
     findApiKeyByHash: guarded((hash: string) => {

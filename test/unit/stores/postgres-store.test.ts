@@ -3,7 +3,8 @@ import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createPostgresStore } from '../../../src/stores/postgres/create-postgres-store.js';
 import { StoreUnavailableError } from '../../../src/stores/store.js';
-import { admitConcurrently, ManualClock, runStoreContract } from '../../contracts/store-contract.js';
+import { runAccountAuthContract } from '../../contracts/account-auth-contract.js';
+import { admitConcurrently, ManualClock, runStoreContract, type MakeStore } from '../../contracts/store-contract.js';
 import { dropSchemas } from '../../support/service-cleanup.js';
 
 const url = process.env.ROUTER_TEST_POSTGRES_URL;
@@ -24,11 +25,13 @@ describe.skipIf(!url)('postgres store', () => {
 
   afterAll(() => dropSchemas(databaseUrl, ...schemas));
 
-  runStoreContract('postgres', async (storeClock) => {
+  const makePostgresStore: MakeStore = async (storeClock) => {
     const store = createPostgresStore({ url: databaseUrl, clock: storeClock, schema: nextSchema(), poolSize: 8 });
     await store.migrate();
     return store;
-  });
+  };
+  runStoreContract('postgres', makePostgresStore);
+  runAccountAuthContract('postgres', makePostgresStore);
 
   it('two instances migrating at once apply each version exactly once', async () => {
     const schema = nextSchema();
@@ -38,7 +41,7 @@ describe.skipIf(!url)('postgres store', () => {
     await admin.connect();
     const { rows } = await admin.query(`SELECT version FROM "${schema}".schema_migrations ORDER BY version`);
     await admin.end();
-    expect(rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }]);
+    expect(rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }]);
     await Promise.all(instances.map((store) => store.close()));
   });
 

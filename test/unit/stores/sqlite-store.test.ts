@@ -4,18 +4,21 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createSqliteStore } from '../../../src/stores/sqlite/create-sqlite-store.js';
-import { admitConcurrently, ManualClock, runStoreContract } from '../../contracts/store-contract.js';
+import { runAccountAuthContract } from '../../contracts/account-auth-contract.js';
+import { admitConcurrently, ManualClock, runStoreContract, type MakeStore } from '../../contracts/store-contract.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'router-sqlite-store-'));
 let files = 0;
 const nextPath = (): string => join(dir, `store-${files++}.db`);
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-runStoreContract('sqlite', async (clock) => {
+const makeSqliteStore: MakeStore = async (clock) => {
   const store = createSqliteStore({ path: nextPath(), clock });
   await store.migrate();
   return store;
-});
+};
+runStoreContract('sqlite', makeSqliteStore);
+runAccountAuthContract('sqlite', makeSqliteStore);
 
 describe('sqlite store', () => {
   const clock = new ManualClock(Date.UTC(2026, 0, 1));
@@ -31,6 +34,7 @@ describe('sqlite store', () => {
       { version: 1, applied_at: '2026-01-01T00:00:00.000Z' },
       { version: 2, applied_at: '2026-01-01T00:00:00.000Z' },
       { version: 3, applied_at: '2026-01-01T00:00:00.000Z' },
+      { version: 4, applied_at: '2026-01-01T00:00:00.000Z' },
     ]);
     expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
     db.close();
@@ -43,7 +47,7 @@ describe('sqlite store', () => {
     const db = new Database(path);
     db.prepare("INSERT INTO schema_migrations (version, name, applied_at) VALUES (99, 'future', 'x')").run();
     db.close();
-    await expect(store.migrate()).rejects.toThrow('database schema version 99 is newer than this router knows (3)');
+    await expect(store.migrate()).rejects.toThrow('database schema version 99 is newer than this router knows (4)');
     await store.close();
   });
 

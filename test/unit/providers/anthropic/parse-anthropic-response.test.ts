@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { RouterError } from '../../../../src/core/errors.js';
+import { UpstreamStreamError } from '../../../../src/providers/adapter.js';
 import { createAnthropicAdapter } from '../../../../src/providers/anthropic/index.js';
 import { mapStopReason } from '../../../../src/providers/anthropic/map-stop-reason.js';
 import { anthropicContext } from './anthropic-test-context.js';
@@ -86,8 +86,8 @@ describe('parseChatResponse', () => {
   });
 
   it('refuses a body that is not an Anthropic message', () => {
-    expect(() => adapter.parseChatResponse({ error: 'nope' }, ctx)).toThrow(RouterError);
-    expect(() => adapter.parseChatResponse('text', ctx)).toThrow(RouterError);
+    expect(() => adapter.parseChatResponse({ error: 'nope' }, ctx)).toThrow(UpstreamStreamError);
+    expect(() => adapter.parseChatResponse('text', ctx)).toThrow(UpstreamStreamError);
   });
 });
 

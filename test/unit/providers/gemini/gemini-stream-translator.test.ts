@@ -101,20 +101,15 @@ describe('Gemini stream → chat chunks', () => {
     expect(chunks).toHaveLength(4);
   });
 
-  it('closes a stream that ended without finishReason with a stop finish chunk, then usage', () => {
-    const chunks = run([textEvent('partial')]);
-    expect(chunks.map((chunk) => [chunk.choices[0]?.finish_reason, chunk.usage?.prompt_tokens])).toEqual([
-      [null, undefined],
-      ['stop', undefined],
-      [undefined, 7],
-    ]);
-  });
-
-  it('closes an empty stream with a role-carrying stop chunk and no usage', () => {
-    const chunks = run([]);
-    expect(chunks).toHaveLength(1);
-    expect(chunks[0]!.choices).toEqual([{ index: 0, delta: { role: 'assistant' }, finish_reason: 'stop' }]);
-    expect(chunks[0]!.id).toMatch(/^chatcmpl-/);
+  it('throws upstream_stream_interrupted for a stream that ended without finishReason, never inventing a stop', () => {
+    const t = translator();
+    expect(t.onEvent(textEvent('partial')).map((chunk) => chunk.choices[0]?.finish_reason)).toEqual([null]);
+    expect(() => t.onEnd()).toThrow(UpstreamStreamError);
+    try {
+      translator().onEnd();
+    } catch (error) {
+      expect((error as UpstreamStreamError).failure).toMatchObject({ status: 502, code: 'upstream_stream_interrupted' });
+    }
   });
 
   it('reports a blocked prompt as content_filter', () => {

@@ -48,19 +48,26 @@ describe('createChatStreamTranslator', () => {
     expect(translator.onEnd()).toEqual([]);
   });
 
-  it('synthesizes a stop finish chunk when the upstream sent content but never a finish_reason', () => {
-    const out = translate([chunk({ role: 'assistant' }), chunk({ content: 'partial' })]);
+  it('throws upstream_stream_interrupted when the stream ends with neither a finish_reason nor [DONE], never inventing one', () => {
+    const translator = createChatStreamTranslator(openaiContext());
+    translator.onEvent(chunk({ role: 'assistant' }));
+    translator.onEvent(chunk({ content: 'partial' }));
+    expect(caught(() => translator.onEnd()).failure).toMatchObject({ status: 502, code: 'upstream_stream_interrupted' });
+    expect(caught(() => translate([chunk({ role: 'assistant', content: '' })])).failure.code).toBe('upstream_stream_interrupted');
+    expect(caught(() => translate([])).failure.code).toBe('upstream_stream_interrupted');
+  });
+
+  it('is complete when every choice finished, even without [DONE]', () => {
+    expect(translate([chunk({ content: 'Hi' }), chunk({}, 'stop')]).at(-1)?.choices[0]?.finish_reason).toBe('stop');
+  });
+
+  it('quirk: closes the choices of a host that said [DONE] without a finish_reason (tool_calls when the output was a call)', () => {
+    const DONE = { event: undefined, data: '[DONE]' };
+    const out = translate([chunk({ role: 'assistant' }), chunk({ content: 'whole' }), DONE]);
     expect(out.at(-1)).toEqual({ ...base, choices: [{ index: 0, delta: {}, finish_reason: 'stop', logprobs: null }] });
-  });
-
-  it('synthesizes a tool_calls finish when the unfinished output was a tool call', () => {
-    const out = translate([chunk({ tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: { name: 'f', arguments: '{}' } }] })]);
-    expect(out.at(-1)?.choices).toEqual([{ index: 0, delta: {}, finish_reason: 'tool_calls', logprobs: null }]);
-  });
-
-  it('synthesizes nothing for a stream without content', () => {
-    expect(translate([chunk({ role: 'assistant', content: '' })])).toHaveLength(1);
-    expect(translate([])).toEqual([]);
+    const call = translate([chunk({ tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: { name: 'f', arguments: '{}' } }] }), DONE]);
+    expect(call.at(-1)?.choices).toEqual([{ index: 0, delta: {}, finish_reason: 'tool_calls', logprobs: null }]);
+    expect(translate([chunk({ role: 'assistant', content: '' }), DONE])).toHaveLength(1);
   });
 
   it('moves quirk(groq) x_groq.usage into usage and drops the vendor field', () => {
@@ -72,7 +79,7 @@ describe('createChatStreamTranslator', () => {
 
   it('keeps standard usage and the usage-only chunk with empty choices', () => {
     const usage = { prompt_tokens: 1, completion_tokens: 2, total_tokens: 3 };
-    expect(translate([data({ ...base, choices: [], usage })])).toEqual([{ ...base, choices: [], usage }]);
+    expect(translate([data({ ...base, choices: [], usage }), { event: undefined, data: '[DONE]' }])).toEqual([{ ...base, choices: [], usage }]);
   });
 
   it('splits quirk(ollama) parallel calls that all use index 0 and renumbers them densely', () => {
@@ -95,6 +102,7 @@ describe('createChatStreamTranslator', () => {
       chunk({ tool_calls: [{ index: 3, function: { arguments: ':1}' } }] }),
       chunk({ tool_calls: [{ function: { arguments: '{}' } }] }),
       chunk({ tool_calls: [{ index: 7, id: 'call_y', function: { arguments: '' } }] }),
+      chunk({}, 'tool_calls'),
     ]);
     expect(out.flatMap((c) => c.choices[0]?.delta.tool_calls ?? []).map((call) => call.index)).toEqual([0, 0, 1, 0, 0, 1]);
   });
@@ -103,6 +111,7 @@ describe('createChatStreamTranslator', () => {
     const out = translate([
       chunk({ tool_calls: [{ index: 0, function: { name: 'a', arguments: '{}' } }] }),
       chunk({ tool_calls: [{ index: 0, function: { name: 'b', arguments: '{}' } }] }),
+      chunk({}, 'tool_calls'),
     ]);
     expect(out.flatMap((c) => c.choices[0]?.delta.tool_calls ?? []).map((call) => call.index)).toEqual([0, 1]);
   });
@@ -127,7 +136,7 @@ describe('createChatStreamTranslator', () => {
   });
 
   it('ignores raw lines that are not an error', () => {
-    expect(translate([{ event: undefined, data: '', raw: 'garbage from a proxy' }])).toEqual([]);
+    expect(translate([{ event: undefined, data: '', raw: 'garbage from a proxy' }, { event: undefined, data: '[DONE]' }])).toEqual([]);
   });
 
   it('throws a malformed-stream failure for data that is not JSON', () => {

@@ -1,0 +1,35 @@
+/**
+ * Per-key limits as the pipeline and the app see them: read through a short-lived cache (the same bound
+ * as verified keys), and evicted at once when the app changes them on this instance.
+ */
+import { LRUCache } from 'lru-cache';
+import type { Clock } from '../core/clock.js';
+import type { KeyLimits } from '../stores/key-limit-store.js';
+import type { Store } from '../stores/store.js';
+
+const NONE: KeyLimits = { keyId: '', monthlyRequests: null, requestsPerMinute: null };
+
+export class KeyLimitService {
+  readonly #cache: LRUCache<string, KeyLimits>;
+
+  constructor(
+    private readonly store: Store,
+    clock: Clock,
+    cacheTtlMs: number,
+  ) {
+    this.#cache = new LRUCache({ max: 50_000, ttl: Math.max(1, cacheTtlMs), perf: { now: () => clock.now() } });
+  }
+
+  async get(keyId: string): Promise<KeyLimits> {
+    const cached = this.#cache.get(keyId);
+    if (cached) return cached;
+    const limits = (await this.store.getKeyLimits(keyId)) ?? { ...NONE, keyId };
+    this.#cache.set(keyId, limits);
+    return limits;
+  }
+
+  async set(limits: KeyLimits, actor: string): Promise<void> {
+    await this.store.setKeyLimits(limits, actor);
+    this.#cache.delete(limits.keyId);
+  }
+}

@@ -1,0 +1,51 @@
+/**
+ * Single-use invite and password-reset links. There is no mail server: the CLI prints them
+ * (`router accounts invite` / `reset-link`), and with `app.mail: log` the server logs the ones a person
+ * asks for. Only the token's hash is stored; a link lives at most 30 minutes and works once.
+ */
+import { hashToken, newToken } from '../core/secret-tokens.js';
+import type { ServerConfig } from '../config/types.js';
+import type { Clock } from '../core/clock.js';
+import { normalizeEmail, type LinkKind } from '../stores/account-auth-store.js';
+import type { Store } from '../stores/store.js';
+
+export const LINK_PATH = '/link';
+
+export interface IssuedLink {
+  kind: LinkKind;
+  email: string;
+  accountId: string | null;
+  url: string;
+  expiresAt: string;
+}
+
+/** Why a link cannot be issued (the CLI exits 1 with this message). */
+export class LinkRefusedError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'LinkRefusedError';
+  }
+}
+
+export async function issueLink(
+  deps: { store: Store; clock: Clock; server: ServerConfig },
+  kind: LinkKind,
+  rawEmail: string,
+  actor: string,
+): Promise<IssuedLink> {
+  const email = normalizeEmail(rawEmail);
+  let accountId: string | null = null;
+  if (kind === 'invite') {
+    if (await deps.store.findLoginByEmail(email)) throw new LinkRefusedError(`${email} can already sign in; issue a reset link instead`);
+  } else {
+    const login = await deps.store.findLoginByEmail(email);
+    const accounts = login ? [login.account] : await deps.store.findAccountsByEmail(email);
+    if (accounts.length === 0) throw new LinkRefusedError(`no account has the email ${email}`);
+    if (accounts.length > 1) throw new LinkRefusedError(`${accounts.length} accounts share the email ${email}; give each its own address first`);
+    accountId = accounts[0]!.id;
+  }
+  const token = newToken();
+  const expiresAt = new Date(deps.clock.now() + deps.server.app.linkMinutes * 60_000).toISOString();
+  await deps.store.createLinkToken({ kind, email, accountId, tokenHash: hashToken(token), expiresAt }, actor);
+  return { kind, email, accountId, url: `${deps.server.appUrl}${LINK_PATH}?token=${token}`, expiresAt };
+}

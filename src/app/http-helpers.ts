@@ -1,0 +1,74 @@
+/** Responses of the web pages: security headers on every page, bounded form bodies, redirects. */
+import { getRequestHeader, sendRedirect, setResponseHeader, setResponseStatus, type H3Event } from 'h3';
+
+/** Strict: no inline script or style, nothing from other origins, never framed. */
+const CSP = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "connect-src 'self'",
+  "form-action 'self'",
+  "base-uri 'none'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+export function setSecurityHeaders(event: H3Event, options: { cacheable?: boolean } = {}): void {
+  setResponseHeader(event, 'content-security-policy', CSP);
+  setResponseHeader(event, 'x-content-type-options', 'nosniff');
+  setResponseHeader(event, 'x-frame-options', 'DENY');
+  // Links never tell another site which page (or which single-use link) they came from. Not
+  // `no-referrer`: with it browsers send `Origin: null` on form posts, and the CSRF check needs the origin.
+  setResponseHeader(event, 'referrer-policy', 'same-origin');
+  setResponseHeader(event, 'cross-origin-opener-policy', 'same-origin');
+  if (!options.cacheable) setResponseHeader(event, 'cache-control', 'no-store');
+}
+
+export function sendHtml(event: H3Event, html: string, options: { status?: number; cacheable?: boolean } = {}): string {
+  setSecurityHeaders(event, options);
+  if (options.status) setResponseStatus(event, options.status);
+  setResponseHeader(event, 'content-type', 'text/html; charset=utf-8');
+  return html;
+}
+
+/** 303: after a POST the browser GETs the next page, so a reload never repeats the action. */
+export function redirectAfterPost(event: H3Event, location: string): Promise<void> {
+  setSecurityHeaders(event);
+  return sendRedirect(event, location, 303);
+}
+
+export function redirect(event: H3Event, location: string): Promise<void> {
+  setSecurityHeaders(event);
+  return sendRedirect(event, location, 302);
+}
+
+const FORM_LIMIT_BYTES = 16 * 1024;
+
+export class FormTooLargeError extends Error {}
+
+/** A urlencoded form body, read up to 16 KiB (anything larger is refused, never buffered). */
+export async function readForm(event: H3Event): Promise<Record<string, string>> {
+  const type = getRequestHeader(event, 'content-type') ?? '';
+  const declared = Number(getRequestHeader(event, 'content-length') ?? '0');
+  if (declared > FORM_LIMIT_BYTES) throw new FormTooLargeError();
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of event.node.req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > FORM_LIMIT_BYTES) throw new FormTooLargeError();
+    chunks.push(chunk);
+  }
+  if (!type.startsWith('application/x-www-form-urlencoded')) return {};
+  const form: Record<string, string> = {};
+  for (const [name, value] of new URLSearchParams(Buffer.concat(chunks).toString('utf8'))) form[name] ??= value;
+  return form;
+}
+
+/** True when the client asked for HTML before JSON (browsers do; SDKs and curl do not). */
+export function wantsHtml(event: H3Event): boolean {
+  const accept = getRequestHeader(event, 'accept') ?? '';
+  const html = accept.indexOf('text/html');
+  if (html === -1) return false;
+  const json = accept.indexOf('application/json');
+  return json === -1 || html < json;
+}

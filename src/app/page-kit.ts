@@ -1,0 +1,121 @@
+/**
+ * The two shapes of a signed-in page: a GET that renders (signed out → the sign-in page, deactivated →
+ * the deactivated page) and a POST action that first passes the CSRF checks (origin, then the
+ * per-session form token). Anonymous forms use `anonymousAction`.
+ */
+import { eventHandler, type EventHandler, type H3Event } from 'h3';
+import type { PlanConfig } from '../config/types.js';
+import { FormTooLargeError, readForm, redirect, redirectAfterPost, sendHtml } from './http-helpers.js';
+import type { SignedIn } from './session-manager.js';
+import type { WebDeps } from './web-deps.js';
+
+export interface PageContext extends SignedIn {
+  csrfToken: string;
+  plan: PlanConfig | undefined;
+  /** Render a page in the signed-in layout. */
+  view(template: string, data?: Record<string, unknown>, options?: { status?: number }): string;
+}
+
+const NAV = [
+  ['/onboarding', 'Get started'],
+  ['/keys', 'API keys'],
+  ['/provider-keys', 'Provider keys'],
+  ['/usage', 'Usage'],
+  ['/billing', 'Billing'],
+  ['/security', 'Security'],
+  ['/support', 'Support'],
+] as const;
+
+function pageContext(deps: WebDeps, event: H3Event, signedIn: SignedIn): PageContext {
+  const csrfToken = deps.csrf.sessionToken(signedIn.session.id);
+  const plan = deps.plans.get(signedIn.account.plan);
+  const current = event.path.split('?')[0]!;
+  const accountNav = NAV.map(([path, label]) => ({ href: deps.paths.app + path, label, current: current === deps.paths.app + path }));
+  return {
+    ...signedIn,
+    csrfToken,
+    plan,
+    view: (template, data = {}, options = {}) =>
+      sendHtml(
+        event,
+        deps.renderer.page(template, {
+          signedIn: true,
+          account: signedIn.account,
+          planName: plan?.name ?? signedIn.account.plan,
+          accountNav,
+          csrf: csrfToken,
+          ...data,
+        }),
+        options,
+      ),
+  };
+}
+
+async function signedInOrRedirect(deps: WebDeps, event: H3Event): Promise<SignedIn | null> {
+  const signedIn = await deps.sessions.resolve(event);
+  if (!signedIn) {
+    await redirect(event, `${deps.paths.app}/signin`);
+    return null;
+  }
+  if (signedIn.account.status !== 'active') {
+    await deps.store.deleteSessions(signedIn.account.id);
+    deps.sessions.clearCookie(event);
+    await redirect(event, `${deps.paths.app}/deactivated`);
+    return null;
+  }
+  return signedIn;
+}
+
+export function signedInPage(deps: WebDeps, render: (event: H3Event, page: PageContext) => Promise<string | void>): EventHandler {
+  return eventHandler(async (event) => {
+    const signedIn = await signedInOrRedirect(deps, event);
+    if (!signedIn) return;
+    return render(event, pageContext(deps, event, signedIn));
+  });
+}
+
+export function signedInAction(
+  deps: WebDeps,
+  act: (event: H3Event, page: PageContext, form: Record<string, string>) => Promise<string | void>,
+): EventHandler {
+  return eventHandler(async (event) => {
+    const refused = deps.csrf.originProblem(event);
+    if (refused) return forbidden(deps, event, refused);
+    const signedIn = await signedInOrRedirect(deps, event);
+    if (!signedIn) return;
+    const form = await readFormOrNull(event);
+    const page = pageContext(deps, event, signedIn);
+    if (!form || !deps.csrf.verify(page.csrfToken, form.csrf)) return forbidden(deps, event, 'missing or wrong form token');
+    return act(event, page, form);
+  });
+}
+
+export function anonymousAction(deps: WebDeps, act: (event: H3Event, form: Record<string, string>) => Promise<string | void>): EventHandler {
+  return eventHandler(async (event) => {
+    const refused = deps.csrf.originProblem(event);
+    if (refused) return forbidden(deps, event, refused);
+    const form = await readFormOrNull(event);
+    if (!form || !deps.csrf.verifyAnonymous(event, form.csrf)) return forbidden(deps, event, 'missing or wrong form token');
+    return act(event, form);
+  });
+}
+
+async function readFormOrNull(event: H3Event): Promise<Record<string, string> | null> {
+  try {
+    return await readForm(event);
+  } catch (error) {
+    if (error instanceof FormTooLargeError) return null;
+    throw error;
+  }
+}
+
+export function forbidden(deps: WebDeps, event: H3Event, reason: string): string {
+  deps.logger.warn(`account app refused a form submission: ${reason}`);
+  return errorPage(deps, event, 403, 'This form could not be accepted', 'The request did not come from this site’s own page, or the page was too old. Reload the page and try again.');
+}
+
+export function errorPage(deps: WebDeps, event: H3Event, status: number, heading: string, message: string): string {
+  return sendHtml(event, deps.renderer.page('error-page', { title: heading, heading, message, back: deps.paths.app || '/' }), { status });
+}
+
+export { redirectAfterPost };

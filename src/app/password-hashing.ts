@@ -1,0 +1,57 @@
+/**
+ * Password hashes: scrypt from node:crypto with OWASP's parameters (N=2^17, r=8, p=1), a 16-byte salt and
+ * a 32-byte key, encoded with their parameters (`scrypt$N$r$p$salt$hash`, base64url) so stronger
+ * parameters can be adopted later without breaking stored hashes. Comparison is constant-time.
+ */
+import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+
+const N = 2 ** 17;
+const R = 8;
+const P = 1;
+const KEY_LENGTH = 32;
+
+function derive(password: string, salt: Buffer, options: ScryptOptions): Promise<Buffer> {
+  // scrypt needs 128 * N * r bytes; Node's default maxmem (32 MiB) is below that for N = 2^17.
+  const maxmem = 256 * (options.N ?? N) * (options.r ?? R) + 1024 * 1024;
+  return new Promise((resolve, reject) => {
+    scrypt(password.normalize('NFC'), salt, KEY_LENGTH, { ...options, maxmem }, (error, key) => (error ? reject(error) : resolve(key)));
+  });
+}
+
+export async function hashPassword(password: string): Promise<string> {
+  const salt = randomBytes(16);
+  const key = await derive(password, salt, { N, r: R, p: P });
+  return ['scrypt', N, R, P, salt.toString('base64url'), key.toString('base64url')].join('$');
+}
+
+/** False for a wrong password and for anything that is not a hash this module wrote. */
+export async function verifyPassword(password: string, encoded: string): Promise<boolean> {
+  const parts = encoded.split('$');
+  if (parts.length !== 6 || parts[0] !== 'scrypt') return false;
+  const [cost, blockSize, parallel] = parts.slice(1, 4).map(Number) as [number, number, number];
+  if (![cost, blockSize, parallel].every((value) => Number.isInteger(value) && value > 0) || cost > 2 ** 20) return false;
+  const salt = Buffer.from(parts[4]!, 'base64url');
+  const expected = Buffer.from(parts[5]!, 'base64url');
+  if (expected.length !== KEY_LENGTH) return false;
+  const actual = await derive(password, salt, { N: cost, r: blockSize, p: parallel });
+  return timingSafeEqual(actual, expected);
+}
+
+/**
+ * A hash of a random password, verified against when the email is unknown, so a sign-in for an unknown
+ * address takes as long as one with a wrong password (no account enumeration by timing).
+ */
+let decoy: Promise<string> | undefined;
+export function decoyHash(): Promise<string> {
+  return (decoy ??= hashPassword(randomBytes(16).toString('hex')));
+}
+
+export const PASSWORD_MIN_LENGTH = 12;
+export const PASSWORD_MAX_LENGTH = 256;
+
+/** The rule a new password must meet, or null when it does. */
+export function passwordProblem(password: string): string | null {
+  if (password.length < PASSWORD_MIN_LENGTH) return `Use at least ${PASSWORD_MIN_LENGTH} characters.`;
+  if (password.length > PASSWORD_MAX_LENGTH) return `Use at most ${PASSWORD_MAX_LENGTH} characters.`;
+  return null;
+}

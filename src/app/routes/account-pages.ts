@@ -1,0 +1,154 @@
+/** Security, usage, support, billing, the deactivated page, and the app's front door. */
+import { eventHandler, type Router } from 'h3';
+import { quotaPeriod } from '../../core/quota-period.js';
+import { hashPassword, passwordProblem, verifyPassword } from '../password-hashing.js';
+import { redirect, sendHtml } from '../http-helpers.js';
+import { utcLabel } from '../key-views.js';
+import { signedInAction, signedInPage, type PageContext } from '../page-kit.js';
+import { planCards } from '../plan-cards.js';
+import type { WebDeps } from '../web-deps.js';
+
+const EVENT_LABELS: Record<string, string> = {
+  'account.create': 'Account created',
+  'account.set_plan': 'Plan changed',
+  'account.deactivate': 'Account deactivated',
+  'account.password_set': 'Password set',
+  'key.create': 'Key created',
+  'key.rotate': 'Key rotated',
+  'key.revoke': 'Key revoked',
+  'key.set_limits': 'Key limits changed',
+  'provider_key.set': 'Provider key saved',
+  'provider_key.remove': 'Provider key removed',
+  'provider_key.test': 'Provider key tested',
+  'signin.success': 'Signed in',
+  'signin.failure': 'Failed sign-in attempt',
+  'signin.throttled': 'Sign-in attempt throttled',
+  'signin.refused_inactive': 'Sign-in refused (account inactive)',
+  'signout': 'Signed out',
+  'sessions.end_others': 'Other sessions signed out',
+  'session.end': 'A session was ended',
+  'link.invite_issued': 'Invitation link issued',
+  'link.reset_issued': 'Password reset link issued',
+};
+
+function deviceName(userAgent: string | null): string {
+  if (!userAgent) return 'Unknown device';
+  const browser = /(Firefox|Edg|Chrome|Safari)\/[\d.]+/.exec(userAgent)?.[1] ?? 'Browser';
+  const system = /(Windows|Mac OS X|Android|iPhone|Linux)/.exec(userAgent)?.[1] ?? '';
+  return `${browser === 'Edg' ? 'Edge' : browser}${system ? ` on ${system.replace('Mac OS X', 'macOS')}` : ''}`;
+}
+
+export function registerAccountPages(router: Router, deps: WebDeps): void {
+  const app = deps.paths.app;
+  const { store } = deps;
+
+  async function securityView(page: PageContext, extra: Record<string, unknown> = {}, status?: number): Promise<string> {
+    const [sessions, events] = await Promise.all([store.listSessions(page.account.id), store.listAuditEvents({ accountId: page.account.id, limit: 50 })]);
+    return page.view(
+      'security',
+      {
+        title: 'Security',
+        sessions: sessions.map((session) => ({
+          id: session.id,
+          current: session.id === page.session.id,
+          device: deviceName(session.userAgent),
+          ip: session.ip,
+          createdLabel: utcLabel(session.createdAt),
+          lastSeenLabel: utcLabel(session.lastSeenAt),
+        })),
+        events: events.map((event) => ({ at: event.at, atLabel: utcLabel(event.at), label: EVENT_LABELS[event.action] ?? event.action, actor: event.actor })),
+        ...extra,
+      },
+      status ? { status } : {},
+    );
+  }
+
+  router.get(`${app}/security`, signedInPage(deps, (_event, page) => securityView(page)));
+  router.post(
+    `${app}/security/signout-others`,
+    signedInAction(deps, async (_event, page) => {
+      const ended = await store.deleteSessions(page.account.id, page.session.id);
+      await store.recordAuditEvent({ actor: 'app', action: 'sessions.end_others', accountId: page.account.id, details: { ended } });
+      return securityView(page, { notice: `${ended} other session${ended === 1 ? '' : 's'} signed out.` });
+    }),
+  );
+  router.post(
+    `${app}/security/sessions/:id/end`,
+    signedInAction(deps, async (event, page) => {
+      const id = event.context.params?.id ?? '';
+      const ended = id !== page.session.id && (await store.deleteSession(page.account.id, id));
+      if (ended) await store.recordAuditEvent({ actor: 'app', action: 'session.end', accountId: page.account.id, details: {} });
+      return securityView(page, ended ? { notice: 'Session ended.' } : { problem: 'No such session.' }, ended ? undefined : 404);
+    }),
+  );
+  router.post(
+    `${app}/security/password`,
+    signedInAction(deps, async (_event, page, form) => {
+      const login = await store.getLogin(page.account.id);
+      if (!login || !(await verifyPassword((form.currentPassword ?? '').slice(0, 1024), login.passwordHash))) {
+        await store.recordAuditEvent({ actor: 'app', action: 'account.password_change_refused', accountId: page.account.id, details: {} });
+        return securityView(page, { problem: 'The current password is not right. Nothing was changed.' }, 400);
+      }
+      const weak = passwordProblem(form.newPassword ?? '');
+      if (weak) return securityView(page, { problem: weak }, 400);
+      await store.setPassword({ accountId: page.account.id, email: login.email, passwordHash: await hashPassword(form.newPassword!) }, 'app');
+      const ended = await store.deleteSessions(page.account.id, page.session.id);
+      return securityView(page, { notice: `Password changed. ${ended} other session${ended === 1 ? '' : 's'} signed out.` });
+    }),
+  );
+
+  router.get(
+    `${app}/usage`,
+    signedInPage(deps, async (event, page) => {
+      const period = quotaPeriod(deps.clock.now());
+      const standing = await deps.quota.peek(page.account.id, period.key, deps.quotaLimits);
+      const used = standing?.used ?? 0;
+      const limit = standing?.limit ?? 0;
+      const query = Object.fromEntries(new URL(event.path, 'http://x').searchParams);
+      return page.view('usage', {
+        title: 'Usage',
+        period: period.key,
+        used,
+        limit,
+        remaining: Math.max(0, limit - used),
+        percent: limit > 0 ? Math.min(100, (used / limit) * 100).toFixed(2) : '0',
+        resetsAt: period.resetsAt,
+        resetsLabel: utcLabel(period.resetsAt),
+        requestsPerMinute: page.plan?.requestsPerMinute ?? 0,
+        charts: await deps.ledger.usageSection(page.account.id, query),
+      });
+    }),
+  );
+
+  router.get(
+    `${app}/support`,
+    eventHandler(async (event) => {
+      const signedIn = await deps.sessions.resolve(event);
+      if (!signedIn) return sendHtml(event, deps.renderer.page('support', { title: 'Support', bundleForm: null }));
+      return signedInPage(deps, async (_event, page) =>
+        page.view('support', { title: 'Support', bundleForm: await deps.ledger.supportBundleSection(page.account.id, page.csrfToken) }),
+      )(event);
+    }),
+  );
+
+  const billing = signedInPage(deps, async (event, page) => {
+    const requested = new URL(event.path, 'http://x').searchParams.get('plan');
+    const requestedPlan = requested ? deps.plans.get(requested)?.name : undefined;
+    return page.view('billing', { title: 'Billing', requestedPlan, plans: planCards(deps, page.account.plan) });
+  });
+  router.get(`${app}/billing`, billing);
+  // The checkout paths the API and /pricing advertise. Billing (Stripe) replaces these handlers.
+  router.get(`${app}/checkout`, billing);
+  router.get(`${app}/billing/checkout`, billing);
+
+  router.get(`${app}/deactivated`, eventHandler((event) => sendHtml(event, deps.renderer.page('deactivated', { title: 'Account deactivated' }))));
+
+  const home = eventHandler(async (event) => {
+    const signedIn = await deps.sessions.resolve(event);
+    if (!signedIn) return redirect(event, `${app}/signin`);
+    const hasKey = (await store.listApiKeys(signedIn.account.id)).length > 0;
+    return redirect(event, `${app}/${hasKey ? 'keys' : 'onboarding'}`);
+  });
+  router.get(`${app}/`, home);
+  if (app !== '') router.get(app, home);
+}

@@ -1,0 +1,186 @@
+/** Sign-up, sign-in, sign-out, password reset requests and single-use links. */
+import { eventHandler, getQuery, type H3Event, type Router } from 'h3';
+import { issueLink, LINK_PATH, LinkRefusedError } from '../../accounts/link-tokens.js';
+import { hashToken } from '../../core/secret-tokens.js';
+import { EmailTakenError, normalizeEmail } from '../../stores/account-auth-store.js';
+import { redirect, redirectAfterPost, sendHtml } from '../http-helpers.js';
+import { anonymousAction, signedInAction } from '../page-kit.js';
+import { decoyHash, hashPassword, passwordProblem, verifyPassword } from '../password-hashing.js';
+import { clientIp } from '../session-manager.js';
+import type { WebDeps } from '../web-deps.js';
+
+const EMAIL = /^[^\s@]{1,64}@[^\s@]{1,190}\.[^\s@]{1,60}$/;
+const GENERIC_SIGNIN_PROBLEM = 'That email and password do not match an account, or there were too many attempts. Try again in a few minutes.';
+
+export function registerAuthPages(router: Router, deps: WebDeps): void {
+  const app = deps.paths.app;
+  const { store, renderer } = deps;
+  const nowIso = () => new Date(deps.clock.now()).toISOString();
+  const anonymousPage = (event: H3Event, template: string, data: Record<string, unknown>, status?: number) =>
+    sendHtml(event, renderer.page(template, { csrf: deps.csrf.anonymousToken(event), ...data }), status ? { status } : {});
+  const signupOpen = deps.config.server.app.signup === 'open';
+  const signinPage = (event: H3Event, data: Record<string, unknown> = {}, status?: number) =>
+    anonymousPage(event, 'signin', { title: 'Sign in', signupOpen, ...data }, status);
+  const audit = (action: string, accountId: string | null, details: Record<string, unknown>) =>
+    store.recordAuditEvent({ actor: 'app', action, accountId, details });
+
+  router.get(
+    `${app}/signin`,
+    eventHandler(async (event) => ((await deps.sessions.resolve(event)) ? redirect(event, `${app}/keys`) : signinPage(event))),
+  );
+  router.post(
+    `${app}/signin`,
+    anonymousAction(deps, async (event, form) => {
+      const email = normalizeEmail(form.email ?? '').slice(0, 320);
+      const password = (form.password ?? '').slice(0, 1024);
+      const ip = clientIp(event);
+      if (!deps.throttle.allows(ip, email)) {
+        await audit('signin.throttled', null, { email, ip });
+        return signinPage(event, { email, problem: GENERIC_SIGNIN_PROBLEM }, 429);
+      }
+      const found = EMAIL.test(email) ? await store.findLoginByEmail(email) : null;
+      const matches = await verifyPassword(password, found?.login.passwordHash ?? (await decoyHash()));
+      if (!found || !matches) {
+        deps.throttle.fail(ip, email);
+        await audit('signin.failure', found?.account.id ?? null, { email, ip, reason: found ? 'wrong_password' : 'unknown_email' });
+        return signinPage(event, { email, problem: GENERIC_SIGNIN_PROBLEM }, 401);
+      }
+      deps.throttle.succeed(email);
+      if (found.account.status !== 'active') {
+        await audit('signin.refused_inactive', found.account.id, { ip });
+        return redirectAfterPost(event, `${app}/deactivated`);
+      }
+      await deps.sessions.start(event, found.account.id);
+      await audit('signin.success', found.account.id, { ip });
+      return redirectAfterPost(event, `${app}/`);
+    }),
+  );
+
+  router.get(
+    `${app}/signup`,
+    eventHandler((event) => {
+      if (!signupOpen) {
+        return sendHtml(event, renderer.page('message', {
+          title: 'Sign-up is by invitation',
+          heading: 'Sign-up is by invitation',
+          lines: ['This server creates accounts through invitation links. Ask the operator for one (router accounts invite --email you@example.com).'],
+          next: { href: `${app}/signin`, label: 'Sign in' },
+        }));
+      }
+      return anonymousPage(event, 'signup', { title: 'Create your account', action: `${app}/signup`, submitLabel: 'Create account' });
+    }),
+  );
+  router.post(
+    `${app}/signup`,
+    anonymousAction(deps, async (event, form) => {
+      if (!signupOpen) return redirectAfterPost(event, `${app}/signup`);
+      const email = normalizeEmail(form.email ?? '');
+      const password = form.password ?? '';
+      const again = (problem: string, status = 400) =>
+        anonymousPage(event, 'signup', { title: 'Create your account', action: `${app}/signup`, submitLabel: 'Create account', email, problem }, status);
+      if (!EMAIL.test(email)) return again('Enter a valid email address.');
+      const weak = passwordProblem(password);
+      if (weak) return again(weak);
+      try {
+        const account = await store.createAccountWithLogin({ email, plan: deps.config.server.app.signupPlan, passwordHash: await hashPassword(password) }, 'app');
+        await deps.sessions.start(event, account.id);
+        await audit('signin.success', account.id, { ip: clientIp(event), via: 'signup' });
+        return redirectAfterPost(event, `${app}/onboarding`);
+      } catch (error) {
+        if (error instanceof EmailTakenError) return again('An account with this email already exists. Sign in, or ask for a reset link.', 409);
+        throw error;
+      }
+    }),
+  );
+
+  router.post(
+    `${app}/signout`,
+    signedInAction(deps, async (event, page) => {
+      await deps.sessions.end(event, page);
+      await audit('signout', page.account.id, {});
+      return redirectAfterPost(event, `${app}/signin`);
+    }),
+  );
+
+  const mailLog = deps.config.server.app.mail === 'log';
+  const linkMinutes = deps.config.server.app.linkMinutes;
+  router.get(`${app}/forgot`, eventHandler((event) => anonymousPage(event, 'forgot', { title: 'Reset your password', mailLog, linkMinutes })));
+  router.post(
+    `${app}/forgot`,
+    anonymousAction(deps, async (event, form) => {
+      if (mailLog) {
+        try {
+          const link = await issueLink({ store, clock: deps.clock, server: deps.config.server }, 'reset', form.email ?? '', 'app');
+          deps.logger.info(`[mail] password reset link for ${link.email} (valid until ${link.expiresAt}): ${link.url}`);
+        } catch (error) {
+          if (!(error instanceof LinkRefusedError)) throw error;
+        }
+      }
+      return sendHtml(event, renderer.page('message', {
+        title: 'Check with the operator',
+        heading: 'Reset requested',
+        lines: ['If an account has that email, the operator now has a single-use reset link for it. Links expire after ' + linkMinutes + ' minutes.'],
+        next: { href: `${app}/signin`, label: 'Back to sign in' },
+      }));
+    }),
+  );
+
+  const badLink = (event: H3Event) =>
+    sendHtml(event, renderer.page('message', {
+      title: 'Link not valid',
+      heading: 'This link is not valid',
+      lines: ['It was already used, has expired, or was copied incompletely. Ask the operator for a new one.'],
+      next: { href: `${app}/signin`, label: 'Sign in' },
+    }), { status: 410 });
+  const linkForm = (event: H3Event, link: { kind: string; email: string }, token: string, problem?: string) =>
+    anonymousPage(event, 'signup', {
+      title: link.kind === 'invite' ? 'Accept your invitation' : 'Choose a new password',
+      action: `${app}${LINK_PATH}`,
+      token,
+      fixedEmail: link.email,
+      submitLabel: link.kind === 'invite' ? 'Create account' : 'Set password and sign in',
+      intro: link.kind === 'invite' ? undefined : 'Set a new password for this account. Every session signed in with the old one is signed out.',
+      problem,
+    }, problem ? 400 : undefined);
+
+  router.get(
+    `${app}${LINK_PATH}`,
+    eventHandler(async (event) => {
+      const token = String(getQuery(event).token ?? '');
+      const link = token.length > 0 && token.length < 100 ? await store.peekLinkToken(hashToken(token), nowIso()) : null;
+      return link ? linkForm(event, link, token) : badLink(event);
+    }),
+  );
+  router.post(
+    `${app}${LINK_PATH}`,
+    anonymousAction(deps, async (event, form) => {
+      const token = form.token ?? '';
+      const tokenHash = hashToken(token);
+      const pending = await store.peekLinkToken(tokenHash, nowIso());
+      if (!pending) return badLink(event);
+      const weak = passwordProblem(form.password ?? '');
+      if (weak) return linkForm(event, pending, token, weak);
+      const passwordHash = await hashPassword(form.password ?? '');
+      const link = await store.consumeLinkToken(tokenHash, nowIso());
+      if (!link) return badLink(event);
+      let accountId: string;
+      if (link.kind === 'invite') {
+        try {
+          accountId = (await store.createAccountWithLogin({ email: link.email, plan: deps.config.server.app.signupPlan, passwordHash }, 'app')).id;
+        } catch (error) {
+          if (error instanceof EmailTakenError) return badLink(event);
+          throw error;
+        }
+      } else {
+        accountId = link.accountId!;
+        await store.setPassword({ accountId, email: link.email, passwordHash }, 'app');
+        await store.deleteSessions(accountId);
+      }
+      const account = await store.getAccount(accountId);
+      if (!account || account.status !== 'active') return redirectAfterPost(event, `${app}/deactivated`);
+      await deps.sessions.start(event, accountId);
+      await audit('signin.success', accountId, { ip: clientIp(event), via: `${link.kind}_link` });
+      return redirectAfterPost(event, `${app}/`);
+    }),
+  );
+}

@@ -1,0 +1,168 @@
+/** Onboarding (the first key) and the keys page: create, rotate with grace (idempotent), revoke, own limits. */
+import type { H3Event, Router } from 'h3';
+import type { IssuedKey } from '../../accounts/key-service.js';
+import { hygieneHints, keyState, limitsLabel, maskedKey, parseLimit, utcLabel } from '../key-views.js';
+import { errorPage, redirectAfterPost, signedInAction, signedInPage, type PageContext } from '../page-kit.js';
+import type { WebDeps } from '../web-deps.js';
+
+const EXPIRY_DAYS = new Set(['7', '30', '90', '365']);
+const GRACE_SECONDS = new Set([0, 3600, 86_400, 604_800]);
+
+export function registerKeyPages(router: Router, deps: WebDeps): void {
+  const app = deps.paths.app;
+  const { store } = deps;
+  const apiBase = `${deps.config.server.baseUrl}/v1`;
+  /** One rotation per key at a time on this instance, so a double click cannot race past the idempotency check. */
+  const rotating = new Map<string, Promise<unknown>>();
+
+  const shown = (issued: IssuedKey) => ({ key: issued.key, name: issued.record.name, expiresAt: issued.record.expiresAt ? utcLabel(issued.record.expiresAt) : null });
+
+  async function keysView(page: PageContext, extra: Record<string, unknown> = {}, status?: number): Promise<string> {
+    const accountId = page.account.id;
+    const [keys, limits, rotations, lastUsed] = await Promise.all([
+      store.listApiKeys(accountId),
+      store.listKeyLimits(accountId),
+      store.listReplacements(accountId),
+      deps.ledger.lastUsed(accountId),
+    ]);
+    const now = deps.clock.now();
+    const limitsById = new Map(limits.map((entry) => [entry.keyId, entry]));
+    const rows = keys
+      .map((key) => {
+        const state = keyState(key, now, rotations.has(key.id));
+        const own = limitsById.get(key.id);
+        const used = lastUsed?.get(key.id);
+        return {
+          id: key.id,
+          name: key.name,
+          masked: maskedKey(key),
+          state,
+          stateLabel: state === 'live' ? 'active' : state === 'grace' ? `rotated, works until ${utcLabel(key.expiresAt)}` : 'revoked',
+          live: state === 'live',
+          createdAt: key.createdAt,
+          createdLabel: utcLabel(key.createdAt),
+          expiresLabel: key.revokedAt ? `revoked ${utcLabel(key.revokedAt)}` : key.expiresAt ? utcLabel(key.expiresAt) : 'never',
+          lastUsedLabel: lastUsed === null ? 'shown once usage is recorded' : used ? utcLabel(used) : 'never',
+          limitsLabel: limitsLabel(own),
+          monthlyRequests: own?.monthlyRequests ?? null,
+          requestsPerMinute: own?.requestsPerMinute ?? null,
+          lastUsed: lastUsed === null ? undefined : (used ?? null),
+          expiresAt: key.expiresAt,
+          last4: key.last4,
+        };
+      })
+      .reverse();
+    const hints = hygieneHints(rows.filter((row) => row.state === 'live'), now);
+    return page.view('keys', { title: 'API keys', keys: rows, hints, plan: page.plan ?? { monthlyRequests: 0, requestsPerMinute: 0 }, ...extra }, status ? { status } : {});
+  }
+
+  function readLimits(page: PageContext, form: Record<string, string>) {
+    const monthly = parseLimit(form.monthlyRequests, page.plan?.monthlyRequests ?? 0, 'The monthly cap');
+    const perMinute = parseLimit(form.requestsPerMinute, page.plan?.requestsPerMinute ?? 0, 'The per-minute limit');
+    for (const value of [monthly, perMinute]) if (value !== null && typeof value === 'object') return { problem: value.problem };
+    return { monthlyRequests: monthly as number | null, requestsPerMinute: perMinute as number | null };
+  }
+
+  /** The key if it belongs to the signed-in account; any other id (another account's, made up) is "not found". */
+  async function ownKey(page: PageContext, keyId: string | undefined) {
+    const key = keyId ? await store.getApiKey(keyId) : null;
+    return key && key.accountId === page.account.id ? key : null;
+  }
+  const noSuchKey = (event: H3Event) => errorPage(deps, event, 404, 'No such key', 'This key does not exist in your account.');
+
+  router.get(
+    `${app}/onboarding`,
+    signedInPage(deps, async (_event, page) => {
+      const hasKey = (await store.listApiKeys(page.account.id)).length > 0;
+      return page.view('onboarding', { title: 'Get started', hasKey, apiBase, upgradeUrl: `${deps.config.server.baseUrl}/pricing` });
+    }),
+  );
+  router.post(
+    `${app}/onboarding/key`,
+    signedInAction(deps, async (event, page) => {
+      // A second click (or a reload) must not make a second "first key".
+      if ((await store.listApiKeys(page.account.id)).length > 0) return redirectAfterPost(event, `${app}/keys`);
+      const expiresAt = new Date(deps.clock.now() + 90 * 86_400_000).toISOString();
+      const issued = await deps.keys.issue(page.account.id, 'first key', 'app', { expiresAt });
+      return page.view('onboarding', { title: 'Get started', hasKey: true, apiBase, newKey: shown(issued), upgradeUrl: `${deps.config.server.baseUrl}/pricing` });
+    }),
+  );
+
+  router.get(`${app}/keys`, signedInPage(deps, (_event, page) => keysView(page)));
+  router.post(
+    `${app}/keys`,
+    signedInAction(deps, async (_event, page, form) => {
+      const name = (form.name ?? '').trim().slice(0, 60) || null;
+      const days = form.expiresInDays ?? '';
+      if (days !== '' && !EXPIRY_DAYS.has(days)) return keysView(page, { problem: 'Choose an expiry from the list.' }, 400);
+      const limits = readLimits(page, form);
+      if ('problem' in limits) return keysView(page, { problem: limits.problem }, 400);
+      const expiresAt = days === '' ? null : new Date(deps.clock.now() + Number(days) * 86_400_000).toISOString();
+      const issued = await deps.keys.issue(page.account.id, name, 'app', { expiresAt });
+      if (limits.monthlyRequests !== null || limits.requestsPerMinute !== null) await deps.keyLimits.set({ keyId: issued.record.id, ...limits }, 'app');
+      return keysView(page, { newKey: shown(issued), notice: 'Key created.' });
+    }),
+  );
+
+  router.post(
+    `${app}/keys/:id/rotate`,
+    signedInAction(deps, async (event, page, form) => {
+      const key = await ownKey(page, event.context.params?.id);
+      if (!key) return noSuchKey(event);
+      const grace = Number(form.graceSeconds ?? '0');
+      if (!GRACE_SECONDS.has(grace)) return keysView(page, { problem: 'Choose a grace period from the list.' }, 400);
+      const previous = rotating.get(key.id);
+      const attempt = (async () => {
+        await previous;
+        const replacementId = await store.findReplacementKeyId(key.id);
+        if (replacementId) {
+          const replacement = await store.getApiKey(replacementId);
+          return { already: replacement ? maskedKey(replacement) : 'its replacement' };
+        }
+        if (keyState(key, deps.clock.now(), false) !== 'live') return { retired: true };
+        return { issued: await deps.keys.rotate(key.id, grace, 'app') };
+      })();
+      rotating.set(key.id, attempt);
+      try {
+        const outcome = await attempt;
+        if ('already' in outcome) return keysView(page, { notice: `This key was already rotated; its replacement is ${outcome.already}. No new key was made.` });
+        if ('retired' in outcome) return keysView(page, { problem: 'This key is already revoked.' }, 409);
+        const until = grace === 0 ? 'The old key stopped working now.' : `The old key keeps working until ${utcLabel(outcome.issued.revoked.expiresAt)}.`;
+        return keysView(page, { newKey: shown(outcome.issued), notice: `Key rotated. ${until}` });
+      } finally {
+        if (rotating.get(key.id) === attempt) rotating.delete(key.id);
+      }
+    }),
+  );
+
+  router.get(
+    `${app}/keys/:id/revoke`,
+    signedInPage(deps, async (event, page) => {
+      const key = await ownKey(page, event.context.params?.id);
+      if (!key) return noSuchKey(event);
+      return page.view('revoke', { title: 'Revoke key', key: { id: key.id, name: key.name, masked: maskedKey(key) } });
+    }),
+  );
+  router.post(
+    `${app}/keys/:id/revoke`,
+    signedInAction(deps, async (event, page) => {
+      const key = await ownKey(page, event.context.params?.id);
+      if (!key) return noSuchKey(event);
+      if (keyState(key, deps.clock.now(), false) === 'retired') return keysView(page, { notice: 'This key was already revoked.' });
+      await deps.keys.revoke(key.id, 'app');
+      return keysView(page, { notice: `Key ${maskedKey(key)} revoked.` });
+    }),
+  );
+
+  router.post(
+    `${app}/keys/:id/limits`,
+    signedInAction(deps, async (event, page, form) => {
+      const key = await ownKey(page, event.context.params?.id);
+      if (!key) return noSuchKey(event);
+      const limits = readLimits(page, form);
+      if ('problem' in limits) return keysView(page, { problem: limits.problem }, 400);
+      await deps.keyLimits.set({ keyId: key.id, ...limits }, 'app');
+      return keysView(page, { notice: `Limits of ${maskedKey(key)} saved.` });
+    }),
+  );
+}

@@ -1,0 +1,78 @@
+/** Bring-your-own provider keys: add, replace, remove, and a one-call test through the router's adapters. */
+import type { H3Event, Router } from 'h3';
+import { openSecret, sealSecret } from '../../core/secret-box.js';
+import { utcLabel } from '../key-views.js';
+import { errorPage, signedInAction, signedInPage, type PageContext } from '../page-kit.js';
+import type { WebDeps } from '../web-deps.js';
+
+const TEST_EVERY_MS = 5_000;
+const TEST_TIMEOUT_MS = 15_000;
+
+export function registerProviderKeyPages(router: Router, deps: WebDeps): void {
+  const app = deps.paths.app;
+  const { store } = deps;
+  const secret = deps.config.server.secretKey?.reveal();
+  const providers = deps.config.providers.providers;
+  /** The model a test call asks for: the first one any route profile uses with this provider. */
+  const testModel = new Map<string, string>();
+  for (const route of deps.config.routes) for (const target of route.tiers.flat()) if (!testModel.has(target.provider)) testModel.set(target.provider, target.model);
+  const lastTest = new Map<string, number>();
+
+  async function view(page: PageContext, extra: Record<string, unknown> = {}, status?: number): Promise<string> {
+    const stored = new Map((await store.listProviderKeys(page.account.id)).map((record) => [record.providerId, record]));
+    const rows = providers.map((provider) => {
+      const record = stored.get(provider.id);
+      return { id: provider.id, name: provider.name, stored: record ? { last4: record.last4, updatedLabel: utcLabel(record.updatedAt) } : null };
+    });
+    const problem = secret ? undefined : 'This server has no secret key configured (ROUTER_SECRET_KEY), so it cannot store provider keys. Ask the operator.';
+    return page.view('provider-keys', { title: 'Provider keys', providers: rows, problem, ...extra }, status ? { status } : {});
+  }
+
+  const knownProvider = (id: string | undefined) => providers.find((provider) => provider.id === id);
+  const noSuchProvider = (event: H3Event) => errorPage(deps, event, 404, 'No such provider', 'This router does not route to that provider.');
+
+  router.get(`${app}/provider-keys`, signedInPage(deps, (_event, page) => view(page)));
+  router.post(
+    `${app}/provider-keys`,
+    signedInAction(deps, async (event, page, form) => {
+      const provider = knownProvider(form.provider);
+      if (!provider) return noSuchProvider(event);
+      const key = (form.key ?? '').trim();
+      if (!secret) return view(page, {}, 503);
+      if (key.length < 8 || key.length > 512 || /\s/.test(key)) return view(page, { problem: 'That does not look like a provider key: paste it without spaces.' }, 400);
+      await store.setProviderKey({ accountId: page.account.id, providerId: provider.id, sealed: sealSecret(key, secret), last4: key.slice(-4) }, 'app');
+      return view(page, { notice: `${provider.name} key ending in ${key.slice(-4)} saved. New requests use it within seconds.` });
+    }),
+  );
+  router.post(
+    `${app}/provider-keys/:provider/remove`,
+    signedInAction(deps, async (event, page) => {
+      const provider = knownProvider(event.context.params?.provider);
+      if (!provider) return noSuchProvider(event);
+      const removed = await store.removeProviderKey(page.account.id, provider.id, 'app');
+      return view(page, { notice: removed ? `${provider.name} key removed.` : `No ${provider.name} key was stored.` });
+    }),
+  );
+  router.post(
+    `${app}/provider-keys/:provider/test`,
+    signedInAction(deps, async (event, page) => {
+      const provider = knownProvider(event.context.params?.provider);
+      if (!provider) return noSuchProvider(event);
+      const record = (await store.listProviderKeys(page.account.id)).find((entry) => entry.providerId === provider.id);
+      if (!record || !secret) return view(page, { testOutcome: { ok: false, text: `No ${provider.name} key is stored to test.` } }, 400);
+      const now = deps.clock.now();
+      const throttleKey = `${page.account.id}:${provider.id}`;
+      if (now - (lastTest.get(throttleKey) ?? -Infinity) < TEST_EVERY_MS) {
+        return view(page, { testOutcome: { ok: false, text: 'Wait a few seconds between tests.' } }, 429);
+      }
+      lastTest.set(throttleKey, now);
+      const model = testModel.get(provider.id) ?? 'test';
+      const outcome = await deps.engine.testCredential(provider.id, model, openSecret(record.sealed, secret), AbortSignal.timeout(TEST_TIMEOUT_MS));
+      await store.recordAuditEvent({ actor: 'app', action: 'provider_key.test', accountId: page.account.id, details: { providerId: provider.id, ok: outcome.ok } });
+      const text = outcome.ok
+        ? `${provider.name} accepted the key: a one-token call to ${outcome.model} succeeded in ${outcome.latencyMs} ms.`
+        : `${provider.name} did not accept the call (${outcome.status === null ? 'no answer' : `HTTP ${outcome.status}`}, ${outcome.reason}). Check the key and its permissions.`;
+      return view(page, { testOutcome: { ok: outcome.ok, text } });
+    }),
+  );
+}

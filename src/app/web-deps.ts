@@ -1,0 +1,21 @@
+/** Everything the web pages need, built once by createWebHandler. */
+import type { KeyLimitService } from '../accounts/key-limit-service.js';
+import type { RouterDeps } from '../server/router-deps.js';
+import type { CsrfGuard } from './csrf.js';
+import type { Renderer } from './render.js';
+import type { SessionManager } from './session-manager.js';
+import type { SigninThrottle } from './signin-throttle.js';
+import type { LedgerViews } from './ledger-seams.js';
+import type { StatusHistory } from './status-history.js';
+import type { WebPaths } from './web-paths.js';
+
+export interface WebDeps extends RouterDeps {
+  paths: WebPaths;
+  renderer: Renderer;
+  sessions: SessionManager;
+  csrf: CsrfGuard;
+  throttle: SigninThrottle;
+  keyLimits: KeyLimitService;
+  statusHistory: StatusHistory;
+  ledger: LedgerViews;
+}

@@ -1,0 +1,125 @@
+/**
+ * The web side of `router serve`: the account app at appUrl's path, the public pages and the docs,
+ * answered by one h3 handler placed in front of the API router. A request it does not claim (anything
+ * under /v1, and /pricing, /model-catalog or /status asked for as JSON) passes through untouched; it
+ * never reads or sets cookies on those.
+ */
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createRouter, eventHandler, setResponseHeader, type EventHandler, type H3Event } from 'h3';
+import type { KeyLimitService } from '../accounts/key-limit-service.js';
+import { describeError } from '../core/describe-error.js';
+import { isRouterError } from '../core/errors.js';
+import type { RouterDeps } from '../server/router-deps.js';
+import { StoreUnavailableError } from '../stores/store.js';
+import { STATIC_DIR } from './asset-dirs.js';
+import { CsrfGuard } from './csrf.js';
+import { registerDocsPages } from './docs/docs-pages.js';
+import { sendHtml, wantsHtml } from './http-helpers.js';
+import { NO_LEDGER, type LedgerViews } from './ledger-seams.js';
+import { Renderer } from './render.js';
+import { registerAccountPages } from './routes/account-pages.js';
+import { registerAuthPages } from './routes/auth-pages.js';
+import { registerKeyPages } from './routes/key-pages.js';
+import { registerProviderKeyPages } from './routes/provider-key-pages.js';
+import { registerPublicPages } from './routes/public-pages.js';
+import { SessionManager } from './session-manager.js';
+import { SigninThrottle } from './signin-throttle.js';
+import { StatusHistory } from './status-history.js';
+import type { WebDeps } from './web-deps.js';
+import { webPaths } from './web-paths.js';
+
+const STATIC_FILES: Readonly<Record<string, string>> = { 'app.css': 'text/css; charset=utf-8', 'app.js': 'text/javascript; charset=utf-8' };
+
+export interface WebHandlerOptions {
+  keyLimits: KeyLimitService;
+  /** The usage ledger's views, when the server has one (ledger-seams.ts). */
+  ledger?: LedgerViews;
+}
+
+export function createWebHandler(deps: RouterDeps, options: WebHandlerOptions): EventHandler {
+  const { server } = deps.config;
+  const paths = webPaths(server);
+  const staticPath = `${paths.app}/static`;
+  const renderer = new Renderer({
+    name: 'LLM Router',
+    baseUrl: server.baseUrl,
+    appUrl: server.appUrl,
+    app: paths.app,
+    docs: paths.docs,
+    static: staticPath,
+    home: '/',
+  });
+  const statusHistory = new StatusHistory(deps.health, deps.config.providers.providers.map((provider) => provider.id), deps.clock);
+  statusHistory.start();
+  // Without a server secret the form tokens are keyed per process: forms opened before a restart must be reloaded.
+  const csrfSecret = server.secretKey?.reveal() ?? randomBytes(32).toString('hex');
+  const web: WebDeps = {
+    ...deps,
+    paths,
+    renderer,
+    sessions: new SessionManager(deps.store, deps.clock, server.app, paths.secure),
+    csrf: new CsrfGuard(csrfSecret, paths.appOrigin, paths.secure),
+    throttle: new SigninThrottle(deps.clock),
+    keyLimits: options.keyLimits,
+    statusHistory,
+    ledger: options.ledger ?? NO_LEDGER,
+  };
+  if (!paths.secure) {
+    deps.logger.warn(`account app at ${server.appUrl} is served over http: its cookies are not marked Secure (fine on localhost; use an https appUrl in production)`);
+  }
+
+  const router = createRouter();
+  const assets = new Map(Object.entries(STATIC_FILES).map(([file, type]) => [file, { type, body: readFileSync(join(STATIC_DIR, file)) }]));
+  router.get(
+    `${staticPath}/:file`,
+    eventHandler((event) => {
+      const asset = assets.get(event.context.params?.file ?? '');
+      if (!asset) return notFoundPage(web, event);
+      setResponseHeader(event, 'content-type', asset.type);
+      setResponseHeader(event, 'cache-control', 'public, max-age=3600');
+      setResponseHeader(event, 'x-content-type-options', 'nosniff');
+      return asset.body;
+    }),
+  );
+  registerPublicPages(router, web);
+  registerDocsPages(router, web);
+  if (server.app.enabled) {
+    registerAuthPages(router, web);
+    registerKeyPages(router, web);
+    registerProviderKeyPages(router, web);
+    registerAccountPages(router, web);
+  }
+
+  const owns = (path: string) => (paths.app !== '' && (path === paths.app || path.startsWith(`${paths.app}/`))) || (paths.docs !== '' && (path === paths.docs || path.startsWith(`${paths.docs}/`)));
+  return eventHandler(async (event) => {
+    const path = event.path.split('?')[0]!;
+    if (path.startsWith('/v1/') || path === '/v1') return undefined;
+    try {
+      const answer = await router.handler(event);
+      if (answer !== undefined || event.handled) return answer;
+      if (owns(path)) return notFoundPage(web, event);
+      return undefined;
+    } catch (error) {
+      return failurePage(web, event, error);
+    }
+  });
+}
+
+function notFoundPage(web: WebDeps, event: H3Event): string {
+  return sendHtml(event, web.renderer.page('error-page', { title: 'Not found', heading: 'Page not found', message: 'There is no page at this address.', back: '/' }), {
+    status: 404,
+  });
+}
+
+function failurePage(web: WebDeps, event: H3Event, error: unknown): string {
+  if (isRouterError(error) && error.code === 'not_found') {
+    if (!wantsHtml(event)) throw error;
+    return notFoundPage(web, event);
+  }
+  const unavailable = error instanceof StoreUnavailableError;
+  web.logger.error(`account app: ${unavailable ? 'store unavailable' : 'unexpected error'} on ${event.method} ${event.path.split('?')[0]}: ${describeError(error)}`);
+  const message = unavailable ? 'The service cannot reach its database right now. Try again in a moment.' : 'Something went wrong on our side. Try again; if it persists, contact support.';
+  return sendHtml(event, web.renderer.page('error-page', { title: 'Error', heading: 'Something went wrong', message, back: '/' }), { status: unavailable ? 503 : 500 });
+}

@@ -1,0 +1,47 @@
+import type { KeyLimitService } from '../../accounts/key-limit-service.js';
+import { RouterError } from '../../core/errors.js';
+import { quotaPeriod } from '../../core/quota-period.js';
+import type { RouterDeps } from '../router-deps.js';
+import type { Stage } from './stage.js';
+
+/**
+ * A key's own limits below the plan's (set in the account app): a monthly request cap counted per key,
+ * and a per-minute limit on its own window. Runs after the account's quota and rate limit; a request
+ * refused here gives back the account's count (the pipeline refunds it) and its own.
+ */
+export function createKeyLimitsStage(deps: Pick<RouterDeps, 'store' | 'rateLimiter' | 'clock'>, limits: KeyLimitService): Stage {
+  return async (_event, ctx) => {
+    const keyId = ctx.caller!.keyId;
+    const own = await limits.get(keyId);
+    if (own.monthlyRequests === null && own.requestsPerMinute === null) return;
+    const now = deps.clock.now();
+    if (own.monthlyRequests !== null) {
+      const period = quotaPeriod(now);
+      const weight = ctx.admitted?.weight ?? 1;
+      const decision = await deps.store.admitKeyQuota({ keyId, period: period.key, weight, limit: own.monthlyRequests });
+      if (!decision.admitted) {
+        throw new RouterError(
+          'key_quota_exceeded',
+          `This key's own monthly cap (${own.monthlyRequests} requests) is used up; it resets at ${period.resetsAt}. Raise or remove the cap on the keys page, or use another key.`,
+        );
+      }
+      const accountRefund = ctx.admitted?.refund;
+      if (ctx.admitted && accountRefund) {
+        ctx.admitted.refund = async () => {
+          await accountRefund();
+          await deps.store.refundKeyQuota(keyId, period.key, weight);
+        };
+      }
+    }
+    if (own.requestsPerMinute !== null) {
+      const decision = await deps.rateLimiter.admit(`key:${keyId}`, own.requestsPerMinute, now);
+      if (!decision.allowed) {
+        throw new RouterError(
+          'key_rate_limit_exceeded',
+          `This key's own limit of ${own.requestsPerMinute} requests per minute is reached. Retry after ${decision.retryAfterSeconds} seconds.`,
+          { headers: { 'retry-after': String(decision.retryAfterSeconds) } },
+        );
+      }
+    }
+  };
+}

@@ -1,0 +1,222 @@
+/**
+ * The account app in a real browser (Chromium via playwright-core): the main journey from sign-up to
+ * a working key used by the official openai SDK, rotation with grace, provider keys and sessions; a
+ * cross-origin form post; a second account; keyboard-only sign-in; axe-core and a screenshot on every
+ * page, also at 375 px wide.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { manualClock, pointProvidersAt, sdkClient, startFakes, type Fakes } from '../e2e/router-harness.js';
+import { issueLink } from '../../src/accounts/link-tokens.js';
+import { startAppRouter, type AppRouter } from '../e2e/app-harness.js';
+import { checkPage, expectAccessible, expectNoHorizontalScroll, HAVE_BROWSER, launchBrowser, screenshot } from './browser-harness.js';
+
+const PASSWORD = 'correct horse battery staple';
+
+describe.skipIf(!HAVE_BROWSER)('account app in a real browser', { timeout: 120_000 }, () => {
+  let fakes: Fakes;
+  let router: AppRouter;
+  let browser: Browser;
+  const clock = manualClock('2026-11-21T10:00:00.000Z');
+
+  beforeAll(async () => {
+    fakes = await startFakes();
+    // Sessions outlast the hour of grace the journey waits out.
+    router = await startAppRouter({ clock, app: { sessionIdleMinutes: 240 }, patch: { providers: pointProvidersAt(fakes.urls) } });
+    browser = await launchBrowser();
+  }, 60_000);
+  afterAll(async () => {
+    await browser?.close();
+    await router?.close();
+    await fakes?.close();
+  });
+
+  async function newPage(width = 1280): Promise<Page> {
+    const context = await browser.newContext({ viewport: { width, height: 900 } });
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: router.url });
+    return context.newPage();
+  }
+
+  async function signUp(page: Page, email: string): Promise<void> {
+    await page.goto(`${router.url}/app/signup`);
+    await page.getByLabel('Email').fill(email);
+    await page.getByLabel(/^Password/).fill(PASSWORD);
+    await page.getByRole('button', { name: 'Create account' }).click();
+    await page.waitForURL('**/app/onboarding', { timeout: 8000 });
+  }
+
+  it('sign up → first key copied → SDK calls → provider key → usage → rotate with grace → old key revoked → sign out other sessions', async () => {
+    const page = await newPage();
+    await page.goto(router.url);
+    await checkPage(page, 'landing');
+    await signUp(page, 'journey@example.com');
+    await checkPage(page, 'onboarding');
+    await page.getByRole('button', { name: 'Generate my first key' }).click();
+    const key = (await page.locator('#new-key').textContent())!.trim();
+    expect(key).toMatch(/^sk_router_[0-9A-Za-z]{38}$/);
+    await page.getByRole('button', { name: 'Copy key' }).click();
+    await expect.poll(() => page.getByRole('button', { name: 'Copied' }).count()).toBe(1);
+    expect(await page.evaluate<string>('navigator.clipboard.readText()')).toBe(key);
+    await checkPage(page, 'onboarding-key-shown');
+
+    const client = sdkClient(router, key);
+    expect((await client.models.list()).data.map((model) => model.id)).toEqual(['router/frontier']);
+    const refused = await client.chat.completions.create({ model: 'router/frontier', messages: [{ role: 'user', content: 'hi' }] }).catch((error: unknown) => error);
+    expect(refused).toMatchObject({ status: 403, code: 'no_provider_access' });
+
+    await page.getByRole('link', { name: 'Provider keys' }).first().click();
+    await page.getByLabel('Add the OpenAI key').fill('sk-proj-browser-test-4242');
+    await page.getByRole('button', { name: 'Add' }).first().click();
+    await expect.poll(() => page.getByText('…4242').count()).toBeGreaterThan(0);
+    await page.locator('#provider-openai').getByRole('button', { name: 'Test' }).click();
+    await expect.poll(() => page.getByText('OpenAI accepted the key').count()).toBe(1);
+    await checkPage(page, 'provider-keys');
+    // Routing reads an account's provider keys through a cache of keyCacheTtlMs (5 s): "within seconds".
+    clock.advance(6000);
+
+    const reply = await client.chat.completions.create({ model: 'router/frontier', messages: [{ role: 'user', content: 'hi' }] });
+    expect(reply.choices[0]!.message.content).toContain('Hello from openai-fake');
+    await page.getByRole('link', { name: 'Usage' }).click();
+    await expect.poll(() => page.locator('.big').textContent()).toContain('1');
+    await checkPage(page, 'usage');
+
+    await page.getByRole('link', { name: 'API keys' }).click();
+    await checkPage(page, 'keys');
+    await page.getByLabel('Old key keeps working for').selectOption('3600');
+    await page.getByRole('button', { name: 'Rotate' }).click();
+    const replacement = (await page.locator('#new-key').textContent())!.trim();
+    expect(replacement).not.toBe(key);
+    await checkPage(page, 'keys-rotated');
+    for (const candidate of [key, replacement]) {
+      const answer = await sdkClient(router, candidate).chat.completions.create({ model: 'router/frontier', messages: [{ role: 'user', content: 'hi' }] });
+      expect(answer.model).toBe('router/frontier');
+    }
+    clock.advance(3600_000 + 1000);
+    const late = await sdkClient(router, key).models.list().catch((error: unknown) => error);
+    expect(late).toMatchObject({ status: 401, code: 'revoked_api_key' });
+    expect((await sdkClient(router, replacement).models.list()).data).toHaveLength(1);
+
+    const phone = await newPage(375);
+    await phone.goto(`${router.url}/app/signin`);
+    await phone.getByLabel('Email').fill('journey@example.com');
+    await phone.getByLabel('Password').fill(PASSWORD);
+    await phone.getByRole('button', { name: 'Sign in' }).click();
+    await phone.waitForURL('**/app/keys');
+    await screenshot(phone, 'keys-375px');
+    await expectNoHorizontalScroll(phone, 'keys at 375px');
+    await expectAccessible(phone, 'keys at 375px');
+
+    await page.getByRole('link', { name: 'Security' }).click();
+    await checkPage(page, 'security');
+    await page.getByRole('button', { name: 'Sign out other sessions' }).click();
+    await expect.poll(() => page.getByText('1 other session signed out').count()).toBe(1);
+    await phone.reload();
+    expect(new URL(phone.url()).pathname).toBe('/app/signin');
+    await page.getByRole('link', { name: 'Support' }).first().click();
+    await checkPage(page, 'support');
+    await page.getByRole('link', { name: 'Billing' }).click();
+    await checkPage(page, 'billing');
+  });
+
+  it('a form posted from another origin is refused and changes nothing', async () => {
+    const page = await newPage();
+    await signUp(page, 'target@example.com');
+    const evil: Server = createServer((_req, res) => {
+      res.setHeader('content-type', 'text/html');
+      res.end(`<form id="f" method="post" action="${router.url}/app/keys"><input name="name" value="evil"></form><script>document.getElementById('f').submit()</script>`);
+    });
+    await new Promise<void>((resolve) => evil.listen(0, 'localhost', resolve));
+    try {
+      const response = page.waitForResponse((candidate) => candidate.url() === `${router.url}/app/keys` && candidate.request().method() === 'POST');
+      await page.goto(`http://localhost:${(evil.address() as AddressInfo).port}/`);
+      expect((await response).status()).toBe(403);
+      const account = (await router.server.runtime.store.findLoginByEmail('target@example.com'))!.account;
+      expect(await router.server.runtime.store.listApiKeys(account.id)).toEqual([]);
+    } finally {
+      await new Promise((resolve) => evil.close(resolve));
+    }
+  });
+
+  it('a second account sees nothing of the first', async () => {
+    const first = await newPage();
+    await signUp(first, 'first-owner@example.com');
+    await first.getByRole('button', { name: 'Generate my first key' }).click();
+    const firstKey = (await first.locator('#new-key').textContent())!.trim();
+    const firstKeyId = (await router.server.runtime.store.listApiKeys((await router.server.runtime.store.findLoginByEmail('first-owner@example.com'))!.account.id))[0]!.id;
+    const second = await newPage();
+    await signUp(second, 'second-owner@example.com');
+    await second.goto(`${router.url}/app/keys`);
+    expect(await second.content()).not.toContain(firstKey.slice(-4));
+    expect(await second.content()).not.toContain(firstKeyId);
+    const guessed = await second.goto(`${router.url}/app/keys/${firstKeyId}/revoke`);
+    expect(guessed!.status()).toBe(404);
+    await checkPage(second, 'not-found');
+    // The owner's own confirmation page, for comparison (and for its accessibility check).
+    await first.goto(`${router.url}/app/keys/${firstKeyId}/revoke`);
+    await checkPage(first, 'revoke-confirm');
+    await first.getByRole('button', { name: 'Yes, revoke it' }).click();
+    await expect.poll(() => first.getByText('revoked.').count()).toBeGreaterThan(0);
+  });
+
+  it('an invitation link opens a form that creates the account', async () => {
+    const server = router.server.runtime.config.server;
+    const link = await issueLink({ store: router.server.runtime.store, clock, server }, 'invite', 'invited@example.com', 'cli');
+    const page = await newPage();
+    await page.goto(link.url.replace(server.appUrl, `${router.url}/app`));
+    await checkPage(page, 'invitation');
+    await page.getByLabel(/^Password/).fill(PASSWORD);
+    await page.getByRole('button', { name: 'Create account' }).click();
+    await page.waitForURL('**/app/onboarding');
+    await page.goto(link.url.replace(server.appUrl, `${router.url}/app`));
+    await checkPage(page, 'link-used');
+    expect(await page.getByRole('heading', { name: 'This link is not valid' }).count()).toBe(1);
+  });
+
+  it('signs in with the keyboard alone', async () => {
+    const setup = await newPage();
+    await signUp(setup, 'keyboard@example.com');
+    const page = await newPage();
+    await page.goto(`${router.url}/app/signin`);
+    await checkPage(page, 'signin');
+    // Tab from the top of the page until the email field has focus, then type and submit with Enter.
+    for (let i = 0; i < 12 && (await page.evaluate<string | undefined>('document.activeElement?.id')) !== 'email'; i++) await page.keyboard.press('Tab');
+    expect(await page.evaluate<string | undefined>('document.activeElement?.id')).toBe('email');
+    await page.keyboard.type('keyboard@example.com');
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate<string | undefined>('document.activeElement?.id')).toBe('password');
+    await page.keyboard.type(PASSWORD);
+    await page.keyboard.press('Enter');
+    await page.waitForURL('**/app/onboarding');
+  });
+
+  it('public pages and docs are accessible and fit 375 px', async () => {
+    const page = await newPage(375);
+    for (const [name, path] of [
+      ['pricing', '/pricing'],
+      ['catalog', '/model-catalog'],
+      ['family', '/model-catalog/frontier'],
+      ['status', '/status'],
+      ['docs', '/docs'],
+      ['docs-quick-start', '/docs/quick-start'],
+      ['docs-errors', '/docs/errors'],
+      ['docs-limits', '/docs/limits'],
+      ['docs-route-profiles', '/docs/route-profiles'],
+      ['docs-app', '/docs/app'],
+      ['signup', '/app/signup'],
+      ['forgot', '/app/forgot'],
+      ['deactivated', '/app/deactivated'],
+    ] as const) {
+      await page.goto(router.url + path);
+      await screenshot(page, `${name}-375px`);
+      await expectAccessible(page, name);
+      await expectNoHorizontalScroll(page, name);
+    }
+    const wide = await newPage();
+    for (const [name, path] of [['pricing', '/pricing'], ['catalog', '/model-catalog'], ['status', '/status'], ['docs-errors', '/docs/errors']] as const) {
+      await wide.goto(router.url + path);
+      await screenshot(wide, name);
+    }
+  });
+});

@@ -1,0 +1,104 @@
+/**
+ * Pages for people beside the API: content negotiation on /pricing, /model-catalog and /status, the
+ * landing page, the generated docs, and a crawl that follows every URL the API's guided errors,
+ * /pricing, the catalog and the app's pages emit, asserting each resolves (anchors included).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ERROR_TABLE, RouterError, type ErrorCode } from '../../../src/core/errors.js';
+import { errorBody } from '../../../src/server/send-error.js';
+import { json } from '../router-harness.js';
+import { AppClient, shownKey, startAppRouter, type AppRouter } from '../app-harness.js';
+
+describe('public pages and docs', () => {
+  let router: AppRouter;
+  beforeAll(async () => {
+    router = await startAppRouter();
+  });
+  afterAll(() => router.close());
+
+  it('answers browsers with HTML and API clients with the same JSON as before, both with Vary: Accept', async () => {
+    for (const path of ['/pricing', '/model-catalog', '/status']) {
+      const html = await fetch(router.url + path, { headers: { accept: 'text/html,application/xhtml+xml,*/*;q=0.8', 'user-agent': 'Mozilla/5.0' } });
+      expect(html.status, path).toBe(200);
+      expect(html.headers.get('content-type'), path).toBe('text/html; charset=utf-8');
+      expect(html.headers.get('vary'), path).toContain('Accept');
+      for (const accept of ['application/json', '*/*']) {
+        const api = await fetch(router.url + path, { headers: { accept, 'user-agent': 'tests/1.0' } });
+        expect(api.status, path).toBe(200);
+        expect(api.headers.get('content-type'), path).toBe('application/json');
+        expect(api.headers.get('vary'), path).toContain('Accept');
+        expect((await json(api)).object, path).toBe(path === '/pricing' ? 'pricing' : path === '/model-catalog' ? 'model_catalog' : 'status');
+      }
+    }
+  });
+
+  it('shows plans side by side with upgrade buttons, route families with snippets, and provider health with the last hour', async () => {
+    const browser = new AppClient(router.url);
+    const pricing = await browser.get('/pricing');
+    expect(pricing.html.match(/<section class="card plan/g)).toHaveLength(3);
+    expect(pricing.html).toContain(`href="${router.appUrl}/checkout?plan=pro"`);
+    expect(pricing.html).toContain('Managed provider access');
+    const catalog = await browser.get('/model-catalog');
+    expect(catalog.html).toContain('router/frontier');
+    const family = await browser.get('/model-catalog/frontier');
+    expect(family.status).toBe(200);
+    expect(family.html).toContain('"model": "router/frontier"');
+    expect((await browser.get('/model-catalog/nope')).status).toBe(404);
+    const status = await browser.get('/status');
+    expect(status.html.match(/<svg class="history"/g)).toHaveLength(3);
+    expect(status.html.match(/<rect x=/g)).toHaveLength(180);
+    const landing = await browser.get('/');
+    expect(landing.html).toContain(`${router.baseURL}`);
+    expect(landing.html).toContain('/app/signup');
+  });
+
+  it('documents every error code at its own anchor, generated from the error table', async () => {
+    const page = await new AppClient(router.url).get('/docs/errors');
+    for (const code of Object.keys(ERROR_TABLE)) {
+      expect(page.html, code).toContain(`<section class="card error-code" id="${code}">`);
+    }
+  });
+
+  it('every URL the API, /pricing, the catalog and the app emit resolves', async () => {
+    const server = router.server.runtime.config.server;
+    const urls = new Set<string>();
+    const addAll = (value: unknown): void => {
+      if (typeof value === 'string' && /^https?:\/\//.test(value)) urls.add(value);
+      else if (Array.isArray(value)) value.forEach(addAll);
+      else if (value && typeof value === 'object') Object.values(value).forEach(addAll);
+    };
+    for (const code of Object.keys(ERROR_TABLE) as ErrorCode[]) addAll(errorBody(new RouterError(code, 'x'), server));
+    const pricing = await json(await fetch(`${router.url}/pricing`, { headers: { 'user-agent': 'tests/1.0' } }));
+    const catalog = await json(await fetch(`${router.url}/model-catalog`, { headers: { 'user-agent': 'tests/1.0' } }));
+    addAll({ ...pricing, apiBaseUrl: undefined });
+    addAll({ ...catalog, apiBaseUrl: undefined });
+    // A signed-in person's pages: every link and every GET form on them.
+    const browser = new AppClient(router.url);
+    await browser.signUp('crawler@example.com', 'correct horse battery staple');
+    expect(shownKey((await browser.post('/app/onboarding/key', {})).html)).not.toBeNull();
+    const pages = ['/', '/pricing', '/model-catalog', '/status', '/docs', '/app/onboarding', '/app/keys', '/app/provider-keys', '/app/usage', '/app/billing', '/app/security', '/app/support', '/app/deactivated'];
+    for (const path of pages) {
+      const page = await browser.get(path);
+      expect(page.status, path).toBe(200);
+      for (const match of page.html.matchAll(/\shref="([^"]+)"/g)) urls.add(new URL(match[1]!.replace(/&amp;/g, '&'), router.url).toString());
+    }
+    // The API base (onboarding's "set your base URL" step) is a client setting, not a page.
+    urls.delete(`${router.url}/v1`);
+    const fragmentsChecked: string[] = [];
+    for (const url of urls) {
+      const target = new URL(url);
+      expect(target.origin, url).toBe(router.url);
+      // A link may lead through redirects (the app's front door); where it ends must be a page.
+      const page = await browser.follow(await browser.get(target.pathname + target.search));
+      expect(page.status, url).toBe(200);
+      if (target.hash) {
+        expect(page.html, url).toContain(`id="${decodeURIComponent(target.hash.slice(1))}"`);
+        fragmentsChecked.push(target.hash);
+      }
+    }
+    expect(urls.size).toBeGreaterThan(40);
+    for (const [code, spec] of Object.entries(ERROR_TABLE)) {
+      if ((spec.guidance as readonly string[]).includes('docsUrl')) expect(fragmentsChecked, code).toContain(`#${code}`);
+    }
+  });
+});

@@ -1,0 +1,195 @@
+/**
+ * A free account cannot change what another account observes. Bodies that pass the request schema but
+ * that no translator could send get the contract's 400 naming the field, cost nothing upstream, and
+ * never count against a provider's circuit, so the next account is still served by that provider.
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import {
+  PROVIDER_KEYS,
+  frontierOrder,
+  json,
+  pointProvidersAt,
+  postV1,
+  startFakes,
+  startTestRouter,
+  type Fakes,
+  type ProviderId,
+  type TestRouter,
+} from '../e2e/router-harness.js';
+import { createUpstreamClient, type UpstreamClient } from '../../src/upstream/upstream-client.js';
+
+/** `{"a":{"a":…}}` nested `depth` levels, built as text (JSON.stringify itself would overflow the stack). */
+function deeplyNested(depth: number): string {
+  return '{"a":'.repeat(depth) + '1' + '}'.repeat(depth);
+}
+
+const HI = [{ role: 'user', content: 'hi' }];
+
+interface Hostile {
+  name: string;
+  provider: ProviderId;
+  /** The raw body text (some are not expressible as a JS object literal). */
+  body: string;
+  /** The field the 400 names; null when the body is fine after all and must simply be served. */
+  param: string | null;
+  endpoint?: string;
+}
+
+const HOSTILE: Hostile[] = [
+  {
+    name: 'metadata nested 100 000 levels deep',
+    provider: 'gemini',
+    body: `{"model":"router/frontier","messages":${JSON.stringify(HI)},"metadata":${deeplyNested(100_000)}}`,
+    param: 'metadata',
+  },
+  {
+    name: 'a function tool without its function, to Gemini',
+    provider: 'gemini',
+    body: JSON.stringify({ model: 'router/frontier', messages: HI, tools: [{ type: 'function' }] }),
+    param: 'tools[0].function',
+  },
+  {
+    name: 'tool_choice null with a tool, to Anthropic',
+    provider: 'anthropic',
+    body: JSON.stringify({ model: 'router/frontier', messages: HI, tools: [{ type: 'function', function: { name: 'f' } }], tool_choice: null }),
+    param: null,
+  },
+  {
+    name: 'tool_choice naming no function, to Anthropic',
+    provider: 'anthropic',
+    body: JSON.stringify({ model: 'router/frontier', messages: HI, tools: [{ type: 'function', function: { name: 'f' } }], tool_choice: { type: 'function' } }),
+    param: 'tool_choice.function',
+  },
+  {
+    name: 'response_format null, to Gemini',
+    provider: 'gemini',
+    body: JSON.stringify({ model: 'router/frontier', messages: HI, response_format: null }),
+    param: null,
+  },
+  {
+    name: 'an image part without its image_url, to Anthropic',
+    provider: 'anthropic',
+    body: JSON.stringify({ model: 'router/frontier', messages: [{ role: 'user', content: [{ type: 'image_url' }] }] }),
+    param: 'messages[0].content[0].image_url',
+  },
+  {
+    name: 'a Responses function_call without arguments, to Anthropic',
+    provider: 'anthropic',
+    endpoint: '/responses',
+    body: JSON.stringify({ model: 'router/frontier', input: [{ type: 'function_call', call_id: 'c1', name: 'f' }] }),
+    param: 'input[0].arguments',
+  },
+  {
+    name: 'allowed_tools whose tools are not a list, to Gemini',
+    provider: 'gemini',
+    endpoint: '/responses',
+    body: JSON.stringify({
+      model: 'router/frontier',
+      input: 'hi',
+      tools: [{ type: 'function', name: 'f' }],
+      tool_choice: { type: 'allowed_tools', mode: 'auto', tools: 'f' },
+    }),
+    param: 'tool_choice.tools',
+  },
+];
+
+for (const provider of ['anthropic', 'gemini'] as const) {
+  describe(`hostile bodies on a route that goes to ${provider}`, () => {
+    let fakes: Fakes;
+    let router: TestRouter;
+    let attacker: { key: string };
+    let bystander: { key: string };
+    const logLines = (): string[] => (router.server.runtime.logger as unknown as { lines: string[] }).lines;
+
+    beforeAll(async () => {
+      fakes = await startFakes();
+      router = await startTestRouter({ patch: { providers: pointProvidersAt(fakes.urls), routes: frontierOrder([provider]) } });
+      attacker = await router.createAccount('free', { providerKeys: { ...PROVIDER_KEYS } });
+      bystander = await router.createAccount('pro', { providerKeys: { ...PROVIDER_KEYS } });
+    });
+    afterEach(() => fakes.reset());
+    afterAll(async () => {
+      await router.close();
+      await fakes.close();
+    });
+
+    for (const hostile of HOSTILE.filter((h) => h.provider === provider)) {
+      const outcome = hostile.param === null ? 'served' : `a 400 naming ${hostile.param}`;
+      it(`${hostile.name}: ${outcome}, six times over, and the next account is still served by ${provider}`, async () => {
+        for (let i = 0; i < 6; i++) {
+          const response = await fetch(`${router.baseURL}${hostile.endpoint ?? '/chat/completions'}`, {
+            method: 'POST',
+            headers: { authorization: `Bearer ${attacker.key}`, 'content-type': 'application/json', 'user-agent': 'router-tests/1.0' },
+            body: hostile.body,
+          });
+          const body = await json(response);
+          if (hostile.param === null) {
+            expect(response.status, JSON.stringify(body)).toBe(200);
+          } else {
+            expect(response.status).toBe(400);
+            expect(body.error).toMatchObject({ type: 'invalid_request_error', param: hostile.param });
+          }
+        }
+        // A refused body never reached the provider; whatever happened, the circuit did not move.
+        if (hostile.param !== null) expect(fakes[provider].requests).toHaveLength(0);
+        const status = await json(await fetch(`${router.url}/status`));
+        expect(status.providers.find((p: { provider: string }) => p.provider === provider)).toMatchObject({ state: 'closed' });
+
+        const served = await postV1(router, bystander.key, '/chat/completions', { model: 'router/frontier', messages: HI });
+        expect(served.status).toBe(200);
+        expect(served.headers.get('x-router-upstream')).toBe(provider);
+        expect(logLines().filter((line) => /unexpected error|\n\s+at /.test(line))).toEqual([]);
+      });
+    }
+  });
+}
+
+describe('an unexpected exception inside the router', () => {
+  let router: TestRouter;
+  let account: { key: string };
+  let failing = true;
+  const logLines = (): string[] => (router.server.runtime.logger as unknown as { lines: string[] }).lines;
+
+  beforeAll(async () => {
+    const fakes = await startFakes();
+    const real = createUpstreamClient();
+    // A router bug on the send path (the fakes are never reached while it is on).
+    const buggy: UpstreamClient = {
+      send: (provider, request, signal) => (failing ? Promise.reject(new TypeError("Cannot read properties of undefined (reading 'url')")) : real.send(provider, request, signal)),
+      close: async () => {
+        await real.close();
+        await fakes.close();
+      },
+    };
+    router = await startTestRouter({
+      patch: {
+        providers: pointProvidersAt(fakes.urls, (doc) => void (doc.circuitBreaker = { failureThreshold: 1, cooldownMs: 60_000 })),
+        routes: frontierOrder(['openai', 'anthropic']),
+      },
+      build: { upstreamClient: buggy },
+    });
+    account = await router.createAccount('free', { providerKeys: { ...PROVIDER_KEYS } });
+  });
+  afterAll(async () => {
+    await router.close();
+  });
+
+  it('is a 500 internal_error logged once with the request id, refunded, and never counted against a provider', async () => {
+    const response = await postV1(router, account.key, '/chat/completions', { model: 'router/frontier', messages: HI });
+    expect(response.status).toBe(500);
+    expect((await json(response)).error).toMatchObject({ type: 'server_error', code: 'internal_error' });
+    expect(response.headers.get('x-quota-used')).toBe('0');
+    const requestId = response.headers.get('x-request-id')!;
+    const failures = logLines().filter((line) => line.includes('router failure'));
+    expect(failures).toHaveLength(1);
+    expect(failures[0]).toContain(requestId);
+    expect(failures[0]).toContain("TypeError: Cannot read properties of undefined (reading 'url')");
+    const status = await json(await fetch(`${router.url}/status`));
+    for (const provider of status.providers) expect(provider).toMatchObject({ state: 'closed', recentRequests: 0 });
+
+    failing = false;
+    const served = await postV1(router, account.key, '/chat/completions', { model: 'router/frontier', messages: HI });
+    expect(served.status).toBe(200);
+    expect(served.headers.get('x-router-upstream')).toBe('openai');
+  });
+});

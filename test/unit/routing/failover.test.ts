@@ -1,0 +1,151 @@
+import { describe, expect, it } from 'vitest';
+import type { ProviderConfig, RouteProfileConfig } from '../../../src/config/types.js';
+import { RouterError } from '../../../src/core/errors.js';
+import { UpstreamStreamError } from '../../../src/providers/adapter.js';
+import { AttemptFailed, runWithFailover, type Candidate, type FailoverDeps } from '../../../src/routing/failover.js';
+import { ProviderHealth } from '../../../src/routing/provider-health.js';
+
+const provider = (id: string): ProviderConfig => ({
+  id,
+  name: id,
+  format: 'openai',
+  baseUrl: `http://127.0.0.1:1/${id}`,
+  nativeResponses: false,
+  streamUsage: true,
+  maxTokensField: 'max_tokens',
+  defaultMaxTokens: 1024,
+  timeouts: { connectMs: 1000, firstByteMs: 1000, idleMs: 1000 },
+  headers: {},
+  prices: {},
+});
+
+const route: RouteProfileConfig = {
+  id: 'router/frontier',
+  family: 'frontier',
+  description: '',
+  quotaWeight: 1,
+  retryBudget: 3,
+  tiers: [[{ provider: 'a', model: 'm-a', weight: 1 }], [{ provider: 'b', model: 'm-b', weight: 1 }]],
+};
+
+function setup(options: { failureThreshold?: number; keys?: string[] } = {}) {
+  let now = 1_000_000;
+  const clock = { now: () => now };
+  const health = new ProviderHealth({ failureThreshold: options.failureThreshold ?? 1, cooldownMs: 30_000 }, clock);
+  const keys = new Set(options.keys ?? ['a', 'b']);
+  const deps: FailoverDeps = {
+    providers: new Map([['a', provider('a')], ['b', provider('b')]]),
+    health,
+    clock,
+    random: () => 0,
+    credentialFor: async (_account, id) => (keys.has(id) ? { value: `key-${id}`, source: 'byok' } : undefined),
+  };
+  const call = { route, accountId: 'acct_1', signal: new AbortController().signal };
+  return { deps, call, health, advance: (ms: number) => void (now += ms) };
+}
+
+describe('runWithFailover: what counts against a provider', () => {
+  it('re-throws an unexpected exception (a router bug) at once, untouched, with no verdict on the provider', async () => {
+    const { deps, call, health } = setup();
+    const tried: string[] = [];
+    const bug = new TypeError("Cannot read properties of undefined (reading 'url')");
+    await expect(
+      runWithFailover(deps, call, async (candidate: Candidate) => {
+        tried.push(candidate.provider.id);
+        throw bug;
+      }),
+    ).rejects.toBe(bug);
+    expect(tried).toEqual(['a']);
+    expect(health.snapshot(['a', 'b'])).toEqual([
+      expect.objectContaining({ provider: 'a', state: 'closed', recentRequests: 0 }),
+      expect.objectContaining({ provider: 'b', state: 'closed', recentRequests: 0 }),
+    ]);
+  });
+
+  it('releases the half-open probe slot when a router bug ends the probe, so the next request can probe', async () => {
+    const { deps, call, health, advance } = setup();
+    health.recordFailure('a');
+    advance(30_000);
+    expect(health.state('a')).toBe('half_open');
+    await expect(runWithFailover(deps, call, async () => Promise.reject(new RangeError('Maximum call stack size exceeded')))).rejects.toThrow(RangeError);
+    expect(health.tryAcquire('a')).toBe(true);
+  });
+
+  it('counts what the upstream did: a failover status, and bytes its parser rejected', async () => {
+    const { deps, call, health } = setup();
+    const result = runWithFailover(deps, call, async (candidate) => {
+      if (candidate.provider.id === 'a') throw new AttemptFailed({ status: 503, type: 'server_error', code: 'overloaded', message: 'busy' });
+      throw new UpstreamStreamError({ status: 502, type: 'server_error', code: 'invalid_upstream_response', message: 'not JSON' });
+    });
+    await expect(result).rejects.toMatchObject({ code: 'all_upstreams_failed' });
+    expect(health.state('a')).toBe('open');
+    expect(health.state('b')).toBe('open');
+  });
+
+  it("treats an adapter's 400 as the request's fault: no verdict, and the next candidate may honour it", async () => {
+    const { deps, call, health } = setup();
+    const { value, meta } = await runWithFailover(deps, call, async (candidate) => {
+      if (candidate.provider.id === 'a') throw new RouterError('unsupported_parameter', 'no audio here', { param: 'messages[0].content[0]' });
+      return 'served';
+    });
+    expect(value).toBe('served');
+    expect(meta.providerId).toBe('b');
+    expect(health.snapshot(['a'])[0]).toMatchObject({ state: 'closed', recentRequests: 0 });
+  });
+});
+
+/** The RouterError a failover that should fail rejects with. */
+async function rejection(run: Promise<unknown>): Promise<RouterError> {
+  const caught = await run.then(
+    () => undefined,
+    (error: unknown) => error,
+  );
+  if (!(caught instanceof RouterError)) throw new Error('expected a RouterError');
+  return caught;
+}
+
+describe('runWithFailover: the all_upstreams_failed message', () => {
+  const failing = (byProvider: Record<string, AttemptFailed>) => async (candidate: Candidate) => {
+    throw byProvider[candidate.provider.id]!;
+  };
+  const status = (code: number, errorCode: string | null, type = 'server_error') => new AttemptFailed({ status: code, type, code: errorCode, message: 'upstream text never shown' });
+
+  it('says what was tried and how each failed, and to retry when a failure is transient', async () => {
+    const { deps, call } = setup({ failureThreshold: 10 });
+    const error = await rejection(runWithFailover(deps, call, failing({ a: status(503, 'overloaded'), b: status(429, 'rate_limit_exceeded') })));
+    expect(error.message).toBe('No upstream could serve router/frontier. Tried: a (503 overloaded), b (429 rate_limit_exceeded). Retry in a few seconds; if it persists, see the status page.');
+    expect(error.message).not.toContain('upstream text');
+  });
+
+  it('names providers skipped for having no key, and does not say retry when only a rejected key failed', async () => {
+    const { deps, call } = setup({ failureThreshold: 10, keys: ['a'] });
+    const error = await rejection(runWithFailover(deps, call, failing({ a: status(401, 'invalid_api_key', 'authentication_error') })));
+    expect(error.message).toBe(
+      'No upstream could serve router/frontier. Tried: a (401 invalid_api_key). Skipped: b (no key for it on this account). Retrying will not help: the provider rejected the key, so check the provider keys on your account page.',
+    );
+    expect(error.message).not.toMatch(/Retry in/);
+    expect(error.details.skipped).toEqual([{ provider: 'b', reason: 'no_credential' }]);
+  });
+
+  it('names open circuits and an exhausted retry budget, and says retry when a circuit will close', async () => {
+    const { deps, call, health } = setup({ failureThreshold: 1 });
+    health.recordFailure('a');
+    const budgetless = { ...call, route: { ...call.route, retryBudget: 0 } };
+    const error = await rejection(runWithFailover(deps, budgetless, failing({ b: status(429, 'insufficient_quota', 'insufficient_quota') })));
+    expect(error.message).toBe('No upstream could serve router/frontier. Tried: b (429 insufficient_quota). Skipped: a (circuit open after repeated failures). Retry in a few seconds; if it persists, see the status page.');
+    const spent = await rejection(runWithFailover(setup({ failureThreshold: 10 }).deps, budgetless, failing({ a: status(500, null) })));
+    expect(spent.message).toBe('No upstream could serve router/frontier. Tried: a (500 server_error). Skipped: b (retry budget used up). Retry in a few seconds; if it persists, see the status page.');
+  });
+
+  it("says retrying will not help when the only failure is an exhausted provider balance", async () => {
+    const { deps, call } = setup({ failureThreshold: 10, keys: ['a'] });
+    const error = await rejection(runWithFailover(deps, call, failing({ a: status(429, 'insufficient_quota', 'insufficient_quota') })));
+    expect(error.message).toMatch(/Retrying will not help: the provider account's quota or credit is used up\.$/);
+  });
+
+  it('keeps upstream-supplied codes to one safe word', async () => {
+    const { deps, call } = setup({ failureThreshold: 10, keys: ['a'] });
+    const error = await rejection(runWithFailover(deps, call, failing({ a: status(400 + 100, 'Weird Code <script> with spaces, and a very long tail that goes on') })));
+    expect(error.details.attempts).toEqual([expect.objectContaining({ error: 'weird_code_script_with_spaces_and_a_very' })]);
+  });
+});
