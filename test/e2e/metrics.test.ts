@@ -111,7 +111,24 @@ describe('GET /metrics', () => {
   });
 
   it('never puts an account id, a key, a key id or a prompt in a label', () => {
-    for (const secret of [account.accountId, account.keyId, account.key, 'sk_router_', PROMPT, 'acct_', 'key_']) expect(text).not.toContain(secret);
+    for (const secret of [account.accountId, account.keyId, account.key, 'sk_router_', PROMPT, 'acct_']) expect(text).not.toContain(secret);
+    // Any key id, by its shape (`key_` + 24 hex); codes such as key_quota_exceeded are not ids.
+    expect(text).not.toMatch(/key_[0-9a-f]{24}/);
+  });
+
+  it("counts rejections by a key's own limits apart from the account's", async () => {
+    const capped = await router.createAccount('free', { providerKeys: { ...PROVIDER_KEYS } });
+    await router.server.runtime.store.setKeyLimits({ keyId: capped.keyId, monthlyRequests: 1, requestsPerMinute: null }, 'test');
+    expect((await postChat(router.baseURL, capped.key)).status).toBe(200);
+    const refused = await postChat(router.baseURL, capped.key);
+    expect(refused.status).toBe(429);
+    expect(((await refused.json()) as { error: { code: string } }).error.code).toBe('key_quota_exceeded');
+    const after = await (await fetch(`${router.url}/metrics`, { headers: { authorization: `Bearer ${TOKEN}` } })).text();
+    expect(samples(after, 'router_limit_rejections_total')).toEqual([
+      { labels: { limit: 'rate_limit' }, value: 1 },
+      { labels: { limit: 'key_quota' }, value: 1 },
+    ]);
+    expect(after).not.toContain(capped.keyId);
   });
 
   it('is absent when metrics.enabled is false', async () => {

@@ -10,12 +10,14 @@ import { quotaPeriod } from '../../src/core/quota-period.js';
 import { usdToNano } from '../../src/usage/nano-usd.js';
 import { managedSpend, usageReport } from '../../src/usage/usage-report.js';
 import { startRouterOn, usageBackends, type UsageBackend } from './usage-backends.js';
-import { PROVIDER_KEYS, TEST_SECRET, frontierOrder, json, pointProvidersAt, postChat, startFakes, type Fakes, type TestRouter } from './router-harness.js';
+import { PROVIDER_KEYS, TEST_SECRET, frontierOrder, json, pointProvidersAt, postChat, startFakes, waitFor, type Fakes, type TestRouter } from './router-harness.js';
 
 const OPERATOR_KEY = 'sk-operator-managed-0000';
 const CAP_USD = 0.001;
 /** What every request sends: an output cap, so the estimate bounds the real cost. */
 const BODY = { max_tokens: 20 };
+/** The pro plan's output cap (plans.yaml maxOutputTokens), above BODY's. */
+const PLAN_OUTPUT_CAP = 50;
 
 describe.each(usageBackends('spend'))('the managed-access spend cap on %s', { timeout: 60_000 }, (_name, makeBackend) => {
   let backend: UsageBackend;
@@ -28,7 +30,7 @@ describe.each(usageBackends('spend'))('the managed-access spend cap on %s', { ti
     fakes = await startFakes();
     const patch = {
       server: (doc: any) => void (doc.keyCacheTtlMs = 100),
-      plans: (doc: any) => void (doc.plans.find((plan: { id: string }) => plan.id === 'pro').managedSpendCapUsd = CAP_USD),
+      plans: (doc: any) => void Object.assign(doc.plans.find((plan: { id: string }) => plan.id === 'pro'), { managedSpendCapUsd: CAP_USD, maxOutputTokens: PLAN_OUTPUT_CAP }),
       providers: pointProvidersAt(fakes.urls, (doc) => void (doc.managedAccess = { enabled: true })),
       routes: frontierOrder(['openai']),
     };
@@ -54,7 +56,7 @@ describe.each(usageBackends('spend'))('the managed-access spend cap on %s', { ti
   };
 
   it('is published as active, with the ledger and spend metering live', async () => {
-    const pricing: any = await json(await fetch(`${first().url}/pricing`));
+    const pricing: any = await json(await fetch(`${first().url}/pricing`, { headers: { 'user-agent': 'router-tests/1.0' } }));
     expect(pricing.launchBoundary.managedProviderAccess.active).toBe(true);
     const checks = Object.fromEntries(pricing.launchBoundary.managedProviderAccess.readinessChecks.map((check: { name: string; ok: boolean }) => [check.name, check.ok]));
     expect(checks).toMatchObject({ usage_ledger: true, spend_metering: true });
@@ -109,6 +111,25 @@ describe.each(usageBackends('spend'))('the managed-access spend cap on %s', { ti
     expect(fakes.openai.requests.at(-1)!.headers.authorization).toBe(`Bearer ${PROVIDER_KEYS.openai}`);
     await flushed();
     expect((await spendOf(accountId)).spentNanoUsd).toBe(spend.spentNanoUsd);
+  });
+
+  it("holds an estimate of the request as sent upstream: a request without an output cap is estimated at the plan's", async () => {
+    const { accountId, key } = await first().createAccount('pro');
+    const { runtime } = first().server;
+    const estimate = (body: Record<string, unknown>) =>
+      runtime.spend.estimate({ accountId, plan: runtime.plans.get('pro'), route: runtime.routes.get('router/frontier')!, body });
+    const asked = { model: 'router/frontier', messages: [{ role: 'user', content: 'hi' }] };
+    fakes.openai.setReply({ latencyMs: 400 });
+    const pending = postChat(first().baseURL, key);
+    await waitFor(() => fakes.openai.requests.length > 0);
+    // In flight: the held estimate is the one for the body with the plan's cap applied, well below the
+    // estimate at the provider's default output (what it would be if the gate ran before the cap).
+    const held = (await spendOf(accountId)).reservedNanoUsd;
+    expect(held).toBe(await estimate({ ...asked, max_completion_tokens: PLAN_OUTPUT_CAP }));
+    expect(held).toBeLessThan(await estimate(asked));
+    expect((await pending).status).toBe(200);
+    await flushed();
+    expect((await spendOf(accountId)).reservedNanoUsd).toBe(0);
   });
 
   it('lets 40 concurrent requests on two instances overshoot the cap by less than one estimate', async () => {
