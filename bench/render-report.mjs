@@ -1,3 +1,5 @@
+import { LEDGER_GOAL_CPU_RATIO } from './measure-ledger.mjs';
+
 /**
  * The benchmark's report as markdown: a summary table of the router against the baselines measured in
  * the same run, with the verdict of each goal, followed by the measurements it is computed from.
@@ -50,6 +52,7 @@ export function renderReport(results) {
     ['peak RSS of the router (VmHWM)', `${num(results.peakRssMb, 1)} MB`, `≤ ${GOALS.peakRssMb} MB`, verdict(results.peakRssMb <= GOALS.peakRssMb)],
     ['stream added time to first byte p50 (router − direct)', addedMs(streamAdded), `≤ ${GOALS.addedTtfbP50Ms} ms`, verdict(streamAdded <= GOALS.addedTtfbP50Ms)],
     ...sharedSummaryRows(results.shared),
+    ...ledgerSummaryRows(results.ledger),
   ];
 
   const failed = levels.flatMap((c) => Object.entries(results.cells[c]).filter(([, cell]) => cell.failures > 0).map(([target]) => `${target} c=${c}`));
@@ -97,7 +100,47 @@ export function renderReport(results) {
     ),
     '',
     ...renderShared(results.shared),
+    ...renderLedger(results.ledger),
   ].join('\n');
+}
+
+const LEDGER_ON = 'ledger on';
+const LEDGER_OFF = 'ledger off';
+
+function ledgerSummaryRows(ledger) {
+  if (!ledger) return [];
+  const levels = ledger.connections;
+  const cpu = levels.map((c) => ledger.cells[c][LEDGER_ON].gatewayCpuMs / ledger.cells[c][LEDGER_OFF].gatewayCpuMs);
+  const added = (c, label) => ledger.cells[c][label].p50 - ledger.cells[c].direct.p50;
+  return [
+    [`usage ledger: router CPU/req on ÷ off, c=${levels.join('/')}`, cpu.map(ratio).join(' / '), `≤ ${LEDGER_GOAL_CPU_RATIO}`, verdict(cpu.every((value) => value <= LEDGER_GOAL_CPU_RATIO))],
+    [`usage ledger: added p50 on / off (router − direct), c=${levels.join('/')}`, levels.map((c) => `${ms(added(c, LEDGER_ON))} / ${ms(added(c, LEDGER_OFF))}`).join(', '), 'unchanged within noise', 'info'],
+  ];
+}
+
+function renderLedger(ledger) {
+  if (!ledger) return [];
+  const rows = ledger.connections.flatMap((c) =>
+    [LEDGER_ON, LEDGER_OFF].map((label) => {
+      const cell = ledger.cells[c][label];
+      return [label, c, num(cell.rps, 0), ms(cell.p50), ms(cell.p99), ms(cell.p50 - ledger.cells[c].direct.p50), num(cell.gatewayCpuMs, 3), cell.failures];
+    }),
+  );
+  const on = ledger.ready[LEDGER_ON];
+  return [
+    '## Usage ledger on vs off (SQLite, memory limiter)',
+    '',
+    'Two fresh routers measured interleaved with the direct baseline; the only difference is `ledger.enabled`. ' +
+      `After the load the ledger-on router had written ${on.written} records (${on.queued} still queued) for ${on.ok} 2xx responses, none dropped.`,
+    '',
+    table(['router', 'connections', 'req/s', 'p50', 'p99', 'added p50 vs direct', 'CPU ms/req', 'failed'], rows),
+    '',
+    table(
+      ['connections', 'CPU/req on ÷ off', 'added p50 on − off'],
+      ledger.connections.map((c) => [c, ratio(ledger.cells[c][LEDGER_ON].gatewayCpuMs / ledger.cells[c][LEDGER_OFF].gatewayCpuMs), ms(ledger.cells[c][LEDGER_ON].p50 - ledger.cells[c][LEDGER_OFF].p50, 3)]),
+    ),
+    '',
+  ];
 }
 
 /**

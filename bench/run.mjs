@@ -3,7 +3,8 @@
  *   direct  — the fake upstream itself (20 ms fixed latency)
  *   proxy   — a bare Node pass-through proxy in front of it (the floor any Node gateway pays)
  *   router  — `node bin/router serve` in front of it (SQLite, memory rate limiter)
- * Each is its own process, so CPU and RSS are read per process from /proc. Prints the report and
+ * Each is its own process, so CPU and RSS are read per process from /proc. Later stages compare routers
+ * with each other: quota and rate-limit stores (stage 5) and the usage ledger on vs off (stage 6). Prints the report and
  * writes it to bench/results/latest.md (and the raw figures to latest.json). Exits 0 when the run
  * completed, whatever the goals say; non-zero only when it could not run. Child processes, temp files,
  * the PostgreSQL schema and Redis keys are removed in every case. See bench/README.md.
@@ -16,6 +17,7 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { benchTargets, checkTarget } from './bench-targets.mjs';
+import { measureLedger } from './measure-ledger.mjs';
 import { measureStreamTtfb } from './measure-stream-ttfb.mjs';
 import { openSharedStores } from './open-shared-stores.mjs';
 import { startMachineCpuWatch } from './read-machine-cpu.mjs';
@@ -41,7 +43,7 @@ const settings = {
   sharedConnections: 16,
 };
 // A hard bound on the whole run: a hung component must not keep the benchmark (or CI) waiting.
-const TIME_LIMIT_MS = 280_000;
+const TIME_LIMIT_MS = 360_000;
 
 const cleanups = [];
 async function cleanUp() {
@@ -83,6 +85,15 @@ async function main() {
   await router.component.stop();
 
   const shared = await measureSharedStores(workDir, upstreamOrigin, upstream.pid);
+  const ledger = await measureLedger({
+    startRouter: (name, ledgerSettings) => startRouter(workDir, name, upstreamOrigin, `sqlite:${join(workDir, `${name}.db`)}`, undefined, undefined, ledgerSettings),
+    upstreamOrigin,
+    upstreamPid: upstream.pid,
+    direct: targets.find((target) => target.label === 'direct'),
+    prime,
+    measureCells,
+    log,
+  });
   const otherLoad = machine.finish([upstream.pid, proxy.pid]);
   log(`CPU used by other processes meanwhile: ${otherLoad.othersCpuS.toFixed(1)} s of ${otherLoad.busyCpuS.toFixed(0)} s busy in ${otherLoad.wallS.toFixed(0)} s (${otherLoad.othersCores.toFixed(2)} cores on average)`);
 
@@ -93,6 +104,7 @@ async function main() {
     stream,
     peakRssMb,
     shared,
+    ledger,
   };
   const report = renderReport(results);
   const resultsDir = join(benchDir, 'results');
@@ -102,8 +114,8 @@ async function main() {
   process.stdout.write(`\n${report}\n\nwritten to bench/results/latest.md\n`);
 }
 
-async function startRouter(workDir, name, upstreamOrigin, storage, redisUrl, rateLimit) {
-  const router = await startRouterUnderTest({ repoDir, workDir, name, upstreamBaseUrl: `${upstreamOrigin}/v1`, storage, redisUrl, rateLimit });
+async function startRouter(workDir, name, upstreamOrigin, storage, redisUrl, rateLimit, ledger) {
+  const router = await startRouterUnderTest({ repoDir, workDir, name, upstreamBaseUrl: `${upstreamOrigin}/v1`, storage, redisUrl, rateLimit, ledger });
   cleanups.push(router.component.stop);
   return router;
 }

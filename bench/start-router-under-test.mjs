@@ -24,14 +24,15 @@ export const BENCH_PLAN_LIMITS = { monthlyRequests: 1_000_000_000, requestsPerMi
 
 /**
  * @param {{ repoDir: string, workDir: string, name: string, upstreamBaseUrl: string, storage: string,
- *   redisUrl?: string, rateLimit?: Record<string, unknown>, nodeFlags?: string[], serveArgs?: string[] }} options
+ *   redisUrl?: string, rateLimit?: Record<string, unknown>, ledger?: Record<string, unknown>, nodeFlags?: string[], serveArgs?: string[] }} options
  *   rateLimit: merged into server.yaml's rateLimit section (e.g. { keyPrefix, quotaGate })
+ *   ledger: merged into server.yaml's ledger section (e.g. { enabled: false })
  *   serveArgs: what to run instead of `bin/router serve --json` (a script printing the same line)
  * @returns {Promise<{ url: string, apiKey: string, accountId: string, component: Awaited<ReturnType<typeof spawnComponent>> }>}
  */
-export async function startRouterUnderTest({ repoDir, workDir, name, upstreamBaseUrl, storage, redisUrl, rateLimit, nodeFlags, serveArgs }) {
+export async function startRouterUnderTest({ repoDir, workDir, name, upstreamBaseUrl, storage, redisUrl, rateLimit, ledger, nodeFlags, serveArgs }) {
   const configDir = join(workDir, `${name}-config`);
-  writeBenchConfig(join(repoDir, 'config'), configDir, upstreamBaseUrl, rateLimit);
+  writeBenchConfig(join(repoDir, 'config'), configDir, upstreamBaseUrl, { rateLimit, ledger });
   const env = {
     ...process.env,
     ROUTER_CONFIG: configDir,
@@ -61,7 +62,7 @@ export async function startRouterUnderTest({ repoDir, workDir, name, upstreamBas
   return { url: component.ready.listening, apiKey, accountId: account.id, component };
 }
 
-function writeBenchConfig(sourceDir, configDir, upstreamBaseUrl, rateLimit) {
+function writeBenchConfig(sourceDir, configDir, upstreamBaseUrl, server) {
   mkdirSync(configDir, { recursive: true });
   for (const file of readdirSync(sourceDir).filter((f) => f.endsWith('.yaml'))) copyFileSync(join(sourceDir, file), join(configDir, file));
   rewrite(join(configDir, 'providers.yaml'), (doc) => {
@@ -75,11 +76,9 @@ function writeBenchConfig(sourceDir, configDir, upstreamBaseUrl, rateLimit) {
   rewrite(join(configDir, 'plans.yaml'), (doc) => {
     for (const plan of doc.plans) Object.assign(plan, BENCH_PLAN_LIMITS);
   });
-  if (rateLimit) {
-    rewrite(join(configDir, 'server.yaml'), (doc) => {
-      doc.rateLimit = { ...doc.rateLimit, ...rateLimit };
-    });
-  }
+  rewrite(join(configDir, 'server.yaml'), (doc) => {
+    for (const [section, settings] of Object.entries(server)) if (settings) doc[section] = { ...doc[section], ...settings };
+  });
 }
 
 function rewrite(path, change) {

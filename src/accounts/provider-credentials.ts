@@ -26,7 +26,11 @@ export function createCredentialResolver(options: {
   providers: ReadonlyMap<string, ProviderConfig>;
   managedAccess: ManagedAccessStatus;
   cacheTtlMs: number;
-}): { credentialFor(accountId: string, providerId: string): Promise<ResolvedCredential | undefined> } {
+}): {
+  credentialFor(accountId: string, providerId: string): Promise<ResolvedCredential | undefined>;
+  /** The account's requests will use operator keys: it brought none of its own and its plan is resellable. */
+  usesManagedAccess(accountId: string): Promise<boolean>;
+} {
   const cache = new LRUCache<string, AccountCredentials>({
     max: 50_000,
     ttl: Math.max(1, options.cacheTtlMs),
@@ -46,14 +50,20 @@ export function createCredentialResolver(options: {
     return loaded;
   };
 
+  const managedFor = (credentials: AccountCredentials): boolean =>
+    !credentials.bringsOwnKeys && options.managedAccess.active && options.managedAccess.plans.includes(credentials.plan);
+
   return {
+    async usesManagedAccess(accountId) {
+      return managedFor(await load(accountId));
+    },
     async credentialFor(accountId, providerId) {
       const credentials = await load(accountId);
       if (credentials.bringsOwnKeys) {
         const own = credentials.byok.get(providerId);
         return own === undefined ? undefined : { value: own, source: 'byok' };
       }
-      if (!options.managedAccess.active || !options.managedAccess.plans.includes(credentials.plan)) return undefined;
+      if (!managedFor(credentials)) return undefined;
       const managed = options.providers.get(providerId)?.managedKey?.reveal();
       return managed === undefined ? undefined : { value: managed, source: 'managed' };
     },

@@ -7,6 +7,8 @@ import { resolveConfigDir } from '../config/resolve-config-dir.js';
 import type { RouterConfig } from '../config/types.js';
 import { systemClock } from '../core/clock.js';
 import { openQuotaLedger } from '../stores/open-quota-ledger.js';
+import type { LedgerStore } from '../stores/ledger-store.js';
+import { openLedgerStore } from '../stores/open-ledger-store.js';
 import { openStore } from '../stores/open-store.js';
 import { NotFoundInStoreError, type Store } from '../stores/store.js';
 
@@ -31,6 +33,17 @@ export async function withCliContext<T>(configFlag: string | undefined, run: (ct
   } finally {
     await quota.close();
     await store.close();
+  }
+}
+
+/** The usage ledger's store on the configured database, for commands that read usage; always closed. */
+export async function withLedgerStore<T>(config: RouterConfig, run: (ledger: LedgerStore) => Promise<T>): Promise<T> {
+  const ledger = await openLedgerStore(config.server.storage, systemClock);
+  try {
+    await ledger.migrate();
+    return await run(ledger);
+  } finally {
+    await ledger.close();
   }
 }
 

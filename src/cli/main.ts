@@ -5,11 +5,14 @@ import { formatConfigProblem } from '../config/config-error.js';
 import { NotFoundInStoreError } from '../stores/store.js';
 import { CliFailure } from './cli-io.js';
 import { registerAccountCommands } from './commands/accounts.js';
+import { registerAuditCommand } from './commands/audit.js';
 import { registerCheckCommand } from './commands/check.js';
 import { registerKeyCommands } from './commands/keys.js';
 import { registerProbeCommand } from './commands/probe.js';
 import { registerProviderKeyCommands } from './commands/provider-keys.js';
 import { registerServeCommand } from './commands/serve.js';
+import { registerSupportBundleCommand } from './commands/support-bundle.js';
+import { registerUsageCommand } from './commands/usage.js';
 
 function createProgram(): Command {
   const program = new Command('router')
@@ -23,6 +26,9 @@ function createProgram(): Command {
   registerAccountCommands(program);
   registerKeyCommands(program);
   registerProviderKeyCommands(program);
+  registerUsageCommand(program);
+  registerAuditCommand(program);
+  registerSupportBundleCommand(program);
   for (const command of program.commands) applyExitOverride(command);
   return program;
 }

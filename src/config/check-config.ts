@@ -6,17 +6,19 @@ export interface ConfigCheck {
   ok: boolean;
   /** Every problem, in file order; print each with formatConfigProblem. */
   problems: ConfigProblem[];
+  /** Worth fixing but not fatal (e.g. a routed model without a price); `ok` ignores them. */
+  warnings: ConfigProblem[];
   /** One line for the operator, e.g. `config/ is valid: 3 plans, 2 route profiles, …`. */
   summary: string;
 }
 
 /** `router check`: everything loadConfig does, reported instead of thrown. */
 export function checkConfig(dir: string, env: NodeJS.ProcessEnv): ConfigCheck {
-  const { config, problems } = readConfig(dir, env);
+  const { config, problems, warnings } = readConfig(dir, env);
   // join() normalises `./config` and `config/` alike to `config`, the way problems name files.
   const shownDir = `${join(dir)}/`.replace(/\/+$/, '/');
   if (!config) {
-    return { ok: false, problems, summary: `${shownDir} has ${count(problems.length, 'problem')}` };
+    return { ok: false, problems, warnings, summary: `${shownDir} has ${count(problems.length, 'problem')}` };
   }
   const counts = [
     count(config.plans.length, 'plan'),
@@ -24,7 +26,8 @@ export function checkConfig(dir: string, env: NodeJS.ProcessEnv): ConfigCheck {
     count(config.providers.providers.length, 'provider'),
     count(config.catalog.families.length, 'catalog family', 'catalog families'),
   ];
-  return { ok: true, problems: [], summary: `${shownDir} is valid: ${counts.join(', ')}` };
+  const summary = `${shownDir} is valid: ${counts.join(', ')}${warnings.length > 0 ? ` (${count(warnings.length, 'warning')})` : ''}`;
+  return { ok: true, problems: [], warnings, summary };
 }
 
 function count(n: number, singular: string, plural = `${singular}s`): string {

@@ -18,12 +18,13 @@ export const CONFIG_FILE_NAMES = ['server', 'plans', 'routes', 'providers', 'cat
 
 export type ConfigFileName = (typeof CONFIG_FILE_NAMES)[number];
 
-export type RawServerFile = Omit<ServerConfig, 'baseUrl' | 'appUrl' | 'docsUrl' | 'supportUrl' | 'secretKey'> & {
+export type RawServerFile = Omit<ServerConfig, 'baseUrl' | 'appUrl' | 'docsUrl' | 'supportUrl' | 'secretKey' | 'metrics'> & {
   baseUrl?: string;
   appUrl?: string;
   docsUrl?: string;
   supportUrl?: string;
   secretKey?: string;
+  metrics: { enabled: boolean; token?: string };
 };
 
 export type RawProvider = Omit<ProviderConfig, 'managedKey'> & { managedKey?: string };

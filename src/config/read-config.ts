@@ -7,6 +7,7 @@ import { CONFIG_FILE_NAMES, type ConfigFileName, type RawConfigFiles } from './c
 import { crossCheck } from './cross-check.js';
 import { deepFreeze } from './deep-freeze.js';
 import type { PointedProblem } from './locate-pointer.js';
+import { priceWarnings } from './price-warnings.js';
 import { readYamlFile, type YamlFile } from './read-yaml-file.js';
 import { resolveEnvReferences } from './resolve-env-references.js';
 import type { RouterConfig } from './types.js';
@@ -20,6 +21,8 @@ export interface ConfigReading {
   config: RouterConfig | undefined;
   /** Every problem in every file, in file order (server … pricing, then env), then by position. */
   problems: ConfigProblem[];
+  /** What does not stop the router but an operator should fix (routed models without a price). */
+  warnings: ConfigProblem[];
 }
 
 interface CheckedFile {
@@ -54,9 +57,14 @@ export function readConfig(dir: string, env: NodeJS.ProcessEnv): ConfigReading {
     const yamlFile = files.get(file);
     if (yamlFile) problems.push(located(yamlFile, problem));
   }
+  const warnings: ConfigProblem[] = [];
+  for (const { file, ...warning } of priceWarnings(valid)) {
+    const yamlFile = files.get(file);
+    if (yamlFile) warnings.push(located(yamlFile, warning));
+  }
   const ordered = orderProblems(dir, problems);
-  if (ordered.length > 0) return { config: undefined, problems: ordered };
-  return { config: deepFreeze(assembleRouterConfig(dir, valid as RawConfigFiles)), problems: [] };
+  if (ordered.length > 0) return { config: undefined, problems: ordered, warnings };
+  return { config: deepFreeze(assembleRouterConfig(dir, valid as RawConfigFiles)), problems: [], warnings };
 }
 
 function checkFile(dir: string, name: ConfigFileName, file: YamlFile, env: NodeJS.ProcessEnv): CheckedFile {

@@ -63,6 +63,26 @@ export interface ServerConfig {
   shutdown: { drainTimeoutMs: number };
   logLevel: LogLevel;
   logFormat: LogFormat;
+  ledger: LedgerConfig;
+  metrics: MetricsConfig;
+}
+
+export interface LedgerConfig {
+  /** Off: no usage records and no spend metering (so managed access stays off). */
+  enabled: boolean;
+  /** Longest a finished request's record waits in memory: the worst-case loss on a hard crash. */
+  flushIntervalMs: number;
+  batchSize: number;
+  /** Records held while the database falls behind; the bound past which BYOK records are dropped. */
+  maxQueued: number;
+  /** Days raw records are kept (rollups are kept). */
+  retentionDays: number;
+}
+
+export interface MetricsConfig {
+  enabled: boolean;
+  /** When set, GET /metrics requires it as a bearer token. */
+  token?: Secret;
 }
 
 export interface PlanConfig {
@@ -100,6 +120,14 @@ export interface RouteProfileConfig {
 
 export type ProviderFormat = 'openai' | 'anthropic' | 'gemini';
 
+/** USD per million tokens. */
+export interface ModelPrice {
+  input: number;
+  /** Prompt tokens served from the provider's cache; `input` when absent. */
+  cachedInput?: number;
+  output: number;
+}
+
 export interface ProviderTimeouts {
   connectMs: number;
   firstByteMs: number;
@@ -124,6 +152,8 @@ export interface ProviderConfig {
   timeouts: ProviderTimeouts;
   /** Extra static headers sent upstream (e.g. anthropic-version). */
   headers: Readonly<Record<string, string>>;
+  /** Token prices per upstream model id (the usage ledger's cost, managed-access spend metering). */
+  prices: Readonly<Record<string, ModelPrice>>;
 }
 
 export interface CircuitBreakerConfig {

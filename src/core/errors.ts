@@ -61,6 +61,8 @@ export const ERROR_TABLE = {
   request_timeout: { status: 408, type: 'invalid_request_error', guidance: ['docsUrl'] },
   rate_limit_exceeded: { status: 429, type: 'rate_limit_error', guidance: ['docsUrl'] },
   monthly_quota_exceeded: { status: 429, type: 'insufficient_quota', guidance: QUOTA, noRetry: true },
+  /** Managed provider access used up its plan's monthly spend cap; the account's own provider keys keep working. */
+  spend_cap_reached: { status: 402, type: 'insufficient_quota', guidance: ['docsUrl', 'accountUrl', 'upgradeUrl', 'billingUrl', 'supportUrl'], noRetry: true },
   /** A key's own monthly cap (set in the account app) is used up; the account may have quota left. */
   key_quota_exceeded: { status: 429, type: 'insufficient_quota', guidance: ['docsUrl', 'accountUrl'], noRetry: true },
   /** A key's own per-minute limit (below the plan's) is reached. */
@@ -73,6 +75,8 @@ export const ERROR_TABLE = {
   /** The instance is draining for a restart: a new request is turned away, an unfinished one ended. */
   server_shutting_down: { status: 503, type: 'server_error', guidance: ['docsUrl'] },
   internal_error: { status: 500, type: 'server_error', guidance: ['supportUrl'] },
+  /** GET /metrics without the configured bearer token (metrics.token). */
+  metrics_token_required: { status: 401, type: 'authentication_error', guidance: ['docsUrl'], challenge: 'bare' },
   /**
    * The client went away before the answer (nginx's 499). Never sent, since nobody is listening: it is
    * what logs and request outcomes record, quietly, because a client leaving is not a router failure.

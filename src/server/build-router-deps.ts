@@ -1,6 +1,6 @@
 /**
  * The composition root: the only place that picks implementations (store, rate limiter, upstream
- * client) and wires them into the pipeline's dependencies.
+ * client, usage ledger, metrics) and wires them into the pipeline's dependencies.
  */
 import type { ConsolaInstance } from 'consola';
 import type { RouterConfig } from '../config/types.js';
@@ -8,8 +8,9 @@ import { createCredentialResolver } from '../accounts/provider-credentials.js';
 import { KeyService } from '../accounts/key-service.js';
 import { systemClock, type Clock } from '../core/clock.js';
 import { describeError } from '../core/describe-error.js';
+import { RouterMetrics } from '../metrics/router-metrics.js';
+import { timeStore } from '../metrics/time-store.js';
 import { createAdapterRegistry } from '../providers/registry.js';
-import { evaluateManagedAccess } from '../routing/managed-access.js';
 import { ProviderHealth } from '../routing/provider-health.js';
 import { RoutingEngine } from '../routing/routing-engine.js';
 import { openQuotaLedger } from '../stores/open-quota-ledger.js';
@@ -18,11 +19,16 @@ import { openStore } from '../stores/open-store.js';
 import type { RateLimiter } from '../stores/rate-limiter.js';
 import type { Store } from '../stores/store.js';
 import { createUpstreamClient, type UpstreamClient } from '../upstream/upstream-client.js';
+import { recordConfigAudit } from '../usage/config-audit.js';
+import { managedAccessFor, openUsage } from '../usage/open-usage.js';
+import { SpendGate } from '../usage/spend-gate.js';
 import { createLogger } from './create-logger.js';
 import { Drain } from './drain.js';
 import { logRequestOutcomes } from './log-request-outcomes.js';
+import { createMetricsObserver } from './metrics-observer.js';
 import type { RequestObserver } from './request-outcome.js';
 import type { RouterDeps } from './router-deps.js';
+import { createUsageObserver } from './usage-observer.js';
 
 export interface BuildOptions {
   clock?: Clock;
@@ -39,10 +45,15 @@ export interface RouterRuntime extends RouterDeps {
   close(): Promise<void>;
 }
 
+/** How long a managed-spend reservation may outlive its request: time for the record to be written. */
+const RESERVATION_GRACE_MS = 5 * 60_000;
+
 export async function buildRouterDeps(config: RouterConfig, options: BuildOptions = {}): Promise<RouterRuntime> {
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? createLogger({ level: config.server.logLevel, format: config.server.logFormat, isTerminal: process.stderr.isTTY === true });
-  const rawStore = options.store ?? (await openStore(config.server.storage, clock));
+  const metrics = config.server.metrics.enabled ? new RouterMetrics() : null;
+  const openedStore = options.store ?? (await openStore(config.server.storage, clock));
+  const rawStore = metrics ? timeStore(openedStore, metrics.storeDuration, 'main') : openedStore;
   await rawStore.migrate();
   const { quota, store } = await openQuotaLedger(config.server.rateLimit, rawStore, {
     onUnavailable: (reason) => logger.warn(`monthly quota gate unavailable (${reason}); admitting in the store until Redis is back`),
@@ -57,16 +68,20 @@ export async function buildRouterDeps(config: RouterConfig, options: BuildOption
   const client = options.upstreamClient ?? createUpstreamClient();
   const secret = config.server.secretKey?.reveal();
   const providers = new Map(config.providers.providers.map((provider) => [provider.id, provider]));
-
-  const managedAccess = evaluateManagedAccess({
-    requested: config.providers.managedAccess.enabled,
-    plans: config.plans,
-    durableStore: !config.server.storage.endsWith(':memory:'),
+  const usage = await openUsage(config, {
+    clock,
+    logger,
+    ...(metrics ? { wrapStore: (ledgerStore) => timeStore(ledgerStore, metrics.storeDuration, 'ledger'), hooks: metrics.ledgerHooks() } : {}),
   });
+
+  const managedAccess = managedAccessFor(config, usage.liveness);
   if (managedAccess.requested && !managedAccess.active) {
     const failing = managedAccess.checks.filter((check) => !check.ok).map((check) => `${check.name} (${check.detail})`);
     logger.warn(`managed provider access stays off: readiness checks failed: ${failing.join('; ')}`);
   }
+  await recordConfigAudit(usage.store, { plans: config.plans, managedAccess, at: new Date(clock.now()).toISOString() }).catch((error: unknown) =>
+    logger.warn(`could not record configuration audit events (${describeError(error)})`),
+  );
 
   const health = new ProviderHealth(config.providers.circuitBreaker, clock, (provider, change) => {
     if (change.state === 'open') {
@@ -85,6 +100,28 @@ export async function buildRouterDeps(config: RouterConfig, options: BuildOption
     adapters: createAdapterRegistry(clock),
     client,
   });
+  const spend = new SpendGate({
+    store: usage.store,
+    ledgerBehind: () => usage.ledger?.behind ?? false,
+    prices: usage.prices,
+    providers,
+    usesManagedAccess: credentials.usesManagedAccess,
+    clock,
+    reservationTtlMs: config.server.requestTimeoutMs + RESERVATION_GRACE_MS,
+  });
+  const providerIds = config.providers.providers.map((provider) => provider.id);
+  metrics?.watch({
+    providers: providerIds,
+    circuitState: (provider) => health.state(provider),
+    ledgerQueue: () => (usage.ledger ? { queued: usage.ledger.status().queued, behind: usage.ledger.behind } : null),
+  });
+  // In order: the operator's log lines, the usage ledger, metrics, then any the caller added (tests).
+  const observers: RequestObserver[] = [
+    logRequestOutcomes(logger),
+    ...(usage.ledger ? [createUsageObserver(usage.ledger, usage.prices)] : []),
+    ...(metrics ? [createMetricsObserver(metrics, { routes: config.routes.map((route) => route.id), providers: providerIds })] : []),
+    ...(options.observers ?? []),
+  ];
 
   return {
     config,
@@ -100,9 +137,14 @@ export async function buildRouterDeps(config: RouterConfig, options: BuildOption
     plans: new Map(config.plans.map((plan) => [plan.id, plan])),
     routes: new Map(config.routes.map((route) => [route.id, route])),
     quotaLimits: Object.fromEntries(config.plans.map((plan) => [plan.id, plan.monthlyRequests])),
-    observers: [logRequestOutcomes(logger), ...(options.observers ?? [])],
+    observers,
+    usage: { store: usage.store, ledger: usage.ledger, prices: usage.prices },
+    spend,
+    metrics,
     drain: new Drain(),
+    /** Called after the drain: the ledger is flushed first (no request is left to add to it), then the stores close. */
     async close() {
+      await usage.close();
       await client.close();
       await rateLimiter.close();
       await quota.close();

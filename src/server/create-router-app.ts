@@ -12,6 +12,7 @@ import { createChatCompletionsRoute } from './routes/chat-completions.js';
 import { createModelRoute, createModelsRoute } from './routes/models.js';
 import { buildModelCatalog, buildPricing } from './routes/public-metadata.js';
 import { createResponsesRoute } from './routes/responses.js';
+import { createMetricsRoute } from './routes/metrics.js';
 import { createStatusRoute } from './routes/status.js';
 import type { RouterDeps } from './router-deps.js';
 import { chatRequestSchema, responsesRequestSchema } from './request-schemas.js';
@@ -62,6 +63,7 @@ export function createRouterApp(deps: RouterDeps): App {
     .get('/status', createStatusRoute(deps))
     .get('/healthz', eventHandler(() => ({ status: 'ok' })))
     .get('/readyz', eventHandler((event) => readiness(event, deps)));
+  if (deps.metrics) router.get('/metrics', createMetricsRoute(deps.metrics, config.server.metrics.token));
 
   const app = createApp({
     onRequest: (event) => void assignRequestId(event, deps.clock.now()),
@@ -97,16 +99,18 @@ function notFound(): never {
 async function readiness(event: H3Event, deps: RouterDeps) {
   const rateLimiter = deps.rateLimiter.status();
   const quota = deps.quota.status();
+  // A ledger that is behind or failing still serves traffic (BYOK); it is reported, not a reason to take the instance out.
+  const ledger = deps.usage.ledger?.status() ?? { state: 'off' as const };
   if (deps.drain.draining) {
     // Shutting down: a load balancer should stop sending at once.
     event.node.res.statusCode = 503;
-    return { status: 'draining', store: deps.store.kind, quota, rateLimiter };
+    return { status: 'draining', store: deps.store.kind, quota, rateLimiter, ledger };
   }
   try {
     await deps.store.ping();
-    return { status: 'ready', store: deps.store.kind, quota, rateLimiter };
+    return { status: 'ready', store: deps.store.kind, quota, rateLimiter, ledger };
   } catch {
     event.node.res.statusCode = 503;
-    return { status: 'unavailable', store: deps.store.kind, quota, rateLimiter };
+    return { status: 'unavailable', store: deps.store.kind, quota, rateLimiter, ledger };
   }
 }

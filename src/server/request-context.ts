@@ -4,6 +4,7 @@ import type { PlanConfig, RouteProfileConfig } from '../config/types.js';
 import type { TokenUsage } from '../core/token-usage.js';
 import type { AttemptSummary, RoutedMeta } from '../routing/failover.js';
 import type { RateDecision } from '../stores/rate-limiter.js';
+import type { SpendReservation } from '../usage/spend-gate.js';
 
 export interface AuthenticatedCaller {
   keyId: string;
@@ -45,6 +46,8 @@ export interface RouterRequestContext {
   /** Attempts of a request that failed over without being served (from the all_upstreams_failed error). */
   failedAttempts?: readonly AttemptSummary[];
   failedRetryCount?: number;
+  /** The managed-access spend estimate held for this request (usage/spend-gate.ts), settled by its ledger record. */
+  spendReservation?: SpendReservation;
 }
 
 declare module 'h3' {

@@ -8,6 +8,7 @@ import type { ConsolaInstance } from 'consola';
 import { describeError } from '../core/describe-error.js';
 import type { TokenUsage } from '../core/token-usage.js';
 import type { AttemptSummary, CredentialSource } from '../routing/failover.js';
+import type { SpendReservation } from '../usage/spend-gate.js';
 import type { RouterRequestContext } from './request-context.js';
 
 export interface RequestOutcome {
@@ -43,6 +44,8 @@ export interface RequestOutcome {
   totalMs: number;
   /** The client went away before the response finished. */
   clientClosed: boolean;
+  /** The managed-access spend estimate held for the request, which its ledger record settles. */
+  spendReservation: SpendReservation | null;
 }
 
 export interface RequestObserver {
@@ -108,6 +111,7 @@ function buildOutcome(event: H3Event, ctx: RouterRequestContext, kind: RequestOu
     firstByteMs: ctx.firstByteAt === undefined ? null : ctx.firstByteAt - ctx.startedAt,
     totalMs: finishedAt - ctx.startedAt,
     clientClosed,
+    spendReservation: ctx.spendReservation ?? null,
   };
 }
 

@@ -12,6 +12,11 @@ import type { QuotaLedger } from '../stores/quota-ledger.js';
 import type { RateLimiter } from '../stores/rate-limiter.js';
 import type { ManagedAccessStatus } from '../routing/managed-access.js';
 import type { ProviderHealth } from '../routing/provider-health.js';
+import type { RouterMetrics } from '../metrics/router-metrics.js';
+import type { LedgerStore } from '../stores/ledger-store.js';
+import type { PriceBook } from '../usage/model-prices.js';
+import type { SpendGate } from '../usage/spend-gate.js';
+import type { UsageLedger } from '../usage/usage-ledger.js';
 import type { Drain } from './drain.js';
 import type { RequestObserver } from './request-outcome.js';
 
@@ -33,6 +38,12 @@ export interface RouterDeps {
   quotaLimits: Readonly<Record<string, number>>;
   /** Told what became of every /v1 request once its response has closed (logs, ledger, metrics). */
   observers: readonly RequestObserver[];
+  /** The usage ledger: its store (reports, support bundles), its writer (null when off) and the model prices. */
+  usage: { store: LedgerStore; ledger: UsageLedger | null; prices: PriceBook };
+  /** Managed-access spend cap: holds an estimate before a managed request calls upstream. */
+  spend: SpendGate;
+  /** Null when `metrics.enabled` is false. */
+  metrics: RouterMetrics | null;
   /** The instance's graceful shutdown, as requests see it (start-server.ts drives it). */
   drain: Drain;
 }

@@ -29,6 +29,7 @@ const REFUNDED: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
   'key_rate_limit_exceeded',
   'all_upstreams_failed',
   'no_provider_access',
+  'spend_cap_reached',
   'store_unavailable',
   'internal_error',
   'unknown_model',

@@ -34,7 +34,7 @@ export async function openStore(storage: string, clock: Clock): Promise<Store> {
  * `schema` is the router's parameter, not libpq's: it is taken out of the URL so the driver never sees it,
  * and every other part of the URL is passed on untouched.
  */
-function splitSchema(storage: string): { url: string; schema?: string } {
+export function splitSchema(storage: string): { url: string; schema?: string } {
   const url = new URL(storage);
   const schema = url.searchParams.get('schema');
   if (schema === null) return { url: storage };

@@ -36,7 +36,7 @@ describe('README.md and docs/ name only commands, options, variables and endpoin
           return response.status;
         }
         // A 404 for a missing thing at an endpoint that exists (unknown_model, …) is not a missing endpoint.
-        const code = await response.json().then((body: { error?: { code?: string } }) => body.error?.code, () => undefined);
+        const code = await response.json().then((body) => (body as { error?: { code?: string } }).error?.code, () => undefined);
         return code === undefined || code === 'not_found' ? 404 : 200;
       },
     };

@@ -33,7 +33,13 @@ describe.skipIf(clusterSkipReason !== undefined)('limits shared by two router pr
   it('runs both instances on the shared store and the shared windows', async () => {
     for (const router of cluster.routers) {
       const ready = await fetch(`${router.url}/readyz`);
-      expect(await ready.json()).toEqual({ status: 'ready', store: 'postgres', quota: { backend: 'redis-gate' }, rateLimiter: { backend: 'redis' } });
+      expect(await ready.json()).toMatchObject({
+        status: 'ready',
+        store: 'postgres',
+        quota: { backend: 'redis-gate' },
+        rateLimiter: { backend: 'redis' },
+        ledger: { state: 'ok', dropped: 0 },
+      });
     }
   });
 

@@ -327,6 +327,16 @@ export async function startRouterProcess(env: Record<string, string>, readyTimeo
   };
 }
 
+/** Run the built CLI as it is (no --json added): its exit code and both outputs, never rejecting. */
+export async function runCli(env: Record<string, string>, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [BIN_ROUTER, ...args], { env: { ...process.env, ...env }, timeout: 15_000 }, (error, stdout, stderr) => {
+      const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
 /** Run the built CLI with `--json` and parse its one document; a non-zero exit rejects with its stderr. */
 export async function runCliJson(env: Record<string, string>, ...args: string[]): Promise<any> {
   const options = { env: { ...process.env, ...env }, timeout: 15_000 };

@@ -157,6 +157,8 @@ describe('managed access fully ready (priced plan with a spend cap, durable stor
       ['resale_controls', true],
       ['durable_quotas', true],
       ['durable_audit_events', true],
+      ['usage_ledger', true],
+      ['spend_metering', true],
     ]);
   });
 

@@ -30,6 +30,8 @@ interface Shape {
   stream: boolean;
   includeUsage: boolean;
   model: string;
+  /** The request offers tools and its last input is not a tool result. */
+  toolTurn: boolean;
   /** Responses: whether the host keeps the response (OpenAI's default is true), echoed in the answer. */
   store: boolean;
 }
@@ -60,10 +62,10 @@ export async function startOpenAIFake(options: { name?: string } = {}): Promise<
   }
 
   function encodedFor(shape: Shape): Encoded {
-    const key = `${shape.api}|${shape.stream}|${shape.includeUsage}|${shape.model}|${shape.store}`;
+    const key = `${shape.api}|${shape.stream}|${shape.includeUsage}|${shape.model}|${shape.store}|${shape.toolTurn}`;
     let entry = encoded.get(key);
     if (entry === undefined) {
-      entry = encodeReply(shape, resolveReply(reply, name), `${encoded.size + 1}`);
+      entry = encodeReply(shape, resolveReply(reply, name, shape), `${encoded.size + 1}`);
       encoded.set(key, entry);
     }
     return entry;
@@ -154,7 +156,21 @@ function route(method: string, path: string, body: unknown, name: string): Shape
     return { status: 400, body: openaiError(message, 'previous_response_id', 'previous_response_not_found') };
   }
   const streamOptions = isJson(body.stream_options) ? body.stream_options : {};
-  return { api, stream: body.stream === true, includeUsage: streamOptions.include_usage === true, model: modelOf(body), store: body.store !== false };
+  return {
+    api,
+    stream: body.stream === true,
+    includeUsage: streamOptions.include_usage === true,
+    model: modelOf(body),
+    store: body.store !== false,
+    toolTurn: isToolTurn(body),
+  };
+}
+
+function isToolTurn(body: Json): boolean {
+  if (!Array.isArray(body.tools) || body.tools.length === 0) return false;
+  const inputs: unknown[] = Array.isArray(body.messages) ? body.messages : Array.isArray(body.input) ? body.input : [];
+  const last = inputs.at(-1);
+  return !(isJson(last) && (last.role === 'tool' || last.type === 'function_call_output'));
 }
 
 /**
@@ -191,10 +207,11 @@ async function sendAnswer(
   res.end();
 }
 
-function resolveReply(reply: FakeReply, name: string): Reply {
+function resolveReply(reply: FakeReply, name: string, shape: Shape): Reply {
+  const toolCalls = reply.toolCallsWhenOffered && !shape.toolTurn ? [] : (reply.toolCalls ?? []);
   return {
     text: reply.text ?? `Hello from ${name}: héllo 👋 世界`,
-    toolCalls: (reply.toolCalls ?? []).map((call, i) => ({ id: `call_fake${i}`, name: call.name, arguments: JSON.stringify(call.arguments) })),
+    toolCalls: toolCalls.map((call, i) => ({ id: `call_fake${i}`, name: call.name, arguments: JSON.stringify(call.arguments) })),
     usage: reply.usage ?? OPENAI_FAKE_DEFAULT_USAGE,
   };
 }

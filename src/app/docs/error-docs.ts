@@ -26,11 +26,13 @@ export const ERROR_DOCS: Readonly<Record<ErrorCode, { meaning: string; action: s
   monthly_quota_exceeded: { meaning: 'Your plan’s monthly request quota is used up.', action: 'Wait for X-Quota-Reset, or upgrade your plan.' },
   key_quota_exceeded: { meaning: 'This key’s own monthly cap, set on the keys page, is used up (the account may have quota left).', action: 'Raise or remove the key’s cap, or use another key.' },
   key_rate_limit_exceeded: { meaning: 'This key’s own requests-per-minute limit, set on the keys page, is reached.', action: 'Wait Retry-After seconds, or raise the key’s limit.' },
+  spend_cap_reached: { meaning: 'Managed provider access (the operator’s provider keys) used up your plan’s monthly spend cap; capUsd and resetsAt say which cap and when it resets. Your own provider keys keep working.', action: 'Add your own provider key on the provider-keys page, wait for resetsAt, or upgrade your plan.' },
   all_upstreams_failed: { meaning: 'Every provider candidate for the route failed (502, or 504 when all timed out); attempts lists them without bodies.', action: 'Retry shortly and check the status page; the request was not counted.' },
   upstream_rejected_request: { meaning: 'The provider rejected the request as invalid (a 4xx that is the request’s fault).', action: 'Fix the request; the provider’s own type and code are passed through.' },
   store_unavailable: { meaning: 'The router cannot reach its database, so it cannot meter the request.', action: 'Retry after the Retry-After seconds.' },
   server_shutting_down: { meaning: 'This instance is shutting down (a deploy or restart); the request was not counted.', action: 'Retry after Retry-After seconds; another instance will take it.' },
   client_closed_request: { meaning: 'The client closed the connection before the answer (never sent; it appears in logs and usage records).', action: 'Nothing to do unless your client times out too early.' },
   internal_error: { meaning: 'The router failed unexpectedly.', action: 'Retry; if it persists, contact support with the X-Request-Id.' },
+  metrics_token_required: { meaning: 'GET /metrics was called without the bearer token the operator configured (metrics.token).', action: 'Send "Authorization: Bearer <metrics token>"; this endpoint is for the operator’s scraper, not for API keys.' },
   '1010': { meaning: 'The client sent no descriptive User-Agent (edge rule).', action: 'Set a User-Agent naming your application; the official SDKs and curl already do.' },
 };

@@ -13,6 +13,7 @@ export function registerCheckCommand(program: Command): void {
     .action((options: { config?: string; json?: boolean }) => {
       const result = checkConfig(resolveConfigDir(options.config, process.env), process.env);
       emit(options, result, () => {
+        for (const warning of result.warnings) process.stderr.write(`${formatConfigProblem(warning)} (warning)\n`);
         if (result.ok) log.success(result.summary);
         else for (const problem of result.problems) process.stderr.write(`${formatConfigProblem(problem)}\n`);
       });

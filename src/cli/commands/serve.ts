@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { loadConfig } from '../../config/load-config.js';
+import { unpricedTargets } from '../../config/price-warnings.js';
 import type { RouterConfig } from '../../config/types.js';
 import { describeError } from '../../core/describe-error.js';
 import { resolveConfigDir } from '../../config/resolve-config-dir.js';
@@ -45,12 +46,17 @@ export function registerServeCommand(program: Command): void {
     });
 }
 
-/** Settings whose defaults are fine on a laptop and wrong in production get one line each at start. */
+/** Settings whose defaults are fine on a laptop and wrong in production, and routed models without a price, get one line each at start. */
 function warnAboutDefaults(config: RouterConfig, logger: { warn(message: string): void }): void {
   if (!config.server.secretKey) {
     logger.warn(
       'ROUTER_SECRET_KEY is not set: generated keys are hashed without a server secret and provider keys can be neither stored nor used. Set it (the same value for the server and the CLI) before issuing keys: changing it later invalidates every issued key.',
     );
+  }
+  const unpriced = unpricedTargets(config.routes, config.providers.providers);
+  if (unpriced.length > 0) {
+    const models = [...new Set(unpriced.map((target) => `${target.provider}/${target.model}`))];
+    logger.warn(`routed models without a price in providers.yaml (cost recorded as unknown, not meterable for managed access): ${models.join(', ')}`);
   }
   const loopback = ['127.0.0.1', '::1', 'localhost'].includes(config.server.listen.host);
   if (!loopback && new URL(config.server.baseUrl).hostname === 'localhost') {

@@ -16,6 +16,7 @@ export function createChatCompletionsRoute(deps: RouterDeps) {
   return async (event: H3Event, ctx: RouterRequestContext): Promise<unknown> => {
     const route = authorizeRoute(ctx);
     applyOutputTokenCap(ctx.body!, ctx.plan, 'chat');
+    ctx.spendReservation = await deps.spend.reserve({ accountId: ctx.caller!.accountId, plan: ctx.plan, route, body: ctx.body! });
     const chat = ctx.body as ChatRequest;
     const call = { route, accountId: ctx.caller!.accountId, signal: abortOnDisconnect(event, deps.drain.deadline) };
     if (chat.stream) {

@@ -17,6 +17,7 @@ export function createResponsesRoute(deps: RouterDeps) {
   return async (event: H3Event, ctx: RouterRequestContext): Promise<unknown> => {
     const route = authorizeRoute(ctx);
     applyOutputTokenCap(ctx.body!, ctx.plan, 'responses');
+    ctx.spendReservation = await deps.spend.reserve({ accountId: ctx.caller!.accountId, plan: ctx.plan, route, body: ctx.body! });
     const request = ctx.body as unknown as ResponsesRequest;
     const call = { route, accountId: ctx.caller!.accountId, signal: abortOnDisconnect(event, deps.drain.deadline) };
     if (request.stream) {

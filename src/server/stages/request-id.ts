@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { H3Event } from 'h3';
 import type { RouterRequestContext } from '../request-context.js';
 
@@ -7,14 +7,17 @@ const VALID_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 /** First stage of every request: echo a sane incoming X-Request-Id or mint one, and expose it. */
 export function assignRequestId(event: H3Event, now: number): RouterRequestContext {
   const incoming = event.node.req.headers['x-request-id'];
-  const requestId = typeof incoming === 'string' && VALID_REQUEST_ID.test(incoming) ? incoming : newRequestId();
+  const requestId = typeof incoming === 'string' && VALID_REQUEST_ID.test(incoming) ? incoming : newRequestId(now);
   event.node.res.setHeader('x-request-id', requestId);
   const ctx: RouterRequestContext = { requestId, startedAt: now };
   event.context.router = ctx;
   return ctx;
 }
 
-/** A fresh request id: `req_` + 32 hex characters. */
-export function newRequestId(): string {
-  return `req_${randomUUID().replaceAll('-', '')}`;
+/**
+ * A fresh request id: `req_` + 32 hex digits, the time (ms, 12 digits) then 80 random bits. New ids sort
+ * after old ones, so the usage ledger's index of request ids grows at its end instead of at random places.
+ */
+export function newRequestId(now: number = Date.now()): string {
+  return `req_${Math.max(0, Math.floor(now)).toString(16).padStart(12, '0').slice(-12)}${randomBytes(10).toString('hex')}`;
 }

@@ -65,6 +65,89 @@ export const postgresMigrations: readonly Migration[] = [
     sql: `ALTER TABLE quota_usage ADD COLUMN held INTEGER NOT NULL DEFAULT 0 CHECK (held >= 0);`,
   },
   {
+    version: 3,
+    name: 'usage ledger, rollups, managed-access spend meter',
+    // usage_records: one row per upstream call of an admitted model request (call 'main' for the request
+    // itself; fusion adds its panel and judge calls under other labels). id is the record's own key and
+    // sorts by start time (stores/ledger-record-ids.ts), so time ranges and pruning use the primary key;
+    // request ids can come from the client, so they are indexed, never unique. NULL tokens mean the upstream
+    // reported none (unknown). usage_rollups: the same records summed per account per quarter hour (UTC)
+    // and dimension, written in the same transaction; every usage report reads them. spend_meter and
+    // spend_reservations: managed-access spend per account and month, and the estimates held for requests
+    // in flight (docs/usage.md).
+    sql: `
+      CREATE TABLE usage_records (
+        id TEXT COLLATE "C" PRIMARY KEY,
+        request_id TEXT NOT NULL,
+        call TEXT NOT NULL,
+        started_at TIMESTAMPTZ NOT NULL,
+        account_id TEXT NOT NULL,
+        key_id TEXT,
+        route_id TEXT,
+        endpoint TEXT NOT NULL,
+        provider_id TEXT,
+        upstream_model TEXT,
+        credential_source TEXT CHECK (credential_source IN ('byok', 'managed')),
+        status INTEGER NOT NULL,
+        error_code TEXT,
+        retry_count INTEGER NOT NULL,
+        attempts JSONB NOT NULL,
+        prompt_tokens INTEGER,
+        completion_tokens INTEGER,
+        reasoning_tokens INTEGER,
+        cached_tokens INTEGER,
+        cost_nano_usd BIGINT,
+        metered_nano_usd BIGINT NOT NULL,
+        first_byte_ms INTEGER,
+        total_ms INTEGER NOT NULL,
+        client_closed BOOLEAN NOT NULL,
+        reservation_id TEXT
+      );
+      CREATE INDEX usage_records_request ON usage_records (request_id);
+      CREATE INDEX usage_records_account_started ON usage_records (account_id, started_at);
+
+      CREATE TABLE usage_rollups (
+        account_id TEXT NOT NULL,
+        bucket_start TIMESTAMPTZ NOT NULL,
+        key_id TEXT NOT NULL,
+        route_id TEXT NOT NULL,
+        provider_id TEXT NOT NULL,
+        upstream_model TEXT NOT NULL,
+        credential_source TEXT NOT NULL,
+        requests INTEGER NOT NULL,
+        failed_requests INTEGER NOT NULL,
+        calls INTEGER NOT NULL,
+        prompt_tokens BIGINT NOT NULL,
+        completion_tokens BIGINT NOT NULL,
+        reasoning_tokens BIGINT NOT NULL,
+        cached_tokens BIGINT NOT NULL,
+        unknown_usage_calls INTEGER NOT NULL,
+        unpriced_calls INTEGER NOT NULL,
+        cost_nano_usd BIGINT NOT NULL,
+        metered_nano_usd BIGINT NOT NULL,
+        last_at TIMESTAMPTZ NOT NULL,
+        PRIMARY KEY (account_id, bucket_start, key_id, route_id, provider_id, upstream_model, credential_source)
+      );
+
+      CREATE TABLE spend_meter (
+        account_id TEXT NOT NULL,
+        period TEXT NOT NULL,
+        spent_nano_usd BIGINT NOT NULL CHECK (spent_nano_usd >= 0),
+        PRIMARY KEY (account_id, period)
+      );
+
+      CREATE TABLE spend_reservations (
+        id TEXT PRIMARY KEY,
+        account_id TEXT NOT NULL,
+        period TEXT NOT NULL,
+        nano_usd BIGINT NOT NULL CHECK (nano_usd >= 0),
+        expires_at TIMESTAMPTZ NOT NULL
+      );
+      CREATE INDEX spend_reservations_account ON spend_reservations (account_id, period);
+      CREATE INDEX spend_reservations_expiry ON spend_reservations (expires_at);
+    `,
+  },
+  {
     version: 4,
     name: 'account app: logins, sessions, single-use links, per-key limits',
     // Version 3 belongs to the usage ledger. Tokens and passwords are stored only as hashes.

@@ -48,7 +48,7 @@ const newId = (prefix: string): string => prefix + randomBytes(12).toString('hex
 
 /** A retired key (revoked, or past the expiry a rotation gave it) can be neither rotated nor revoked again. */
 
-function createPool(options: PostgresStoreOptions): pg.Pool {
+export function createPool(options: Omit<PostgresStoreOptions, 'clock'>): pg.Pool {
   if (options.schema !== undefined && !SCHEMA_NAME.test(options.schema)) {
     throw new Error(`schema must match ${SCHEMA_NAME.source}, got ${JSON.stringify(options.schema)}`);
   }

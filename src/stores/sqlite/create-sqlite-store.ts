@@ -29,7 +29,8 @@ export interface SqliteStoreOptions {
 // Error codes that mean the database cannot be used right now, as opposed to a bad statement or constraint.
 const UNAVAILABLE_CODES = /^SQLITE_(BUSY|LOCKED|CANTOPEN|IOERR|FULL|NOTADB|CORRUPT|READONLY)/;
 
-function guard<R>(run: () => R): R {
+/** Turns "the database cannot be used now" into StoreUnavailableError (the ledger's store uses it too). */
+export function guard<R>(run: () => R): R {
   try {
     return run();
   } catch (error) {
@@ -41,7 +42,7 @@ function guard<R>(run: () => R): R {
   }
 }
 
-function openDatabase(path: string, busyTimeoutMs: number): Database.Database {
+export function openDatabase(path: string, busyTimeoutMs: number): Database.Database {
   if (path !== ':memory:') mkdirSync(dirname(resolve(path)), { recursive: true });
   const db = guard(() => new Database(path));
   db.pragma('journal_mode = WAL');

@@ -11,6 +11,7 @@ describe('checkConfig', () => {
     expect(checkConfig('config', {})).toEqual({
       ok: true,
       problems: [],
+      warnings: [],
       summary: 'config/ is valid: 3 plans, 2 route profiles, 3 providers, 2 catalog families',
     });
   });
@@ -82,6 +83,24 @@ describe('checkConfig', () => {
     expect(listProblems(dir)).toEqual(
       ['server', 'plans', 'routes', 'providers', 'catalog', 'pricing'].map((name) => `${name}.yaml:0:0 file not found`),
     );
+  });
+
+  it('warns, without failing, about every routed model that has no price', () => {
+    // The fixture's providers.yaml predates prices: every route target lacks one.
+    const result = checkConfig(BASE_CONFIG_DIR, {});
+    expect(result.ok).toBe(true);
+    expect(result.summary).toBe(`${BASE_CONFIG_DIR}/ is valid: 3 plans, 2 route profiles, 3 providers, 2 catalog families (6 warnings)`);
+    expect(result.warnings.map(formatConfigProblem)[0]).toBe(
+      `${join(BASE_CONFIG_DIR, 'routes.yaml')}:11:38 route profile "router/frontier" routes to openai/gpt-4.1, which has no price in providers.yaml (providers[].prices): its cost is recorded as unknown and managed access cannot meter it`,
+    );
+    expect(result.warnings.map((warning) => warning.message.split(', which')[0])).toEqual([
+      'route profile "router/frontier" routes to openai/gpt-4.1',
+      'route profile "router/frontier" routes to anthropic/claude-sonnet-4-5',
+      'route profile "router/frontier" routes to gemini/gemini-2.5-pro',
+      'route profile "router/fusion" routes to anthropic/claude-opus-4-1',
+      'route profile "router/fusion" routes to openai/gpt-5',
+      'route profile "router/fusion" routes to gemini/gemini-2.5-pro',
+    ]);
   });
 
   it('says "1 problem" for a single problem', () => {

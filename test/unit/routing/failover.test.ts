@@ -16,6 +16,7 @@ const provider = (id: string): ProviderConfig => ({
   defaultMaxTokens: 1024,
   timeouts: { connectMs: 1000, firstByteMs: 1000, idleMs: 1000 },
   headers: {},
+  prices: {},
 });
 
 const route: RouteProfileConfig = {

@@ -41,7 +41,7 @@ describe.skipIf(!url)('postgres store', () => {
     await admin.connect();
     const { rows } = await admin.query(`SELECT version FROM "${schema}".schema_migrations ORDER BY version`);
     await admin.end();
-    expect(rows).toEqual([{ version: 1 }, { version: 2 }, { version: 4 }]);
+    expect(rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }]);
     await Promise.all(instances.map((store) => store.close()));
   });
 

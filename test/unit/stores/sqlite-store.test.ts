@@ -33,6 +33,7 @@ describe('sqlite store', () => {
     expect(db.prepare('SELECT version, applied_at FROM schema_migrations').all()).toEqual([
       { version: 1, applied_at: '2026-01-01T00:00:00.000Z' },
       { version: 2, applied_at: '2026-01-01T00:00:00.000Z' },
+      { version: 3, applied_at: '2026-01-01T00:00:00.000Z' },
       { version: 4, applied_at: '2026-01-01T00:00:00.000Z' },
     ]);
     expect(db.pragma('journal_mode', { simple: true })).toBe('wal');

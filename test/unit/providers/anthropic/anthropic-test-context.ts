@@ -14,6 +14,7 @@ export function anthropicContext(options: { stream?: boolean; provider?: Partial
     defaultMaxTokens: 8192,
     timeouts: { connectMs: 5000, firstByteMs: 30000, idleMs: 60000 },
     headers: { 'anthropic-version': '2023-06-01' },
+    prices: {},
     ...options.provider,
   };
   return { provider, upstreamModel: 'claude-sonnet-4-5', credential: 'sk-ant-test-credential', stream: options.stream ?? false };

@@ -15,6 +15,7 @@ export function geminiProvider(baseUrl = 'https://generativelanguage.googleapis.
     defaultMaxTokens: 8192,
     timeouts: { connectMs: 1000, firstByteMs: 5000, idleMs: 5000 },
     headers: {},
+    prices: {},
   };
 }
 

@@ -15,6 +15,7 @@ export function openaiContext(provider: Partial<ProviderConfig> = {}, rest: Part
       defaultMaxTokens: 4096,
       timeouts: { connectMs: 1000, firstByteMs: 1000, idleMs: 1000 },
       headers: {},
+      prices: {},
       ...provider,
     },
     upstreamModel: 'gpt-4o-mini',

@@ -1,0 +1,47 @@
+/**
+ * `router support-bundle`: writes what a support request may carry (see usage/support-bundle.ts) to a
+ * file readable only by its owner. Readiness is as this CLI sees the configured stores.
+ */
+import { writeFileSync } from 'node:fs';
+import type { Command } from 'commander';
+import { systemClock } from '../../core/clock.js';
+import { describeError } from '../../core/describe-error.js';
+import { checkLedgerLive, managedAccessFor } from '../../usage/open-usage.js';
+import { buildSupportBundle } from '../../usage/support-bundle.js';
+import { withCliContext, withLedgerStore, withStoreOptions, type StoreCommandOptions } from '../cli-context.js';
+import { emit, log } from '../cli-io.js';
+
+export function registerSupportBundleCommand(program: Command): void {
+  withStoreOptions(program.command('support-bundle'))
+    .description('write a redacted support bundle: versions, masked configuration, readiness, recent error counts, one request’s ledger record')
+    .requiredOption('--out <file>', 'where to write the bundle (JSON, mode 0600)')
+    .option('--account <id>', "scope to one account (its standing, its errors, only its records)")
+    .option('--request-id <id>', 'include the ledger records and upstream attempts of this request (X-Request-Id)')
+    .action(async (options: StoreCommandOptions & { out: string; account?: string; requestId?: string }) => {
+      await withCliContext(options.config, async ({ config, store }) => {
+        const bundle = await withLedgerStore(config, async (ledger) => {
+          const storeState = await store.ping().then(
+            () => ({ kind: store.kind, ok: true, detail: 'answers' }),
+            (error: unknown) => ({ kind: store.kind, ok: false, detail: describeError(error) }),
+          );
+          const live = await checkLedgerLive(ledger, systemClock);
+          const { requested, active, checks } = managedAccessFor(config, config.server.ledger.enabled ? live : { live: false, detail: 'the usage ledger is off (ledger.enabled: false)' });
+          return buildSupportBundle({
+            config,
+            store,
+            ledger,
+            nowMs: systemClock.now(),
+            readiness: { store: storeState, ledger: { ...live, writer: null }, managedAccess: { requested, active, checks } },
+            ...(options.account ? { accountId: options.account } : {}),
+            ...(options.requestId ? { requestId: options.requestId } : {}),
+          });
+        });
+        writeFileSync(options.out, `${JSON.stringify(bundle, null, 2)}\n`, { mode: 0o600 });
+        const records = bundle.request?.records.length;
+        emit(options, { written: options.out, requestRecords: records ?? null }, () => {
+          log.success(`support bundle written to ${options.out}`);
+          if (records === 0) log.warn(`no ledger record of request ${options.requestId}${options.account ? ` for account ${options.account}` : ''} (older than the retention, or never admitted)`);
+        });
+      });
+    });
+}

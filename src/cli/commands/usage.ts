@@ -1,0 +1,96 @@
+/**
+ * `router usage`: an account's usage from the ledger, by day (in an explicit time zone) or by key,
+ * route, provider or model, as a table, one JSON document or CSV. The numbers are those of the read
+ * service the account app uses (usage/usage-report.ts), so every view agrees.
+ */
+import type { Command } from 'commander';
+import { systemClock } from '../../core/clock.js';
+import { NotFoundInStoreError } from '../../stores/store.js';
+import { currentMonthDays, InvalidReportRangeError, USAGE_GROUPINGS, usageReport, type UsageGrouping, type UsageReport, type UsageReportRow } from '../../usage/usage-report.js';
+import { withCliContext, withLedgerStore, withStoreOptions, type StoreCommandOptions } from '../cli-context.js';
+import { emit, log } from '../cli-io.js';
+import { usageError } from '../usage-error.js';
+
+interface UsageOptions extends StoreCommandOptions {
+  account: string;
+  from?: string;
+  to?: string;
+  by: string;
+  tz: string;
+  csv?: boolean;
+}
+
+const CSV_COLUMNS: [string, (row: UsageReportRow) => string | number][] = [
+  ['requests', (row) => row.requests],
+  ['failed_requests', (row) => row.failedRequests],
+  ['calls', (row) => row.calls],
+  ['prompt_tokens', (row) => row.promptTokens],
+  ['completion_tokens', (row) => row.completionTokens],
+  ['reasoning_tokens', (row) => row.reasoningTokens],
+  ['cached_tokens', (row) => row.cachedTokens],
+  ['unknown_usage_calls', (row) => row.unknownUsageCalls],
+  ['unpriced_calls', (row) => row.unpricedCalls],
+  ['cost_usd', (row) => row.costUsd],
+  ['managed_spend_usd', (row) => row.meteredUsd],
+];
+
+export function registerUsageCommand(program: Command): void {
+  withStoreOptions(program.command('usage'))
+    .description("an account's usage from the ledger: requests, tokens and cost, by day, key, route, provider or model")
+    .requiredOption('--account <id>', 'account id')
+    .option('--from <date>', 'first day, YYYY-MM-DD in --tz (default: the first of this month)')
+    .option('--to <date>', 'last day, inclusive, YYYY-MM-DD in --tz (default: today)')
+    .option('--by <grouping>', `one of ${USAGE_GROUPINGS.join(', ')}`, 'day')
+    .option('--tz <zone>', 'IANA time zone for day boundaries', 'UTC')
+    .option('--csv', 'print CSV (a header, one line per row, then the totals)')
+    .action(async function (this: Command, options: UsageOptions) {
+      if (options.json && options.csv) usageError(this, '--json and --csv exclude each other');
+      if (!(USAGE_GROUPINGS as readonly string[]).includes(options.by)) usageError(this, `--by must be one of ${USAGE_GROUPINGS.join(', ')}`);
+      await withCliContext(options.config, async ({ config, store }) => {
+        const account = await store.getAccount(options.account);
+        if (!account) throw new NotFoundInStoreError('account', options.account);
+        const report = await withLedgerStore(config, async (ledger) => {
+          try {
+            const month = currentMonthDays(systemClock.now(), options.tz);
+            return await usageReport(ledger, { accountId: account.id, from: options.from ?? month.from, to: options.to ?? month.to, by: options.by as UsageGrouping, tz: options.tz });
+          } catch (error) {
+            if (error instanceof InvalidReportRangeError) usageError(this, error.message);
+            throw error;
+          }
+        });
+        const keyNames = options.by === 'key' ? new Map((await store.listApiKeys(account.id)).map((key) => [key.id, key.name])) : new Map<string, string | null>();
+        if (options.csv) process.stdout.write(toCsv(report));
+        else emit(options, report, () => printTable(report, keyNames));
+      });
+    });
+}
+
+function toCsv(report: UsageReport): string {
+  const lines = [[report.by, ...CSV_COLUMNS.map(([name]) => name)].join(',')];
+  for (const row of report.rows) lines.push([csvField(row.group ?? ''), ...CSV_COLUMNS.map(([, pick]) => pick(row))].join(','));
+  lines.push(['total', ...CSV_COLUMNS.map(([, pick]) => pick(report.totals))].join(','));
+  return `${lines.join('\n')}\n`;
+}
+
+function csvField(value: string): string {
+  return /[",\n\r]/.test(value) ? `"${value.replaceAll('"', '""')}"` : value;
+}
+
+function printTable(report: UsageReport, keyNames: ReadonlyMap<string, string | null>): void {
+  // The table is the command's output (stdout, pipeable); remarks about it are log lines.
+  process.stdout.write(`usage of ${report.accountId} from ${report.from} to ${report.to} (${report.tz}), by ${report.by}\n`);
+  const label = (row: UsageReportRow) => {
+    if (row.group === null) return '(none)';
+    const name = keyNames.get(row.group);
+    return name ? `${row.group} (${name})` : row.group;
+  };
+  const header = [report.by, 'requests', 'failed', 'prompt', 'completion', 'cost USD'];
+  const cells = report.rows.map((row) => [label(row), row.requests, row.failedRequests, row.promptTokens, row.completionTokens, row.costUsd].map(String));
+  cells.push(['total', report.totals.requests, report.totals.failedRequests, report.totals.promptTokens, report.totals.completionTokens, report.totals.costUsd].map(String));
+  const widths = header.map((title, column) => Math.max(title.length, ...cells.map((row) => row[column]!.length)));
+  const line = (values: readonly string[]) => values.map((value, column) => (column === 0 ? value.padEnd(widths[column]!) : value.padStart(widths[column]!))).join('  ');
+  process.stdout.write(`${[line(header), ...cells.map(line)].join('\n')}\n`);
+  if (report.totals.unknownUsageCalls > 0) log.warn(`${report.totals.unknownUsageCalls} calls were served without usage from the upstream: their tokens and cost are unknown, not counted`);
+  if (report.totals.unpricedCalls > 0) log.warn(`${report.totals.unpricedCalls} calls used models without a price in providers.yaml: their cost is not counted`);
+  if (report.totals.meteredNanoUsd > 0) log.info(`managed-access spend in this range: USD ${report.totals.meteredUsd}`);
+}

@@ -1,0 +1,64 @@
+/**
+ * The probe's HTTP: one request as a client would send it, read whole, with a bound on time. The request
+ * is described for reports without the key (prefix and last four characters only).
+ */
+import { API_KEY_PREFIX } from '../../core/api-key.js';
+import { describeError } from '../../core/describe-error.js';
+import { ProbeFailure } from './probe-session.js';
+
+export const PROBE_USER_AGENT = 'router-probe/0.2 (+https://github.com/llm-router)';
+const TIMEOUT_MS = 60_000;
+
+export interface ProbeRequest {
+  method?: 'GET' | 'POST';
+  url: string;
+  /** Sent as `Authorization: Bearer …`. */
+  key?: string;
+  /** Replaces the probe's own User-Agent ('' sends an empty one). */
+  userAgent?: string;
+  body?: unknown;
+}
+
+export interface ProbeResponse {
+  status: number;
+  headers: Headers;
+  text: string;
+  /** The body parsed as JSON, or undefined. */
+  json: any;
+  /** `METHOD URL (key)` for reports. */
+  request: string;
+}
+
+export function describeRequest(request: ProbeRequest): string {
+  const key = request.key ? ` with Bearer ${API_KEY_PREFIX}…${request.key.slice(-4)}` : '';
+  const agent = request.userAgent === undefined ? '' : ` with User-Agent "${request.userAgent}"`;
+  return `${request.method ?? 'GET'} ${request.url}${key}${agent}`;
+}
+
+export async function probeFetch(request: ProbeRequest): Promise<ProbeResponse> {
+  const headers: Record<string, string> = { 'user-agent': request.userAgent ?? PROBE_USER_AGENT };
+  if (request.key) headers.authorization = `Bearer ${request.key}`;
+  if (request.body !== undefined) headers['content-type'] = 'application/json';
+  let response: Response;
+  let text: string;
+  try {
+    response = await fetch(request.url, {
+      method: request.method ?? 'GET',
+      headers,
+      ...(request.body === undefined ? {} : { body: JSON.stringify(request.body) }),
+      redirect: 'follow',
+      signal: AbortSignal.timeout(TIMEOUT_MS),
+    });
+    text = await response.text();
+  } catch (error) {
+    const cause = error instanceof Error && error.cause instanceof Error ? error.cause.message : describeError(error);
+    throw new ProbeFailure('an HTTP response', undefined, describeRequest(request), cause);
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  return { status: response.status, headers: response.headers, text, json, request: describeRequest(request) };
+}

@@ -1,0 +1,128 @@
+/**
+ * How one ledger record adds to its rollup row, the same for every dialect. Rollups are per account per
+ * quarter hour (UTC): the coarsest grain from which a day in any time zone in use is an exact union of
+ * buckets (every current UTC offset is a whole number of quarter hours), so `--tz` reads stay exact.
+ */
+import { quotaPeriod } from '../core/quota-period.js';
+import { MAIN_CALL, type LedgerRecord, type UsageSums } from './ledger-store.js';
+
+export const BUCKET_MS = 15 * 60 * 1000;
+
+/** The rollup row a record belongs to. Empty strings stand for "none" (keys of a primary key cannot be NULL). */
+export interface RollupKey {
+  accountId: string;
+  bucketStart: string;
+  keyId: string;
+  routeId: string;
+  providerId: string;
+  upstreamModel: string;
+  credentialSource: string;
+}
+
+/** What one rollup row adds up: the sums usage views report, with the latest request's instant. */
+export type RollupCounts = Omit<UsageSums, 'group' | 'lastAt'> & { lastAt: string };
+
+export function bucketStartOf(iso: string): string {
+  // ISO instants from toISOString: the quarter hour is the minutes rounded down, seconds zeroed.
+  if (iso.length === 24 && iso.endsWith('Z')) return `${iso.slice(0, 14)}${String(Math.floor(Number(iso.slice(14, 16)) / 15) * 15).padStart(2, '0')}:00.000Z`;
+  const ms = Date.parse(iso);
+  return new Date(ms - (((ms % BUCKET_MS) + BUCKET_MS) % BUCKET_MS)).toISOString();
+}
+
+/** The calendar month (UTC) a record's spend counts in, `YYYY-MM`. */
+export function spendPeriodOf(iso: string): string {
+  return quotaPeriod(Date.parse(iso)).key;
+}
+
+export function rollupKeyOf(record: LedgerRecord): RollupKey {
+  return {
+    accountId: record.accountId,
+    bucketStart: bucketStartOf(record.startedAt),
+    keyId: record.keyId ?? '',
+    routeId: record.routeId ?? '',
+    providerId: record.providerId ?? '',
+    upstreamModel: record.upstreamModel ?? '',
+    credentialSource: record.credentialSource ?? '',
+  };
+}
+
+export function rollupCountsOf(record: LedgerRecord): RollupCounts {
+  const main = record.call === MAIN_CALL;
+  const served = record.providerId !== null;
+  const usage = record.usage;
+  return {
+    requests: main ? 1 : 0,
+    failedRequests: main && record.errorCode !== null ? 1 : 0,
+    calls: 1,
+    promptTokens: usage?.prompt ?? 0,
+    completionTokens: usage?.completion ?? 0,
+    reasoningTokens: usage?.reasoning ?? 0,
+    cachedTokens: usage?.cached ?? 0,
+    unknownUsageCalls: served && usage === null ? 1 : 0,
+    unpricedCalls: usage !== null && served && record.costNanoUsd === null ? 1 : 0,
+    costNanoUsd: record.costNanoUsd ?? 0,
+    meteredNanoUsd: record.meteredNanoUsd,
+    lastAt: record.startedAt,
+  };
+}
+
+type Summable = Omit<UsageSums, 'group' | 'lastAt'> & { lastAt: string | null };
+
+/** Sums of no records at all. */
+export function emptySums(group: string | null = null): UsageSums {
+  return {
+    group,
+    requests: 0,
+    failedRequests: 0,
+    calls: 0,
+    promptTokens: 0,
+    completionTokens: 0,
+    reasoningTokens: 0,
+    cachedTokens: 0,
+    unknownUsageCalls: 0,
+    unpricedCalls: 0,
+    costNanoUsd: 0,
+    meteredNanoUsd: 0,
+    lastAt: null,
+  };
+}
+
+/** Add one set of sums into another: counts add up, lastAt keeps the later instant. */
+export function addSums<T extends Summable>(into: T, add: Readonly<T>): void {
+  for (const name of Object.keys(add) as (keyof Summable)[]) {
+    if (name === 'lastAt') {
+      if (add.lastAt !== null && (into.lastAt === null || add.lastAt > into.lastAt)) into.lastAt = add.lastAt;
+    } else if (typeof into[name] === 'number') into[name] += add[name];
+  }
+}
+
+/** Sum records into one entry per rollup row (a multi-row upsert must not touch a row twice). */
+export function rollUp(records: readonly LedgerRecord[]): { key: RollupKey; counts: RollupCounts }[] {
+  const rows = new Map<string, { key: RollupKey; counts: RollupCounts }>();
+  for (const record of records) {
+    const key = rollupKeyOf(record);
+    const id = `${key.accountId}\u0000${key.bucketStart}\u0000${key.keyId}\u0000${key.routeId}\u0000${key.providerId}\u0000${key.upstreamModel}\u0000${key.credentialSource}`;
+    const counts = rollupCountsOf(record);
+    const row = rows.get(id);
+    if (!row) {
+      rows.set(id, { key, counts });
+      continue;
+    }
+    addSums(row.counts, counts);
+  }
+  return [...rows.values()];
+}
+
+/** Managed spend per account and month in a batch (records that settle managed access). */
+export function spendOf(records: readonly LedgerRecord[]): { accountId: string; period: string; nanoUsd: number }[] {
+  const spend = new Map<string, { accountId: string; period: string; nanoUsd: number }>();
+  for (const record of records) {
+    if (record.meteredNanoUsd <= 0) continue;
+    const period = spendPeriodOf(record.startedAt);
+    const id = `${record.accountId}\u0000${period}`;
+    const entry = spend.get(id) ?? { accountId: record.accountId, period, nanoUsd: 0 };
+    entry.nanoUsd += record.meteredNanoUsd;
+    spend.set(id, entry);
+  }
+  return [...spend.values()];
+}

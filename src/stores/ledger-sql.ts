@@ -1,0 +1,182 @@
+/**
+ * SQL both ledger stores share (it is the same in SQLite and PostgreSQL), and the mapping of their rows
+ * back to records: the drivers differ only in how they hand back timestamps, JSON, booleans and 64-bit sums.
+ */
+import type { LedgerAttempt, LedgerRecord, UsageDimension, UsageSums } from './ledger-store.js';
+
+/** The columns of usage_records, in insert order. */
+export const RECORD_COLUMNS = [
+  'id',
+  'request_id',
+  'call',
+  'started_at',
+  'account_id',
+  'key_id',
+  'route_id',
+  'endpoint',
+  'provider_id',
+  'upstream_model',
+  'credential_source',
+  'status',
+  'error_code',
+  'retry_count',
+  'attempts',
+  'prompt_tokens',
+  'completion_tokens',
+  'reasoning_tokens',
+  'cached_tokens',
+  'cost_nano_usd',
+  'metered_nano_usd',
+  'first_byte_ms',
+  'total_ms',
+  'client_closed',
+  'reservation_id',
+] as const;
+
+export const ROLLUP_KEY_COLUMNS = ['account_id', 'bucket_start', 'key_id', 'route_id', 'provider_id', 'upstream_model', 'credential_source'] as const;
+
+/** Summed columns of usage_rollups (last_at is kept as the latest, not summed). */
+export const ROLLUP_SUM_COLUMNS = [
+  'requests',
+  'failed_requests',
+  'calls',
+  'prompt_tokens',
+  'completion_tokens',
+  'reasoning_tokens',
+  'cached_tokens',
+  'unknown_usage_calls',
+  'unpriced_calls',
+  'cost_nano_usd',
+  'metered_nano_usd',
+] as const;
+
+/** The select list of every usage view over usage_rollups aliased `r`. */
+export const USAGE_SUMS_SQL = [...ROLLUP_SUM_COLUMNS.map((column) => `COALESCE(SUM(r.${column}), 0) AS ${column}`), 'MAX(r.last_at) AS last_at'].join(', ');
+
+export const DIMENSION_SQL: Readonly<Record<UsageDimension, string>> = {
+  key: 'r.key_id',
+  route: 'r.route_id',
+  provider: 'r.provider_id',
+  model: "CASE WHEN r.provider_id = '' THEN '' ELSE r.provider_id || '/' || r.upstream_model END",
+};
+
+type Int = number | string;
+type Instant = string | Date;
+
+export type UsageSumsRow = { grp: string | null; last_at: Instant | null } & Record<(typeof ROLLUP_SUM_COLUMNS)[number], Int>;
+
+export interface LedgerRecordRow {
+  id: string;
+  request_id: string;
+  call: string;
+  started_at: Instant;
+  account_id: string;
+  key_id: string | null;
+  route_id: string | null;
+  endpoint: string;
+  provider_id: string | null;
+  upstream_model: string | null;
+  credential_source: 'byok' | 'managed' | null;
+  status: number;
+  error_code: string | null;
+  retry_count: number;
+  attempts: string | LedgerAttempt[];
+  prompt_tokens: number | null;
+  completion_tokens: number | null;
+  reasoning_tokens: number | null;
+  cached_tokens: number | null;
+  cost_nano_usd: Int | null;
+  metered_nano_usd: Int;
+  first_byte_ms: number | null;
+  total_ms: number;
+  client_closed: number | boolean;
+  reservation_id: string | null;
+}
+
+/** A 64-bit sum as a JS number; throws rather than round silently (2^53 nano-USD is 9 million USD). */
+export function toSafeInteger(value: Int): number {
+  const number = Number(value);
+  if (!Number.isSafeInteger(number)) throw new Error(`ledger sum ${String(value)} is beyond exact JS integers`);
+  return number;
+}
+
+const toIso = (value: Instant): string => (value instanceof Date ? value.toISOString() : value);
+
+export function toUsageSums(row: UsageSumsRow): UsageSums {
+  return {
+    group: row.grp === null || row.grp === '' ? null : row.grp,
+    requests: toSafeInteger(row.requests),
+    failedRequests: toSafeInteger(row.failed_requests),
+    calls: toSafeInteger(row.calls),
+    promptTokens: toSafeInteger(row.prompt_tokens),
+    completionTokens: toSafeInteger(row.completion_tokens),
+    reasoningTokens: toSafeInteger(row.reasoning_tokens),
+    cachedTokens: toSafeInteger(row.cached_tokens),
+    unknownUsageCalls: toSafeInteger(row.unknown_usage_calls),
+    unpricedCalls: toSafeInteger(row.unpriced_calls),
+    costNanoUsd: toSafeInteger(row.cost_nano_usd),
+    meteredNanoUsd: toSafeInteger(row.metered_nano_usd),
+    lastAt: row.last_at === null ? null : toIso(row.last_at),
+  };
+}
+
+export function toLedgerRecord(row: LedgerRecordRow): LedgerRecord {
+  const known = row.prompt_tokens !== null;
+  return {
+    id: row.id,
+    requestId: row.request_id,
+    call: row.call,
+    startedAt: toIso(row.started_at),
+    accountId: row.account_id,
+    keyId: row.key_id,
+    routeId: row.route_id,
+    endpoint: row.endpoint,
+    providerId: row.provider_id,
+    upstreamModel: row.upstream_model,
+    credentialSource: row.credential_source,
+    status: row.status,
+    errorCode: row.error_code,
+    retryCount: row.retry_count,
+    attempts: typeof row.attempts === 'string' ? (JSON.parse(row.attempts) as LedgerAttempt[]) : row.attempts,
+    usage: known
+      ? { prompt: row.prompt_tokens!, completion: row.completion_tokens ?? 0, reasoning: row.reasoning_tokens ?? 0, cached: row.cached_tokens ?? 0 }
+      : null,
+    costNanoUsd: row.cost_nano_usd === null ? null : toSafeInteger(row.cost_nano_usd),
+    meteredNanoUsd: toSafeInteger(row.metered_nano_usd),
+    firstByteMs: row.first_byte_ms,
+    totalMs: row.total_ms,
+    clientClosed: row.client_closed === true || row.client_closed === 1,
+    reservationId: row.reservation_id,
+  };
+}
+
+/** The values of a record in RECORD_COLUMNS order (attempts as JSON text; the caller adapts booleans). */
+export function recordValues(record: LedgerRecord): Record<(typeof RECORD_COLUMNS)[number], string | number | boolean | null> {
+  return {
+    id: record.id,
+    request_id: record.requestId,
+    call: record.call,
+    started_at: record.startedAt,
+    account_id: record.accountId,
+    key_id: record.keyId,
+    route_id: record.routeId,
+    endpoint: record.endpoint,
+    provider_id: record.providerId,
+    upstream_model: record.upstreamModel,
+    credential_source: record.credentialSource,
+    status: record.status,
+    error_code: record.errorCode,
+    retry_count: record.retryCount,
+    attempts: JSON.stringify(record.attempts),
+    prompt_tokens: record.usage?.prompt ?? null,
+    completion_tokens: record.usage?.completion ?? null,
+    reasoning_tokens: record.usage?.reasoning ?? null,
+    cached_tokens: record.usage?.cached ?? null,
+    cost_nano_usd: record.costNanoUsd,
+    metered_nano_usd: record.meteredNanoUsd,
+    first_byte_ms: record.firstByteMs,
+    total_ms: record.totalMs,
+    client_closed: record.clientClosed,
+    reservation_id: record.reservationId,
+  };
+}

@@ -1,0 +1,151 @@
+/**
+ * The usage ledger's storage, behind its own interface (SQLite: sqlite/create-sqlite-ledger-store.ts,
+ * PostgreSQL: postgres/create-postgres-ledger-store.ts, one contract suite for both). It keeps raw
+ * records per upstream call, per-account quarter-hour rollups written in the same transaction, and the
+ * managed-access spend meter, so usage reports, spend caps and support bundles all read one source.
+ * Stored times are UTC; money is integer nano-USD (1e-9 USD), so sums are exact in every view.
+ */
+import type { TokenUsage } from '../core/token-usage.js';
+
+/** The call label of a request's own record; other calls of the same request (fusion) use their own labels. */
+export const MAIN_CALL = 'main';
+
+/** One upstream attempt as the ledger keeps it (the same fields as routing's AttemptSummary). */
+export interface LedgerAttempt {
+  provider: string;
+  model: string;
+  status: number | null;
+  error: string | null;
+  latencyMs: number;
+}
+
+export interface LedgerRecord {
+  /**
+   * The record's own key (request ids may come from the client, so they are not unique), made by
+   * createLedgerRecordIds (ledger-record-ids.ts): it sorts by `startedAt`, which pruning and time-bounded
+   * scans rely on.
+   */
+  id: string;
+  requestId: string;
+  /** `main` for the request itself; fusion's panel members and judge use other labels. */
+  call: string;
+  /** ISO 8601 UTC instant the request arrived. */
+  startedAt: string;
+  accountId: string;
+  keyId: string | null;
+  routeId: string | null;
+  endpoint: string;
+  providerId: string | null;
+  upstreamModel: string | null;
+  credentialSource: 'byok' | 'managed' | null;
+  /** The HTTP status the client got (for `main`), or the call's own outcome. */
+  status: number;
+  errorCode: string | null;
+  retryCount: number;
+  attempts: readonly LedgerAttempt[];
+  /** Tokens as the upstream reported them; null = unknown (an upstream served it and reported none). */
+  usage: TokenUsage | null;
+  /** From the model's price; null when the usage is unknown or the model has no price. */
+  costNanoUsd: number | null;
+  /** What this call adds to the account's managed-access spend (its cost, or its estimate when the cost is unknown); 0 for BYOK. */
+  meteredNanoUsd: number;
+  firstByteMs: number | null;
+  totalMs: number;
+  clientClosed: boolean;
+  /** The spend reservation this record settles (managed access), released in the same transaction. */
+  reservationId: string | null;
+}
+
+/** Sums over records, as every usage view reports them. */
+export interface UsageSums {
+  /** The group's value (a day label, key id, route id, provider id or `provider/model`); null for "none". */
+  group: string | null;
+  /** Requests (their `main` records). */
+  requests: number;
+  /** Requests that ended with an error code (also one sent in-band after a stream started). */
+  failedRequests: number;
+  /** Upstream-call records, `main` included. */
+  calls: number;
+  promptTokens: number;
+  completionTokens: number;
+  reasoningTokens: number;
+  cachedTokens: number;
+  /** Calls an upstream served without reporting usage: their tokens and cost are not in the sums. */
+  unknownUsageCalls: number;
+  /** Calls with known usage whose model has no price: their cost is not in the sums. */
+  unpricedCalls: number;
+  costNanoUsd: number;
+  /** Managed-access spend metered against the plan's cap. */
+  meteredNanoUsd: number;
+  /** ISO instant of the latest request in the group; null for an empty range. */
+  lastAt: string | null;
+}
+
+export type UsageDimension = 'key' | 'route' | 'provider' | 'model';
+
+/** A half-open UTC interval [from, to) with the label rows are grouped under (a local day). */
+export interface UsageRange {
+  label: string;
+  from: string;
+  to: string;
+}
+
+export interface SpendReservationInput {
+  id: string;
+  accountId: string;
+  /** `YYYY-MM`, the calendar month (UTC) of the request. */
+  period: string;
+  nanoUsd: number;
+  /** Admitted only while spent + reserved (live reservations) stays below this. */
+  capNanoUsd: number;
+  /** A reservation not settled by then (its instance crashed) stops counting. */
+  expiresAt: string;
+  now: string;
+}
+
+export interface SpendStanding {
+  spentNanoUsd: number;
+  reservedNanoUsd: number;
+}
+
+export interface LedgerStore {
+  readonly kind: 'sqlite' | 'postgres';
+  /** Apply pending migrations (the same versioned list as the main store's). Idempotent. */
+  migrate(): Promise<void>;
+  /** Throws unless the ledger's tables answer. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+
+  /**
+   * Write a batch atomically: the records (a record id already stored is skipped), their rollups, the
+   * managed spend they add, and the release of the reservations they settle. Returns how many were new.
+   */
+  writeBatch(records: readonly LedgerRecord[]): Promise<{ written: number }>;
+
+  /** Atomic across instances: hold `nanoUsd` when spent + live reservations is below the cap. */
+  reserveSpend(input: SpendReservationInput): Promise<SpendStanding & { reserved: boolean }>;
+  readSpend(accountId: string, period: string, now: string): Promise<SpendStanding>;
+
+  /** One query: sums per range label (every range gets a row, zeros included), in range order. */
+  sumUsageByRange(accountId: string, ranges: readonly UsageRange[]): Promise<UsageSums[]>;
+  /** One query: sums per dimension value over [from, to), largest cost first. */
+  sumUsageBy(accountId: string, from: string, to: string, dimension: UsageDimension): Promise<UsageSums[]>;
+  /** One query: the latest request per key of the account (from the rollups, so it outlives raw retention). */
+  lastUsedByKey(accountId: string): Promise<{ keyId: string; lastAt: string }[]>;
+
+  /** Raw records of a request id, newest first; only the account's when accountId is given. */
+  findRecords(filter: { requestId: string; accountId?: string }): Promise<LedgerRecord[]>;
+  /** The account's `main` records, newest first, started before `before` when given. */
+  listRequests(filter: { accountId: string; before?: string; limit: number }): Promise<LedgerRecord[]>;
+  /** Requests that ended with each error code since an instant (one account's, or all). */
+  countErrors(filter: { since: string; accountId?: string }): Promise<{ code: string; count: number }[]>;
+
+  /** Delete raw records started before `recordsBefore` (up to `limit`) and reservations expired by `now`. */
+  prune(input: { recordsBefore: string; now: string; limit: number }): Promise<{ records: number; reservations: number }>;
+
+  /**
+   * Append an operator audit event for a configuration fact (plans, managed access) when its fingerprint
+   * differs from the last one recorded for the action; atomic, so instances starting together record it once.
+   */
+  recordConfigChange(input: { action: string; fingerprint: string; details: Record<string, unknown>; at: string }): Promise<boolean>;
+}

@@ -1,0 +1,224 @@
+/**
+ * The usage ledger on PostgreSQL, with a small pool of its own so batch writes never take connections
+ * from the request path. A batch is one transaction: one multi-row insert of the records (the batch as
+ * one JSON parameter), then one statement that upserts the rollups of the records that were new, adds
+ * their managed spend and releases the reservations they settle.
+ */
+import { randomBytes } from 'node:crypto';
+import { ledgerRecordIdFloor } from '../ledger-record-ids.js';
+import { rollUp, spendOf } from '../ledger-rollup.js';
+import { DIMENSION_SQL, RECORD_COLUMNS, ROLLUP_SUM_COLUMNS, USAGE_SUMS_SQL, recordValues, toLedgerRecord, toSafeInteger, toUsageSums } from '../ledger-sql.js';
+import type { LedgerRecordRow, UsageSumsRow } from '../ledger-sql.js';
+import type { LedgerStore, UsageDimension } from '../ledger-store.js';
+import { postgresMigrations } from '../migrations/postgres-migrations.js';
+import { migratePostgres } from './migrate-postgres.js';
+import { createPool, type PostgresStoreOptions } from './create-postgres-store.js';
+import { inTransaction, queryRows } from './postgres-session.js';
+
+export interface PostgresLedgerStoreOptions extends Omit<PostgresStoreOptions, 'clock'> {
+  now: () => string;
+}
+
+const RECORD_TYPES: Readonly<Record<(typeof RECORD_COLUMNS)[number], string>> = {
+  id: 'text',
+  request_id: 'text',
+  call: 'text',
+  started_at: 'timestamptz',
+  account_id: 'text',
+  key_id: 'text',
+  route_id: 'text',
+  endpoint: 'text',
+  provider_id: 'text',
+  upstream_model: 'text',
+  credential_source: 'text',
+  status: 'integer',
+  error_code: 'text',
+  retry_count: 'integer',
+  attempts: 'jsonb',
+  prompt_tokens: 'integer',
+  completion_tokens: 'integer',
+  reasoning_tokens: 'integer',
+  cached_tokens: 'integer',
+  cost_nano_usd: 'bigint',
+  metered_nano_usd: 'bigint',
+  first_byte_ms: 'integer',
+  total_ms: 'integer',
+  client_closed: 'boolean',
+  reservation_id: 'text',
+};
+
+const INSERT_RECORDS_SQL = `
+  INSERT INTO usage_records (${RECORD_COLUMNS.join(', ')})
+  SELECT ${RECORD_COLUMNS.join(', ')}
+  FROM jsonb_to_recordset($1::jsonb) AS r(${RECORD_COLUMNS.map((column) => `${column} ${RECORD_TYPES[column]}`).join(', ')})
+  ON CONFLICT (id) DO NOTHING
+  RETURNING id`;
+
+const ROLLUP_COLUMNS = ['account_id', 'bucket_start', 'key_id', 'route_id', 'provider_id', 'upstream_model', 'credential_source', ...ROLLUP_SUM_COLUMNS, 'last_at'];
+const ROLLUP_TYPES = (column: string): string =>
+  column === 'bucket_start' || column === 'last_at' ? 'timestamptz' : (ROLLUP_SUM_COLUMNS as readonly string[]).includes(column) ? 'bigint' : 'text';
+
+const SETTLE_SQL = `
+  WITH rolled AS (
+    INSERT INTO usage_rollups AS u (${ROLLUP_COLUMNS.join(', ')})
+    SELECT ${ROLLUP_COLUMNS.join(', ')}
+    FROM jsonb_to_recordset($1::jsonb) AS r(${ROLLUP_COLUMNS.map((column) => `${column} ${ROLLUP_TYPES(column)}`).join(', ')})
+    ON CONFLICT (account_id, bucket_start, key_id, route_id, provider_id, upstream_model, credential_source) DO UPDATE SET
+      ${ROLLUP_SUM_COLUMNS.map((column) => `${column} = u.${column} + EXCLUDED.${column}`).join(', ')},
+      last_at = GREATEST(u.last_at, EXCLUDED.last_at)
+    RETURNING 1
+  ), spent AS (
+    INSERT INTO spend_meter AS s (account_id, period, spent_nano_usd)
+    SELECT account_id, period, nano_usd FROM jsonb_to_recordset($2::jsonb) AS x(account_id text, period text, nano_usd bigint)
+    ON CONFLICT (account_id, period) DO UPDATE SET spent_nano_usd = s.spent_nano_usd + EXCLUDED.spent_nano_usd
+    RETURNING 1
+  ), released AS (
+    DELETE FROM spend_reservations WHERE id = ANY($3::text[]) RETURNING 1
+  )
+  SELECT (SELECT count(*) FROM rolled) AS rolled`;
+
+// Locks the account's meter row (creating it at 0): reservations of one account and month take turns.
+const LOCK_METER_SQL = `
+  INSERT INTO spend_meter AS s (account_id, period, spent_nano_usd) VALUES ($1, $2, 0)
+  ON CONFLICT (account_id, period) DO UPDATE SET spent_nano_usd = s.spent_nano_usd
+  RETURNING spent_nano_usd`;
+
+const RESERVED_SQL = 'SELECT COALESCE(SUM(nano_usd), 0) AS reserved FROM spend_reservations WHERE account_id = $1 AND period = $2 AND expires_at > $3';
+
+const sumBySql = (dimension: UsageDimension): string => `
+  SELECT ${DIMENSION_SQL[dimension]} AS grp, ${USAGE_SUMS_SQL}
+  FROM usage_rollups r WHERE r.account_id = $1 AND r.bucket_start >= $2 AND r.bucket_start < $3
+  GROUP BY grp ORDER BY cost_nano_usd DESC, grp`;
+
+const SUM_BY_RANGE_SQL = `
+  WITH ranges AS (
+    SELECT e.ord, e.value ->> 0 AS label, (e.value ->> 1)::timestamptz AS range_from, (e.value ->> 2)::timestamptz AS range_to
+    FROM jsonb_array_elements($2::jsonb) WITH ORDINALITY AS e(value, ord)
+  )
+  SELECT ranges.label AS grp, ${USAGE_SUMS_SQL}
+  FROM ranges LEFT JOIN usage_rollups r
+    ON r.account_id = $1 AND r.bucket_start >= ranges.range_from AND r.bucket_start < ranges.range_to
+  GROUP BY ranges.ord, ranges.label ORDER BY ranges.ord`;
+
+export function createPostgresLedgerStore(options: PostgresLedgerStoreOptions): LedgerStore {
+  const pool = createPool({ poolSize: 4, ...options });
+
+  return {
+    kind: 'postgres',
+    migrate: () => migratePostgres(pool, postgresMigrations, options.schema, options.now()),
+    ping: async () => void (await queryRows(pool, 'SELECT 1 FROM usage_records LIMIT 1')),
+    close: () => pool.end(),
+
+    writeBatch: (records) =>
+      inTransaction(pool, async (db) => {
+        const batch = records.map((record) => ({ ...recordValues(record), attempts: record.attempts }));
+        const inserted = new Set((await queryRows<{ id: string }>(db, INSERT_RECORDS_SQL, [JSON.stringify(batch)])).map((row) => row.id));
+        const fresh = records.filter((record) => inserted.has(record.id));
+        const rollups = rollUp(fresh).map(({ key, counts }) => snakeCase({ ...key, ...counts }));
+        const spend = spendOf(fresh).map((entry) => ({ account_id: entry.accountId, period: entry.period, nano_usd: entry.nanoUsd }));
+        const released = records.flatMap((record) => (record.reservationId === null ? [] : [record.reservationId]));
+        await queryRows(db, SETTLE_SQL, [JSON.stringify(rollups), JSON.stringify(spend), released]);
+        return { written: fresh.length };
+      }),
+
+    reserveSpend: (input) =>
+      inTransaction(pool, async (db) => {
+        const [meter] = await queryRows<{ spent_nano_usd: string }>(db, LOCK_METER_SQL, [input.accountId, input.period]);
+        const [held] = await queryRows<{ reserved: string }>(db, RESERVED_SQL, [input.accountId, input.period, input.now]);
+        const spentNanoUsd = toSafeInteger(meter?.spent_nano_usd ?? 0);
+        const reservedNanoUsd = toSafeInteger(held?.reserved ?? 0);
+        if (spentNanoUsd + reservedNanoUsd >= input.capNanoUsd) return { spentNanoUsd, reservedNanoUsd, reserved: false };
+        await queryRows(db, 'INSERT INTO spend_reservations (id, account_id, period, nano_usd, expires_at) VALUES ($1, $2, $3, $4, $5)', [
+          input.id,
+          input.accountId,
+          input.period,
+          input.nanoUsd,
+          input.expiresAt,
+        ]);
+        return { spentNanoUsd, reservedNanoUsd: reservedNanoUsd + input.nanoUsd, reserved: true };
+      }),
+    readSpend: async (accountId, period, now) => {
+      const [row] = await queryRows<{ spent: string | null; reserved: string }>(
+        pool,
+        `SELECT (SELECT spent_nano_usd FROM spend_meter WHERE account_id = $1 AND period = $2) AS spent, (${RESERVED_SQL}) AS reserved`,
+        [accountId, period, now],
+      );
+      return { spentNanoUsd: toSafeInteger(row?.spent ?? 0), reservedNanoUsd: toSafeInteger(row?.reserved ?? 0) };
+    },
+
+    sumUsageByRange: async (accountId, ranges) => {
+      const json = JSON.stringify(ranges.map((range) => [range.label, range.from, range.to]));
+      return (await queryRows<UsageSumsRow>(pool, SUM_BY_RANGE_SQL, [accountId, json])).map(toUsageSums);
+    },
+    sumUsageBy: async (accountId, from, to, dimension) => (await queryRows<UsageSumsRow>(pool, sumBySql(dimension), [accountId, from, to])).map(toUsageSums),
+    lastUsedByKey: async (accountId) => {
+      const rows = await queryRows<{ key_id: string; last_at: Date }>(
+        pool,
+        `SELECT key_id, MAX(last_at) AS last_at FROM usage_rollups WHERE account_id = $1 AND key_id <> '' GROUP BY key_id ORDER BY key_id`,
+        [accountId],
+      );
+      return rows.map((row) => ({ keyId: row.key_id, lastAt: row.last_at.toISOString() }));
+    },
+
+    findRecords: async ({ requestId, accountId }) => {
+      const rows = await queryRows<LedgerRecordRow>(
+        pool,
+        'SELECT * FROM usage_records WHERE request_id = $1 AND ($2::text IS NULL OR account_id = $2) ORDER BY started_at DESC, call LIMIT 100',
+        [requestId, accountId ?? null],
+      );
+      return rows.map(toLedgerRecord);
+    },
+    listRequests: async ({ accountId, before, limit }) => {
+      const rows = await queryRows<LedgerRecordRow>(
+        pool,
+        `SELECT * FROM usage_records WHERE account_id = $1 AND call = 'main' AND ($2::timestamptz IS NULL OR started_at < $2)
+         ORDER BY started_at DESC, id DESC LIMIT $3`,
+        [accountId, before ?? null, limit],
+      );
+      return rows.map(toLedgerRecord);
+    },
+    countErrors: async ({ since, accountId }) => {
+      const rows = await queryRows<{ code: string; count: string }>(
+        pool,
+        `SELECT error_code AS code, COUNT(*) AS count FROM usage_records
+         WHERE id >= $1 AND call = 'main' AND error_code IS NOT NULL AND ($2::text IS NULL OR account_id = $2)
+         GROUP BY error_code ORDER BY count DESC, code`,
+        [ledgerRecordIdFloor(Date.parse(since)), accountId ?? null],
+      );
+      return rows.map((row) => ({ code: row.code, count: toSafeInteger(row.count) }));
+    },
+
+    prune: (input) =>
+      inTransaction(pool, async (db) => {
+        const records = await queryRows(
+          db,
+          'DELETE FROM usage_records WHERE id IN (SELECT id FROM usage_records WHERE id < $1 ORDER BY id LIMIT $2) RETURNING 1',
+          [ledgerRecordIdFloor(Date.parse(input.recordsBefore)), input.limit],
+        );
+        const reservations = await queryRows(db, 'DELETE FROM spend_reservations WHERE expires_at <= $1 RETURNING 1', [input.now]);
+        return { records: records.length, reservations: reservations.length };
+      }),
+
+    recordConfigChange: (input) =>
+      inTransaction(pool, async (db) => {
+        await queryRows(db, 'SELECT pg_advisory_xact_lock(hashtext($1))', [`llm-router:config-audit:${input.action}`]);
+        const [last] = await queryRows<{ details: { fingerprint?: unknown } }>(
+          db,
+          'SELECT details FROM audit_events WHERE action = $1 ORDER BY seq DESC LIMIT 1',
+          [input.action],
+        );
+        if (last?.details.fingerprint === input.fingerprint) return false;
+        await queryRows(
+          db,
+          `INSERT INTO audit_events (id, at, actor, action, account_id, key_id, details) VALUES ($1, $2, 'system', $3, NULL, NULL, $4)`,
+          [`evt_${randomBytes(12).toString('hex')}`, input.at, input.action, JSON.stringify({ ...input.details, fingerprint: input.fingerprint })],
+        );
+        return true;
+      }),
+  };
+}
+
+function snakeCase(values: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(values).map(([name, value]) => [name.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`), value]));
+}
+

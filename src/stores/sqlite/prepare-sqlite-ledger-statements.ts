@@ -1,0 +1,86 @@
+/** Every statement the SQLite ledger store runs, prepared once per connection (after migrations created the tables). */
+import type { Database } from 'better-sqlite3';
+import { DIMENSION_SQL, RECORD_COLUMNS, ROLLUP_SUM_COLUMNS, USAGE_SUMS_SQL, type LedgerRecordRow, type UsageSumsRow } from '../ledger-sql.js';
+import type { UsageDimension } from '../ledger-store.js';
+
+export type SqliteLedgerStatements = ReturnType<typeof prepareSqliteLedgerStatements>;
+
+const camel = (column: string): string => column.replace(/_([a-z])/g, (_, letter: string) => letter.toUpperCase());
+
+export function prepareSqliteLedgerStatements(db: Database) {
+  const rollupColumns = ['account_id', 'bucket_start', 'key_id', 'route_id', 'provider_id', 'upstream_model', 'credential_source', ...ROLLUP_SUM_COLUMNS, 'last_at'];
+  const sumBy = (dimension: UsageDimension) =>
+    db.prepare<[string, string, string], UsageSumsRow>(
+      `SELECT ${DIMENSION_SQL[dimension]} AS grp, ${USAGE_SUMS_SQL}
+       FROM usage_rollups r WHERE r.account_id = ? AND r.bucket_start >= ? AND r.bucket_start < ?
+       GROUP BY grp ORDER BY cost_nano_usd DESC, grp`,
+    );
+  return {
+    ping: db.prepare('SELECT 1 FROM usage_records LIMIT 1'),
+    // OR IGNORE: a record id already stored (a batch retried after a lost reply) is skipped, not counted twice.
+    insertRecord: db.prepare<[Record<string, unknown>], unknown>(
+      `INSERT OR IGNORE INTO usage_records (${RECORD_COLUMNS.join(', ')}) VALUES (${RECORD_COLUMNS.map((c) => `@${c}`).join(', ')})`,
+    ),
+    upsertRollup: db.prepare<[Record<string, unknown>], unknown>(
+      `INSERT INTO usage_rollups (${rollupColumns.join(', ')}) VALUES (${rollupColumns.map((c) => `@${camel(c)}`).join(', ')})
+       ON CONFLICT (account_id, bucket_start, key_id, route_id, provider_id, upstream_model, credential_source) DO UPDATE SET
+       ${ROLLUP_SUM_COLUMNS.map((c) => `${c} = ${c} + excluded.${c}`).join(', ')}, last_at = MAX(last_at, excluded.last_at)`,
+    ),
+    addSpend: db.prepare<[{ accountId: string; period: string; nanoUsd: number }], unknown>(
+      `INSERT INTO spend_meter (account_id, period, spent_nano_usd) VALUES (@accountId, @period, @nanoUsd)
+       ON CONFLICT (account_id, period) DO UPDATE SET spent_nano_usd = spent_nano_usd + excluded.spent_nano_usd`,
+    ),
+    deleteReservation: db.prepare<[string], unknown>('DELETE FROM spend_reservations WHERE id = ?'),
+    readSpent: db.prepare<[string, string], number>('SELECT spent_nano_usd FROM spend_meter WHERE account_id = ? AND period = ?').pluck(),
+    readReserved: db
+      .prepare<[string, string, string], number>(
+        'SELECT COALESCE(SUM(nano_usd), 0) FROM spend_reservations WHERE account_id = ? AND period = ? AND expires_at > ?',
+      )
+      .pluck(),
+    insertReservation: db.prepare<[{ id: string; accountId: string; period: string; nanoUsd: number; expiresAt: string }], unknown>(
+      'INSERT INTO spend_reservations (id, account_id, period, nano_usd, expires_at) VALUES (@id, @accountId, @period, @nanoUsd, @expiresAt)',
+    ),
+
+    // Every range gets a row (zeros when empty): json_each numbers them so the order is the caller's.
+    sumByRange: db.prepare<[string, string], UsageSumsRow>(
+      `WITH ranges AS (
+         SELECT CAST(key AS INTEGER) AS ord, json_extract(value, '$[0]') AS label,
+                json_extract(value, '$[1]') AS range_from, json_extract(value, '$[2]') AS range_to
+         FROM json_each(?)
+       )
+       SELECT ranges.label AS grp, ${USAGE_SUMS_SQL}
+       FROM ranges LEFT JOIN usage_rollups r
+         ON r.account_id = ? AND r.bucket_start >= ranges.range_from AND r.bucket_start < ranges.range_to
+       GROUP BY ranges.ord ORDER BY ranges.ord`,
+    ),
+    sumBy: { key: sumBy('key'), route: sumBy('route'), provider: sumBy('provider'), model: sumBy('model') },
+    lastUsedByKey: db.prepare<[string], { key_id: string; last_at: string }>(
+      `SELECT key_id, MAX(last_at) AS last_at FROM usage_rollups WHERE account_id = ? AND key_id <> '' GROUP BY key_id ORDER BY key_id`,
+    ),
+
+    findRecords: db.prepare<[{ requestId: string; accountId: string | null }], LedgerRecordRow>(
+      `SELECT * FROM usage_records WHERE request_id = @requestId AND (@accountId IS NULL OR account_id = @accountId)
+       ORDER BY started_at DESC, call LIMIT 100`,
+    ),
+    listRequests: db.prepare<[{ accountId: string; before: string | null; limit: number }], LedgerRecordRow>(
+      `SELECT * FROM usage_records WHERE account_id = @accountId AND call = 'main' AND (@before IS NULL OR started_at < @before)
+       ORDER BY started_at DESC, id DESC LIMIT @limit`,
+    ),
+    countErrors: db.prepare<[{ sinceId: string; accountId: string | null }], { code: string; count: number }>(
+      `SELECT error_code AS code, COUNT(*) AS count FROM usage_records
+       WHERE id >= @sinceId AND call = 'main' AND error_code IS NOT NULL AND (@accountId IS NULL OR account_id = @accountId)
+       GROUP BY error_code ORDER BY count DESC, code`,
+    ),
+
+    // Ids sort by start time: the oldest records are the lowest ids.
+    pruneRecords: db.prepare<[string, number], unknown>(
+      'DELETE FROM usage_records WHERE id IN (SELECT id FROM usage_records WHERE id < ? ORDER BY id LIMIT ?)',
+    ),
+    pruneReservations: db.prepare<[string], unknown>('DELETE FROM spend_reservations WHERE expires_at <= ?'),
+
+    lastAuditDetails: db.prepare<[string], string>('SELECT details FROM audit_events WHERE action = ? ORDER BY seq DESC LIMIT 1').pluck(),
+    insertAuditEvent: db.prepare<[{ id: string; at: string; action: string; details: string }], unknown>(
+      `INSERT INTO audit_events (id, at, actor, action, account_id, key_id, details) VALUES (@id, @at, 'system', @action, NULL, NULL, @details)`,
+    ),
+  };
+}

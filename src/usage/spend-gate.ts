@@ -1,0 +1,108 @@
+/**
+ * The managed-access spend cap. Before a request that will use the operator's provider keys calls an
+ * upstream, the gate holds an estimate of its most expensive outcome in the store, atomically for all
+ * instances: admitted while the account's metered spend this month plus the estimates held for requests
+ * in flight is below the plan's `managedSpendCapUsd`. The request's ledger record settles it to the real
+ * cost in the same transaction that records the cost. So the cap is overshot by less than one request's
+ * estimate, however many requests and instances run at once. BYOK requests never pass through here.
+ *
+ * The estimate: prompt tokens at most the request body's UTF-8 bytes (a byte-level tokenizer never makes
+ * more tokens than bytes), output tokens at most the request's own cap (max_tokens,
+ * max_completion_tokens, max_output_tokens; times `n`), else the largest `defaultMaxTokens` of the
+ * route's providers, at the dearest price among the route's models.
+ */
+import { randomBytes } from 'node:crypto';
+import type { ModelPrice, PlanConfig, ProviderConfig, RouteProfileConfig } from '../config/types.js';
+import type { Clock } from '../core/clock.js';
+import { RouterError } from '../core/errors.js';
+import { quotaPeriod } from '../core/quota-period.js';
+import type { LedgerStore } from '../stores/ledger-store.js';
+import { maximumCostNanoUsd, type PriceBook } from './model-prices.js';
+import { formatNanoUsd, usdToNano } from './nano-usd.js';
+
+export interface SpendReservation {
+  id: string;
+  estimateNanoUsd: number;
+}
+
+export interface SpendRequest {
+  accountId: string;
+  plan: PlanConfig | undefined;
+  route: RouteProfileConfig;
+  body: Readonly<Record<string, unknown>>;
+}
+
+export interface SpendGateDeps {
+  store: LedgerStore;
+  /** True while the ledger cannot keep up: managed requests are refused rather than left unmetered. */
+  ledgerBehind(): boolean;
+  prices: PriceBook;
+  providers: ReadonlyMap<string, ProviderConfig>;
+  /** Will this account's requests use the operator's keys (no BYOK keys, managed access active for its plan)? */
+  usesManagedAccess(accountId: string): Promise<boolean>;
+  clock: Clock;
+  /** How long a reservation outlives its request at most (the request timeout, plus time to flush). */
+  reservationTtlMs: number;
+}
+
+export class SpendGate {
+  constructor(private readonly deps: SpendGateDeps) {}
+
+  /** Holds the request's estimate, or throws spend_cap_reached; undefined for requests that are not managed. */
+  async reserve(request: SpendRequest): Promise<SpendReservation | undefined> {
+    const capUsd = request.plan?.managedSpendCapUsd;
+    if (capUsd === undefined || !(await this.deps.usesManagedAccess(request.accountId))) return undefined;
+    if (this.deps.ledgerBehind()) {
+      throw new RouterError('store_unavailable', 'The router cannot record usage right now, so it cannot meter managed provider access. Retry shortly.', {
+        headers: { 'retry-after': '5' },
+      });
+    }
+    const now = this.deps.clock.now();
+    const period = quotaPeriod(now);
+    const reservation = { id: `spr_${randomBytes(12).toString('hex')}`, estimateNanoUsd: this.estimate(request) };
+    const decision = await this.deps.store.reserveSpend({
+      id: reservation.id,
+      accountId: request.accountId,
+      period: period.key,
+      nanoUsd: reservation.estimateNanoUsd,
+      capNanoUsd: usdToNano(capUsd),
+      expiresAt: new Date(now + this.deps.reservationTtlMs).toISOString(),
+      now: new Date(now).toISOString(),
+    });
+    if (!decision.reserved) {
+      throw new RouterError(
+        'spend_cap_reached',
+        `This account has used its managed provider access for this month (the ${request.plan?.name ?? ''} plan's cap is USD ${formatNanoUsd(usdToNano(capUsd))}). It resets at ${period.resetsAt}. Requests with your own provider keys keep working: add one on your account page, or upgrade.`,
+        { details: { capUsd: formatNanoUsd(usdToNano(capUsd)), resetsAt: period.resetsAt } },
+      );
+    }
+    return reservation;
+  }
+
+  /** The most the request can cost on any of its route's candidates. */
+  estimate(request: SpendRequest): number {
+    const prices: ModelPrice[] = [];
+    let defaultOutput = 0;
+    for (const target of request.route.tiers.flat()) {
+      const price = this.deps.prices.priceOf(target.provider, target.model);
+      if (price) prices.push(price);
+      defaultOutput = Math.max(defaultOutput, this.deps.providers.get(target.provider)?.defaultMaxTokens ?? 0);
+    }
+    const promptTokens = Buffer.byteLength(JSON.stringify(request.body), 'utf8');
+    const outputTokens = (outputCap(request.body) ?? defaultOutput) * choices(request.body);
+    return maximumCostNanoUsd(prices, promptTokens, outputTokens);
+  }
+}
+
+function outputCap(body: Readonly<Record<string, unknown>>): number | undefined {
+  for (const field of ['max_completion_tokens', 'max_tokens', 'max_output_tokens']) {
+    const value = body[field];
+    if (typeof value === 'number' && Number.isFinite(value) && value >= 0) return Math.ceil(value);
+  }
+  return undefined;
+}
+
+function choices(body: Readonly<Record<string, unknown>>): number {
+  const n = body.n;
+  return typeof n === 'number' && Number.isInteger(n) && n > 1 ? n : 1;
+}

@@ -1,0 +1,76 @@
+/**
+ * A support bundle: what a support request may carry about a router and, when named, one account and
+ * one request. Never in it (the specification's list): prompts, provider credentials, OAuth tokens,
+ * generated keys, private keys, session cookies, raw provider responses, customer data. The ledger
+ * holds none of those (ids, codes, counts and timings only), the configuration is masked, accounts are
+ * reduced to id, plan and status (no email), and a last pass scrubs anything shaped like a secret.
+ */
+import { createRequire } from 'node:module';
+import type { RouterConfig } from '../config/types.js';
+import type { ManagedAccessStatus } from '../routing/managed-access.js';
+import type { LedgerRecord, LedgerStore } from '../stores/ledger-store.js';
+import { sqliteMigrations } from '../stores/migrations/sqlite-migrations.js';
+import type { Store } from '../stores/store.js';
+import { maskConfig, scrubDeep } from './redact-secrets.js';
+import type { UsageLedgerStatus } from './usage-ledger.js';
+
+const ERROR_WINDOW_MS = 24 * 3_600_000;
+
+export interface SupportReadiness {
+  store: { kind: string; ok: boolean; detail: string };
+  ledger: { live: boolean; detail: string; writer: UsageLedgerStatus | null };
+  managedAccess: Pick<ManagedAccessStatus, 'requested' | 'active' | 'checks'>;
+  /** Quota and rate-limit backends in force (a running instance knows them; the CLI does not). */
+  limits?: { quota: unknown; rateLimiter: unknown };
+}
+
+export interface SupportBundleInput {
+  config: RouterConfig;
+  store: Store;
+  ledger: LedgerStore;
+  readiness: SupportReadiness;
+  nowMs: number;
+  /** Scope to one account: its standing, its error counts, and only its records of `requestId`. */
+  accountId?: string;
+  requestId?: string;
+}
+
+export interface SupportBundle {
+  object: 'support_bundle';
+  createdAt: string;
+  versions: { router: string; node: string; platform: string; schemaVersion: number; store: string };
+  configuration: unknown;
+  readiness: SupportReadiness;
+  recentErrors: { since: string; accountId: string | null; byCode: { code: string; count: number }[] };
+  account?: { id: string; plan: string; status: string; createdAt: string } | null;
+  request?: { requestId: string; records: LedgerRecord[] };
+}
+
+const routerVersion = (): string => (createRequire(import.meta.url)('../../package.json') as { version: string }).version;
+
+export async function buildSupportBundle(input: SupportBundleInput): Promise<SupportBundle> {
+  const since = new Date(input.nowMs - ERROR_WINDOW_MS).toISOString();
+  const scope = input.accountId === undefined ? {} : { accountId: input.accountId };
+  const [errors, account, records] = await Promise.all([
+    input.ledger.countErrors({ since, ...scope }),
+    input.accountId === undefined ? undefined : input.store.getAccount(input.accountId),
+    input.requestId === undefined ? undefined : input.ledger.findRecords({ requestId: input.requestId, ...scope }),
+  ]);
+  const bundle: SupportBundle = {
+    object: 'support_bundle',
+    createdAt: new Date(input.nowMs).toISOString(),
+    versions: {
+      router: routerVersion(),
+      node: process.version,
+      platform: `${process.platform} ${process.arch}`,
+      schemaVersion: Math.max(...sqliteMigrations.map((migration) => migration.version)),
+      store: input.store.kind,
+    },
+    configuration: maskConfig(input.config),
+    readiness: input.readiness,
+    recentErrors: { since, accountId: input.accountId ?? null, byCode: errors },
+  };
+  if (account !== undefined) bundle.account = account && { id: account.id, plan: account.plan, status: account.status, createdAt: account.createdAt };
+  if (records !== undefined && input.requestId !== undefined) bundle.request = { requestId: input.requestId, records };
+  return scrubDeep(bundle);
+}

@@ -1,0 +1,114 @@
+/**
+ * The usage read service: what `router usage` prints and what the account app draws, from the same
+ * functions over the same rollups, so two views of one account never disagree. Each view is one query.
+ * Days are calendar days in an explicit time zone; money is exact (nano-USD sums, printed as decimals).
+ */
+import type { PlanConfig } from '../config/types.js';
+import { quotaPeriod } from '../core/quota-period.js';
+import { addSums, emptySums } from '../stores/ledger-rollup.js';
+import type { LedgerRecord, LedgerStore, UsageDimension, UsageSums } from '../stores/ledger-store.js';
+import { InvalidReportRangeError, assertTimeZone, localDayRanges, parseDay } from './local-days.js';
+import { formatNanoUsd, usdToNano } from './nano-usd.js';
+
+export type UsageGrouping = 'day' | UsageDimension;
+export const USAGE_GROUPINGS: readonly UsageGrouping[] = ['day', 'key', 'route', 'provider', 'model'];
+
+export interface UsageReportQuery {
+  accountId: string;
+  /** First day, `YYYY-MM-DD`, in `tz`. */
+  from: string;
+  /** Last day, inclusive, `YYYY-MM-DD`, in `tz`. */
+  to: string;
+  by: UsageGrouping;
+  /** IANA time zone for day boundaries, e.g. `UTC`, `Europe/Berlin`. */
+  tz: string;
+}
+
+export interface UsageReportRow extends UsageSums {
+  /** costNanoUsd as an exact decimal string. */
+  costUsd: string;
+  /** meteredNanoUsd (managed-access spend) as an exact decimal string. */
+  meteredUsd: string;
+}
+
+export interface UsageReport {
+  accountId: string;
+  from: string;
+  to: string;
+  tz: string;
+  by: UsageGrouping;
+  /** The UTC interval the report covers: [start of `from`, end of `to`) in `tz`. */
+  interval: { from: string; to: string };
+  /** by=day: every day, zeros included, in order; otherwise one row per value seen, largest cost first. */
+  rows: UsageReportRow[];
+  /** The rows summed (group null). */
+  totals: UsageReportRow;
+}
+
+export { InvalidReportRangeError };
+
+export async function usageReport(ledger: LedgerStore, query: UsageReportQuery): Promise<UsageReport> {
+  if (!USAGE_GROUPINGS.includes(query.by)) throw new InvalidReportRangeError(`--by must be one of ${USAGE_GROUPINGS.join(', ')}`);
+  const days = localDayRanges(query.from, query.to, query.tz);
+  const interval = { from: days[0]!.from, to: days[days.length - 1]!.to };
+  const sums =
+    query.by === 'day'
+      ? await ledger.sumUsageByRange(query.accountId, days)
+      : await ledger.sumUsageBy(query.accountId, interval.from, interval.to, query.by);
+  const rows = sums.map(withUsd);
+  return { accountId: query.accountId, from: query.from, to: query.to, tz: query.tz, by: query.by, interval, rows, totals: withUsd(total(sums)) };
+}
+
+/** The days from the first of the current month to today in `tz`: the default range of `router usage`. */
+export function currentMonthDays(nowMs: number, tz: string): { from: string; to: string } {
+  assertTimeZone(tz);
+  const today = new Intl.DateTimeFormat('en-CA', { timeZone: tz, year: 'numeric', month: '2-digit', day: '2-digit' }).format(new Date(nowMs));
+  parseDay(today);
+  return { from: `${today.slice(0, 8)}01`, to: today };
+}
+
+/** When each of the account's keys was last used (one query; keys never used are absent). */
+export function lastUsedByKey(ledger: LedgerStore, accountId: string): Promise<{ keyId: string; lastAt: string }[]> {
+  return ledger.lastUsedByKey(accountId);
+}
+
+export interface ManagedSpend {
+  /** `YYYY-MM`, calendar month in UTC (the cap's period, like the monthly quota's). */
+  period: string;
+  resetsAt: string;
+  /** Metered managed-access spend this month. */
+  spentUsd: string;
+  /** Estimates held for managed requests in flight. */
+  reservedUsd: string;
+  /** The plan's cap; null when the plan is not resellable. */
+  capUsd: string | null;
+}
+
+/** The account's managed-access spend against its plan's cap this month (one query). */
+export async function managedSpend(ledger: LedgerStore, input: { accountId: string; plan: PlanConfig | undefined; nowMs: number }): Promise<ManagedSpend> {
+  const period = quotaPeriod(input.nowMs);
+  const standing = await ledger.readSpend(input.accountId, period.key, new Date(input.nowMs).toISOString());
+  const cap = input.plan?.managedSpendCapUsd;
+  return {
+    period: period.key,
+    resetsAt: period.resetsAt,
+    spentUsd: formatNanoUsd(standing.spentNanoUsd),
+    reservedUsd: formatNanoUsd(standing.reservedNanoUsd),
+    capUsd: cap === undefined ? null : formatNanoUsd(usdToNano(cap)),
+  };
+}
+
+/** The account's requests, newest first (one query per page; pass the last row's startedAt as `before`). */
+export function listRequests(ledger: LedgerStore, input: { accountId: string; before?: string; limit?: number }): Promise<LedgerRecord[]> {
+  return ledger.listRequests({ accountId: input.accountId, limit: Math.min(Math.max(input.limit ?? 50, 1), 500), ...(input.before ? { before: input.before } : {}) });
+}
+
+function withUsd(sums: UsageSums): UsageReportRow {
+  return { ...sums, costUsd: formatNanoUsd(sums.costNanoUsd), meteredUsd: formatNanoUsd(sums.meteredNanoUsd) };
+}
+
+function total(rows: readonly UsageSums[]): UsageSums {
+  const sum = emptySums();
+  for (const row of rows) addSums(sum, row);
+  return sum;
+}

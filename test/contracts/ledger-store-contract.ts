@@ -1,0 +1,293 @@
+/**
+ * The behaviour every LedgerStore must show, run against SQLite and PostgreSQL. `makeLedger` returns a
+ * fresh, migrated, empty ledger and the main store on the same database (for audit events), plus a
+ * second ledger connection to the same database (for atomicity across instances).
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createLedgerRecordIds } from '../../src/stores/ledger-record-ids.js';
+import { emptySums } from '../../src/stores/ledger-rollup.js';
+import type { LedgerRecord, LedgerStore } from '../../src/stores/ledger-store.js';
+import type { Store } from '../../src/stores/store.js';
+
+export interface LedgerFixture {
+  ledger: LedgerStore;
+  store: Store;
+  /** Another connection (another instance) to the same database. */
+  openAnother(): Promise<LedgerStore>;
+  close(): Promise<void>;
+}
+
+export type MakeLedger = () => Promise<LedgerFixture>;
+
+let sequence = 0;
+const recordId = createLedgerRecordIds();
+
+/** A served, priced chat completion record; override any field (the id follows `startedAt`, as the writer's do). */
+export function ledgerRecord(overrides: Partial<LedgerRecord> = {}): LedgerRecord {
+  sequence += 1;
+  const startedAt = overrides.startedAt ?? '2026-11-15T12:00:00.000Z';
+  return {
+    id: recordId(Date.parse(startedAt)),
+    requestId: `req_${sequence}`,
+    call: 'main',
+    startedAt: '2026-11-15T12:00:00.000Z',
+    accountId: 'acct_a',
+    keyId: 'key_1',
+    routeId: 'router/frontier',
+    endpoint: '/v1/chat/completions',
+    providerId: 'openai',
+    upstreamModel: 'gpt-4.1',
+    credentialSource: 'byok',
+    status: 200,
+    errorCode: null,
+    retryCount: 0,
+    attempts: [{ provider: 'openai', model: 'gpt-4.1', status: 200, error: null, latencyMs: 12 }],
+    usage: { prompt: 10, completion: 20, reasoning: 5, cached: 2 },
+    costNanoUsd: 1000,
+    meteredNanoUsd: 0,
+    firstByteMs: 15,
+    totalMs: 40,
+    clientClosed: false,
+    reservationId: null,
+    ...overrides,
+  };
+}
+
+const { group: _group, lastAt: _lastAt, ...ZERO } = emptySums();
+
+const NOV = { from: '2026-11-01T00:00:00.000Z', to: '2026-12-01T00:00:00.000Z' };
+
+export function runLedgerStoreContract(name: string, makeLedger: MakeLedger): void {
+  describe(`${name} ledger store contract`, () => {
+    let fixture: LedgerFixture;
+    let ledger: LedgerStore;
+
+    beforeEach(async () => {
+      fixture = await makeLedger();
+      ledger = fixture.ledger;
+    });
+    afterEach(async () => {
+      await fixture.close();
+    });
+
+    it('stores every field of a record and finds it by request id, scoped to the account when asked', async () => {
+      const served = ledgerRecord({ requestId: 'req_same', clientClosed: true, reservationId: 'spr_1', credentialSource: 'managed', meteredNanoUsd: 1000 });
+      const unknown = ledgerRecord({ requestId: 'req_same', accountId: 'acct_b', usage: null, costNanoUsd: null, startedAt: '2026-11-15T12:00:01.000Z' });
+      const failed = ledgerRecord({
+        providerId: null,
+        upstreamModel: null,
+        credentialSource: null,
+        status: 502,
+        errorCode: 'all_upstreams_failed',
+        retryCount: 1,
+        firstByteMs: null,
+        usage: { prompt: 0, completion: 0, reasoning: 0, cached: 0 },
+        costNanoUsd: 0,
+        attempts: [
+          { provider: 'openai', model: 'gpt-4.1', status: 503, error: 'server_error', latencyMs: 3 },
+          { provider: 'anthropic', model: 'claude', status: null, error: 'timeout', latencyMs: 1500 },
+        ],
+      });
+      expect(await ledger.writeBatch([served, unknown, failed])).toEqual({ written: 3 });
+      expect(await ledger.findRecords({ requestId: 'req_same' })).toEqual([unknown, served]);
+      expect(await ledger.findRecords({ requestId: 'req_same', accountId: 'acct_a' })).toEqual([served]);
+      expect(await ledger.findRecords({ requestId: failed.requestId })).toEqual([failed]);
+      expect(await ledger.findRecords({ requestId: 'req_missing' })).toEqual([]);
+    });
+
+    it('skips records already written, so a retried batch never counts twice', async () => {
+      const records = [ledgerRecord(), ledgerRecord()];
+      await ledger.writeBatch(records);
+      expect(await ledger.writeBatch([...records, ledgerRecord()])).toEqual({ written: 1 });
+      const [byKey] = await ledger.sumUsageBy('acct_a', NOV.from, NOV.to, 'key');
+      expect(byKey).toMatchObject({ requests: 3, calls: 3, promptTokens: 30, costNanoUsd: 3000 });
+    });
+
+    it('sums every dimension exactly, with none as null and models named provider/model, largest cost first', async () => {
+      await ledger.writeBatch([
+        ledgerRecord({ keyId: 'key_1', costNanoUsd: 100 }),
+        ledgerRecord({ keyId: 'key_2', providerId: 'anthropic', upstreamModel: 'claude', costNanoUsd: 700, usage: { prompt: 1, completion: 2, reasoning: 0, cached: 0 } }),
+        ledgerRecord({ keyId: 'key_2', routeId: 'router/fusion', call: 'judge', costNanoUsd: 50 }),
+        ledgerRecord({ keyId: 'key_1', providerId: null, upstreamModel: null, credentialSource: null, status: 403, errorCode: 'spend_cap_reached', costNanoUsd: 0, usage: { prompt: 0, completion: 0, reasoning: 0, cached: 0 } }),
+        ledgerRecord({ keyId: 'key_1', usage: null, costNanoUsd: null, errorCode: 'upstream_stream_interrupted' }),
+        ledgerRecord({ keyId: 'key_1', upstreamModel: 'gpt-unpriced', costNanoUsd: null }),
+        ledgerRecord({ accountId: 'acct_other', costNanoUsd: 99_999 }),
+      ]);
+      const byKey = await ledger.sumUsageBy('acct_a', NOV.from, NOV.to, 'key');
+      expect(byKey).toEqual([
+        { ...ZERO, group: 'key_2', requests: 1, calls: 2, promptTokens: 11, completionTokens: 22, reasoningTokens: 5, cachedTokens: 2, costNanoUsd: 750, lastAt: '2026-11-15T12:00:00.000Z' },
+        {
+          ...ZERO,
+          group: 'key_1',
+          requests: 4,
+          failedRequests: 2,
+          calls: 4,
+          promptTokens: 20,
+          completionTokens: 40,
+          reasoningTokens: 10,
+          cachedTokens: 4,
+          unknownUsageCalls: 1,
+          unpricedCalls: 1,
+          costNanoUsd: 100,
+          lastAt: '2026-11-15T12:00:00.000Z',
+        },
+      ]);
+      expect((await ledger.sumUsageBy('acct_a', NOV.from, NOV.to, 'provider')).map((row) => [row.group, row.calls])).toEqual([
+        ['anthropic', 1],
+        ['openai', 4],
+        [null, 1],
+      ]);
+      expect((await ledger.sumUsageBy('acct_a', NOV.from, NOV.to, 'model')).map((row) => [row.group, row.costNanoUsd])).toEqual([
+        ['anthropic/claude', 700],
+        ['openai/gpt-4.1', 150],
+        [null, 0],
+        ['openai/gpt-unpriced', 0],
+      ]);
+      expect((await ledger.sumUsageBy('acct_a', NOV.from, NOV.to, 'route')).map((row) => [row.group, row.requests, row.calls])).toEqual([
+        ['router/frontier', 5, 5],
+        ['router/fusion', 0, 1],
+      ]);
+    });
+
+    it('puts each record in the range its start falls in, every range answered in order, empty ones as zeros', async () => {
+      await ledger.writeBatch([
+        ledgerRecord({ startedAt: '2026-11-14T18:29:59.999Z', costNanoUsd: 1 }),
+        ledgerRecord({ startedAt: '2026-11-14T18:30:00.000Z', costNanoUsd: 10 }),
+        ledgerRecord({ startedAt: '2026-11-15T18:29:00.000Z', costNanoUsd: 100 }),
+        ledgerRecord({ startedAt: '2026-11-16T20:00:00.000Z', costNanoUsd: 1000 }),
+      ]);
+      // Local days in a zone at UTC+5:30: day boundaries fall on the half hour.
+      const ranges = [
+        { label: '2026-11-14', from: '2026-11-13T18:30:00.000Z', to: '2026-11-14T18:30:00.000Z' },
+        { label: '2026-11-15', from: '2026-11-14T18:30:00.000Z', to: '2026-11-15T18:30:00.000Z' },
+        { label: '2026-11-16', from: '2026-11-15T18:30:00.000Z', to: '2026-11-16T18:30:00.000Z' },
+      ];
+      const rows = await ledger.sumUsageByRange('acct_a', ranges);
+      expect(rows.map((row) => [row.group, row.requests, row.costNanoUsd, row.lastAt])).toEqual([
+        ['2026-11-14', 1, 1, '2026-11-14T18:29:59.999Z'],
+        ['2026-11-15', 2, 110, '2026-11-15T18:29:00.000Z'],
+        ['2026-11-16', 0, 0, null],
+      ]);
+      expect(await ledger.sumUsageByRange('acct_nobody', ranges.slice(0, 1))).toEqual([{ ...ZERO, group: '2026-11-14', lastAt: null }]);
+    });
+
+    it('reports the last use of each key, beyond raw retention too', async () => {
+      await ledger.writeBatch([
+        ledgerRecord({ keyId: 'key_1', startedAt: '2026-10-01T00:00:00.000Z' }),
+        ledgerRecord({ keyId: 'key_1', startedAt: '2026-11-02T08:00:00.000Z' }),
+        ledgerRecord({ keyId: 'key_2', startedAt: '2026-11-03T09:10:11.012Z' }),
+        ledgerRecord({ keyId: 'key_9', accountId: 'acct_other' }),
+      ]);
+      await ledger.prune({ recordsBefore: '2026-12-01T00:00:00.000Z', now: '2026-12-01T00:00:00.000Z', limit: 1000 });
+      expect(await ledger.lastUsedByKey('acct_a')).toEqual([
+        { keyId: 'key_1', lastAt: '2026-11-02T08:00:00.000Z' },
+        { keyId: 'key_2', lastAt: '2026-11-03T09:10:11.012Z' },
+      ]);
+    });
+
+    it('lists an account’s requests newest first, page by page, without the extra calls', async () => {
+      const records = [1, 2, 3].map((n) => ledgerRecord({ startedAt: `2026-11-1${n}T00:00:00.000Z` }));
+      await ledger.writeBatch([...records, ledgerRecord({ call: 'judge' }), ledgerRecord({ accountId: 'acct_other' })]);
+      const first = await ledger.listRequests({ accountId: 'acct_a', limit: 2 });
+      expect(first.map((r) => r.id)).toEqual([records[2]!.id, records[1]!.id]);
+      const next = await ledger.listRequests({ accountId: 'acct_a', limit: 2, before: first[1]!.startedAt });
+      expect(next.map((r) => r.id)).toEqual([records[0]!.id]);
+    });
+
+    it('counts requests by error code since an instant, for one account or all', async () => {
+      await ledger.writeBatch([
+        ledgerRecord({ errorCode: 'all_upstreams_failed', status: 502 }),
+        ledgerRecord({ errorCode: 'all_upstreams_failed', status: 502, accountId: 'acct_b' }),
+        ledgerRecord({ errorCode: 'spend_cap_reached', status: 402 }),
+        ledgerRecord({ errorCode: 'spend_cap_reached', status: 402, startedAt: '2026-11-01T00:00:00.000Z' }),
+        ledgerRecord({ errorCode: 'upstream_error', call: 'judge' }),
+      ]);
+      const since = '2026-11-10T00:00:00.000Z';
+      expect(await ledger.countErrors({ since })).toEqual([
+        { code: 'all_upstreams_failed', count: 2 },
+        { code: 'spend_cap_reached', count: 1 },
+      ]);
+      expect(await ledger.countErrors({ since, accountId: 'acct_b' })).toEqual([{ code: 'all_upstreams_failed', count: 1 }]);
+    });
+
+    it('prunes old raw records in bounded steps and keeps the rollups', async () => {
+      await ledger.writeBatch([1, 2, 3].map(() => ledgerRecord({ startedAt: '2026-09-01T00:00:00.000Z' })).concat(ledgerRecord()));
+      const before = await ledger.sumUsageBy('acct_a', '2026-01-01T00:00:00.000Z', NOV.to, 'key');
+      const cut = { recordsBefore: '2026-10-01T00:00:00.000Z', now: '2026-11-15T12:00:00.000Z' };
+      expect(await ledger.prune({ ...cut, limit: 2 })).toEqual({ records: 2, reservations: 0 });
+      expect(await ledger.prune({ ...cut, limit: 2 })).toEqual({ records: 1, reservations: 0 });
+      expect(await ledger.prune({ ...cut, limit: 2 })).toEqual({ records: 0, reservations: 0 });
+      expect(await ledger.listRequests({ accountId: 'acct_a', limit: 10 })).toHaveLength(1);
+      expect(await ledger.sumUsageBy('acct_a', '2026-01-01T00:00:00.000Z', NOV.to, 'key')).toEqual(before);
+    });
+
+    describe('managed spend', () => {
+      const NOW = '2026-11-15T12:00:00.000Z';
+      const reserve = (id: string, nanoUsd: number, capNanoUsd: number, store = ledger, now = NOW) =>
+        store.reserveSpend({ id, accountId: 'acct_a', period: '2026-11', nanoUsd, capNanoUsd, expiresAt: '2026-11-15T12:15:00.000Z', now });
+
+      it('holds estimates while spent + reserved is below the cap, and refuses at the cap', async () => {
+        expect(await reserve('spr_1', 600, 1000)).toEqual({ reserved: true, spentNanoUsd: 0, reservedNanoUsd: 600 });
+        expect(await reserve('spr_2', 600, 1000)).toEqual({ reserved: true, spentNanoUsd: 0, reservedNanoUsd: 1200 });
+        expect(await reserve('spr_3', 1, 1000)).toEqual({ reserved: false, spentNanoUsd: 0, reservedNanoUsd: 1200 });
+        expect(await ledger.readSpend('acct_a', '2026-11', NOW)).toEqual({ spentNanoUsd: 0, reservedNanoUsd: 1200 });
+        expect(await ledger.readSpend('acct_a', '2026-12', NOW)).toEqual({ spentNanoUsd: 0, reservedNanoUsd: 0 });
+      });
+
+      it('settles a reservation to the metered cost in the same batch as its record', async () => {
+        await reserve('spr_1', 600, 1000);
+        await ledger.writeBatch([
+          ledgerRecord({ credentialSource: 'managed', costNanoUsd: 250, meteredNanoUsd: 250, reservationId: 'spr_1' }),
+          ledgerRecord({ credentialSource: 'byok', costNanoUsd: 999 }),
+        ]);
+        expect(await ledger.readSpend('acct_a', '2026-11', NOW)).toEqual({ spentNanoUsd: 250, reservedNanoUsd: 0 });
+        const [sums] = await ledger.sumUsageBy('acct_a', NOV.from, NOV.to, 'key');
+        expect(sums).toMatchObject({ costNanoUsd: 1249, meteredNanoUsd: 250 });
+        // A record that was already written releases nothing twice and adds nothing twice.
+        expect(await reserve('spr_2', 100, 1000)).toMatchObject({ reserved: true, spentNanoUsd: 250 });
+        await ledger.writeBatch([ledgerRecord({ credentialSource: 'managed', meteredNanoUsd: 50, reservationId: 'spr_2' })]);
+        expect(await ledger.readSpend('acct_a', '2026-11', NOW)).toEqual({ spentNanoUsd: 300, reservedNanoUsd: 0 });
+      });
+
+      it('stops counting a reservation once it expired (an instance that crashed) and prunes it', async () => {
+        await reserve('spr_1', 900, 1000);
+        expect(await reserve('spr_2', 1, 1000, ledger, '2026-11-15T12:15:00.000Z')).toMatchObject({ reserved: true, reservedNanoUsd: 1 });
+        expect(await ledger.prune({ recordsBefore: '2026-01-01T00:00:00.000Z', now: '2026-11-15T12:15:00.000Z', limit: 10 })).toEqual({ records: 0, reservations: 2 });
+      });
+
+      it('lets concurrent reservations from two connections overshoot the cap by less than one estimate', async () => {
+        const other = await fixture.openAnother();
+        try {
+          const estimate = 70;
+          const cap = 1000;
+          const results = await Promise.all(Array.from({ length: 40 }, (_, i) => reserve(`spr_${i}`, estimate, cap, i % 2 === 0 ? ledger : other)));
+          const admitted = results.filter((result) => result.reserved).length;
+          // Each admission saw spent + reserved below the cap: exactly ceil(cap / estimate) fit.
+          expect(admitted).toBe(Math.ceil(cap / estimate));
+          const { reservedNanoUsd } = await ledger.readSpend('acct_a', '2026-11', NOW);
+          expect(reservedNanoUsd).toBe(admitted * estimate);
+          expect(reservedNanoUsd).toBeLessThan(cap + estimate);
+        } finally {
+          await other.close();
+        }
+      });
+    });
+
+    it('records a configuration fact once per change, as an operator audit event', async () => {
+      const change = (fingerprint: string) =>
+        ledger.recordConfigChange({ action: 'config.plans', fingerprint, details: { plans: [fingerprint] }, at: '2026-11-15T12:00:00.000Z' });
+      expect(await change('a')).toBe(true);
+      expect(await change('a')).toBe(false);
+      expect(await change('b')).toBe(true);
+      const events = await fixture.store.listAuditEvents({});
+      expect(events.map((event) => [event.action, event.actor, event.details])).toEqual([
+        ['config.plans', 'system', { plans: ['b'], fingerprint: 'b' }],
+        ['config.plans', 'system', { plans: ['a'], fingerprint: 'a' }],
+      ]);
+    });
+
+    it('answers ping once migrated', async () => {
+      await expect(ledger.ping()).resolves.toBeUndefined();
+    });
+  });
+}

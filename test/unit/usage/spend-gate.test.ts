@@ -1,0 +1,71 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { PlanConfig, ProviderConfig, RouteProfileConfig } from '../../../src/config/types.js';
+import type { LedgerStore } from '../../../src/stores/ledger-store.js';
+import { createSqliteLedgerStore } from '../../../src/stores/sqlite/create-sqlite-ledger-store.js';
+import { createPriceBook } from '../../../src/usage/model-prices.js';
+import { SpendGate } from '../../../src/usage/spend-gate.js';
+import { ManualClock } from '../../contracts/store-contract.js';
+
+const providers = [
+  { id: 'openai', defaultMaxTokens: 4096, prices: { 'gpt-4.1': { input: 2, output: 8 } } },
+  { id: 'anthropic', defaultMaxTokens: 8192, prices: { claude: { input: 3, output: 15 } } },
+] as unknown as ProviderConfig[];
+const route = { id: 'router/frontier', tiers: [[{ provider: 'openai', model: 'gpt-4.1', weight: 1 }], [{ provider: 'anthropic', model: 'claude', weight: 1 }]] } as unknown as RouteProfileConfig;
+const capped = { id: 'pro', name: 'Pro', managedSpendCapUsd: 0.01 } as PlanConfig;
+
+describe('the spend gate', () => {
+  let store: LedgerStore;
+  let behind = false;
+  let managed = true;
+  const gate = () =>
+    new SpendGate({
+      store,
+      ledgerBehind: () => behind,
+      prices: createPriceBook(providers),
+      providers: new Map(providers.map((provider) => [provider.id, provider])),
+      usesManagedAccess: async () => managed,
+      clock: new ManualClock(Date.UTC(2026, 10, 15)),
+      reservationTtlMs: 60_000,
+    });
+
+  beforeEach(async () => {
+    store = createSqliteLedgerStore({ path: ':memory:', now: () => '2026-11-15T00:00:00.000Z' });
+    await store.migrate();
+    behind = false;
+    managed = true;
+  });
+  afterEach(() => store.close());
+
+  it('estimates the dearest outcome: body bytes as prompt tokens, the output cap times n, at the dearest price', () => {
+    const body = { model: 'router/frontier', messages: [{ role: 'user', content: 'héllo' }] };
+    const bytes = Buffer.byteLength(JSON.stringify(body));
+    const request = { accountId: 'acct_a', plan: capped, route };
+    const withMax = { ...body, max_tokens: 100 };
+    expect(gate().estimate({ ...request, body: withMax })).toBe(Buffer.byteLength(JSON.stringify(withMax)) * 3000 + 100 * 15_000);
+    const withCap = { ...body, max_completion_tokens: 50, n: 3 };
+    expect(gate().estimate({ ...request, body: withCap })).toBe(Buffer.byteLength(JSON.stringify(withCap)) * 3000 + 150 * 15_000);
+    // No cap from the client: the largest default output cap of the route's providers.
+    expect(gate().estimate({ ...request, body })).toBe(bytes * 3000 + 8192 * 15_000);
+  });
+
+  it('holds the estimate for a managed request and refuses once the cap is held', async () => {
+    const request = { accountId: 'acct_a', plan: capped, route, body: { max_tokens: 100 } };
+    const held = await gate().reserve(request);
+    expect(held).toMatchObject({ id: expect.stringMatching(/^spr_[0-9a-f]{24}$/), estimateNanoUsd: gate().estimate(request) });
+    while ((await store.readSpend('acct_a', '2026-11', '2026-11-15T00:00:00.000Z')).reservedNanoUsd < 10_000_000) await gate().reserve(request);
+    await expect(gate().reserve(request)).rejects.toMatchObject({ code: 'spend_cap_reached', status: 402, details: { capUsd: '0.01', resetsAt: '2026-12-01T00:00:00.000Z' } });
+  });
+
+  it('lets BYOK requests and plans without a cap through untouched', async () => {
+    managed = false;
+    expect(await gate().reserve({ accountId: 'acct_a', plan: capped, route, body: {} })).toBeUndefined();
+    managed = true;
+    expect(await gate().reserve({ accountId: 'acct_a', plan: { ...capped, managedSpendCapUsd: undefined }, route, body: {} })).toBeUndefined();
+    expect(await store.readSpend('acct_a', '2026-11', '2026-11-15T00:00:00.000Z')).toEqual({ spentNanoUsd: 0, reservedNanoUsd: 0 });
+  });
+
+  it('refuses managed requests while the ledger is behind, rather than leave them unmetered', async () => {
+    behind = true;
+    await expect(gate().reserve({ accountId: 'acct_a', plan: capped, route, body: {} })).rejects.toMatchObject({ code: 'store_unavailable', headers: { 'retry-after': '5' } });
+  });
+});
