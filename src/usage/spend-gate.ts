@@ -9,7 +9,9 @@
  * The estimate: prompt tokens at most the request body's UTF-8 bytes (a byte-level tokenizer never makes
  * more tokens than bytes), output tokens at most the request's own cap (max_tokens,
  * max_completion_tokens, max_output_tokens; times `n`), else the largest `defaultMaxTokens` of the
- * route's providers, at the dearest price among the route's models.
+ * route's providers, at the dearest price among the route's models. A managed request that names no
+ * output cap is sent with that default as its cap: without it, a host that applies no cap of its own
+ * could answer past the estimate, and the bound would not hold.
  */
 import { randomBytes } from 'node:crypto';
 import type { ModelPrice, PlanConfig, ProviderConfig, RouteProfileConfig } from '../config/types.js';
@@ -29,7 +31,8 @@ export interface SpendRequest {
   accountId: string;
   plan: PlanConfig | undefined;
   route: RouteProfileConfig;
-  body: Readonly<Record<string, unknown>>;
+  /** The request body; a managed request without an output cap gets the one its estimate assumes. */
+  body: Record<string, unknown>;
 }
 
 export interface SpendGateDeps {
@@ -57,6 +60,10 @@ export class SpendGate {
         headers: { 'retry-after': '5' },
       });
     }
+    if (outputCap(request.body) === undefined) {
+      // Responses bodies carry `input`, chat bodies `messages` (both checked by the body stage).
+      request.body['input' in request.body ? 'max_output_tokens' : 'max_completion_tokens'] = this.defaultOutputTokens(request.route);
+    }
     const now = this.deps.clock.now();
     const period = quotaPeriod(now);
     const reservation = { id: `spr_${randomBytes(12).toString('hex')}`, estimateNanoUsd: this.estimate(request) };
@@ -82,15 +89,20 @@ export class SpendGate {
   /** The most the request can cost on any of its route's candidates. */
   estimate(request: SpendRequest): number {
     const prices: ModelPrice[] = [];
-    let defaultOutput = 0;
     for (const target of request.route.tiers.flat()) {
       const price = this.deps.prices.priceOf(target.provider, target.model);
       if (price) prices.push(price);
-      defaultOutput = Math.max(defaultOutput, this.deps.providers.get(target.provider)?.defaultMaxTokens ?? 0);
     }
     const promptTokens = Buffer.byteLength(JSON.stringify(request.body), 'utf8');
-    const outputTokens = (outputCap(request.body) ?? defaultOutput) * choices(request.body);
+    const outputTokens = (outputCap(request.body) ?? this.defaultOutputTokens(request.route)) * choices(request.body);
     return maximumCostNanoUsd(prices, promptTokens, outputTokens);
+  }
+
+  /** The largest default output cap among the route's providers. */
+  private defaultOutputTokens(route: RouteProfileConfig): number {
+    let tokens = 0;
+    for (const target of route.tiers.flat()) tokens = Math.max(tokens, this.deps.providers.get(target.provider)?.defaultMaxTokens ?? 0);
+    return tokens;
   }
 }
 

@@ -48,6 +48,24 @@ describe('the spend gate', () => {
     expect(gate().estimate({ ...request, body })).toBe(bytes * 3000 + 8192 * 15_000);
   });
 
+  it('sends a managed request that names no output cap with the one its estimate assumed, in the field of its API', async () => {
+    const roomy = { ...capped, managedSpendCapUsd: 10 };
+    const chat: Record<string, unknown> = { model: 'router/frontier', messages: [{ role: 'user', content: 'hi' }] };
+    const responses: Record<string, unknown> = { model: 'router/frontier', input: 'hi' };
+    const capturedChat = await gate().reserve({ accountId: 'acct_a', plan: roomy, route, body: chat });
+    await gate().reserve({ accountId: 'acct_a', plan: roomy, route, body: responses });
+    expect(chat.max_completion_tokens).toBe(8192);
+    expect(responses.max_output_tokens).toBe(8192);
+    expect(capturedChat?.estimateNanoUsd).toBe(gate().estimate({ accountId: 'acct_a', plan: roomy, route, body: chat }));
+    const own: Record<string, unknown> = { model: 'router/frontier', messages: [], max_tokens: 10 };
+    await gate().reserve({ accountId: 'acct_a', plan: roomy, route, body: own });
+    expect(own).not.toHaveProperty('max_completion_tokens');
+    managed = false;
+    const byok: Record<string, unknown> = { model: 'router/frontier', messages: [] };
+    await gate().reserve({ accountId: 'acct_a', plan: roomy, route, body: byok });
+    expect(byok).not.toHaveProperty('max_completion_tokens');
+  });
+
   it('holds the estimate for a managed request and refuses once the cap is held', async () => {
     const request = { accountId: 'acct_a', plan: capped, route, body: { max_tokens: 100 } };
     const held = await gate().reserve(request);
