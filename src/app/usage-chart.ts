@@ -85,7 +85,11 @@ export function usageChart(usage: DailyUsage, metric: ChartMetric, labelOf: (gro
   if (otherTotal > 0) series.push({ index: MAX_SERIES, label: `${ranked.length - MAX_SERIES} more`, total: otherTotal, totalLabel: whole.format(otherTotal) });
 
   const perDay = new Map(usage.days.map((day) => [day, new Array<number>(MAX_SERIES + 1).fill(0)]));
-  for (const cell of usage.cells) perDay.get(cell.range)![seriesOf.get(cell.group) ?? MAX_SERIES] += metricOf(cell, metric);
+  for (const cell of usage.cells) {
+    const values = perDay.get(cell.range)!;
+    const index = seriesOf.get(cell.group) ?? MAX_SERIES;
+    values[index] = (values[index] ?? 0) + metricOf(cell, metric);
+  }
   const dayTotals = usage.days.map((day) => perDay.get(day)!.reduce((sum, value) => sum + value, 0));
   const steps = axisSteps(Math.max(0, ...dayTotals));
   const top = steps[steps.length - 1]!;

@@ -47,6 +47,16 @@ describe.skipIf(!HAVE_BROWSER)('account app in a real browser', { timeout: 120_0
     await page.waitForURL('**/app/onboarding', { timeout: 8000 });
   }
 
+  /** Sign in on another device (a new browser context): a second session of the account. */
+  async function signIn(page: Page, email: string): Promise<Page> {
+    await page.goto(`${router.url}/app/signin`);
+    await page.getByLabel('Email').fill(email);
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL('**/app/keys');
+    return page;
+  }
+
   it('sign up → first key copied → SDK calls → provider key → usage → rotate with grace → old key revoked → sign out other sessions', async () => {
     const page = await newPage();
     await page.goto(router.url);
@@ -110,12 +120,7 @@ describe.skipIf(!HAVE_BROWSER)('account app in a real browser', { timeout: 120_0
     expect(late).toMatchObject({ status: 401, code: 'revoked_api_key' });
     expect((await sdkClient(router, replacement).models.list()).data).toHaveLength(1);
 
-    const phone = await newPage(375);
-    await phone.goto(`${router.url}/app/signin`);
-    await phone.getByLabel('Email').fill('journey@example.com');
-    await phone.getByLabel('Password').fill(PASSWORD);
-    await phone.getByRole('button', { name: 'Sign in' }).click();
-    await phone.waitForURL('**/app/keys');
+    const phone = await signIn(await newPage(375), 'journey@example.com');
     await screenshot(phone, 'keys-375px');
     await expectNoHorizontalScroll(phone, 'keys at 375px');
     await expectAccessible(phone, 'keys at 375px');
@@ -244,12 +249,7 @@ describe.skipIf(!HAVE_BROWSER)('account app in a real browser', { timeout: 120_0
     await page.waitForURL('**/app/usage?tz=Europe%2FBerlin&by=provider');
     expect(await page.getByText('calendar days in Europe/Berlin').count()).toBe(1);
     await screenshot(page, 'usage');
-    const phone = await newPage(375);
-    await phone.goto(`${router.url}/app/signin`);
-    await phone.getByLabel('Email').fill('charts@example.com');
-    await phone.getByLabel('Password').fill(PASSWORD);
-    await phone.getByRole('button', { name: 'Sign in' }).click();
-    await phone.waitForURL('**/app/keys');
+    const phone = await signIn(await newPage(375), 'charts@example.com');
     await phone.goto(`${router.url}/app/usage?tz=Europe%2FBerlin&by=provider`);
     await screenshot(phone, 'usage-375px');
     await expectNoHorizontalScroll(phone, 'usage at 375px');

@@ -5,7 +5,7 @@
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LedgerStore } from '../../../src/stores/ledger-store.js';
+import type { LedgerStore, UsageDimension } from '../../../src/stores/ledger-store.js';
 import { createSqliteLedgerStore } from '../../../src/stores/sqlite/create-sqlite-ledger-store.js';
 import { dailyUsage, lastDays, usageReport } from '../../../src/usage/usage-report.js';
 import { ledgerRecord } from '../../contracts/ledger-store-contract.js';
@@ -34,7 +34,7 @@ describe('dailyUsage', () => {
       failed: fc.boolean(),
     });
     await fc.assert(
-      fc.asyncProperty(fc.array(record, { maxLength: 25 }), fc.constantFrom(...ZONES), fc.constantFrom('key', 'route', 'provider', 'model' as const), async (specs, tz, by) => {
+      fc.asyncProperty(fc.array(record, { maxLength: 25 }), fc.constantFrom(...ZONES), fc.constantFrom<UsageDimension>('key', 'route', 'provider', 'model'), async (specs, tz, by) => {
         const accountId = `acct_${account++}`;
         await ledger.writeBatch(
           specs.map((spec) =>
