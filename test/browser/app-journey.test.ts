@@ -246,8 +246,8 @@ describe.skipIf(!HAVE_BROWSER)('account app in a real browser', { timeout: 120_0
     await page.getByLabel('Time zone').fill('Europe/Berlin');
     await page.getByLabel('Split by').selectOption('provider');
     await page.getByRole('button', { name: 'Show' }).click();
-    await page.waitForURL('**/app/usage?tz=Europe%2FBerlin&by=provider');
-    expect(await page.getByText('calendar days in Europe/Berlin').count()).toBe(1);
+    await page.waitForURL(/\/app\/usage\?tz=Europe%2FBerlin&by=provider$/);
+    expect(await page.getByText('calendar days in Europe/Berlin').count()).toBeGreaterThan(0);
     await screenshot(page, 'usage');
     const phone = await signIn(await newPage(375), 'charts@example.com');
     await phone.goto(`${router.url}/app/usage?tz=Europe%2FBerlin&by=provider`);

@@ -55,7 +55,7 @@ describe('usage CSV', () => {
         const [parsed] = readCsv(`${fields.map(csvField).join(',')}\n`);
         expect(parsed).toEqual(fields.map((field) => (/^[=+\-@\t\r]/.test(field) ? `'${field}` : field)));
       }),
-      { numRuns: 500 },
+      { numRuns: 200 },
     );
   });
 
