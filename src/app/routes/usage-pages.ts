@@ -10,7 +10,7 @@ import type { ApiKeyRecord } from '../../stores/store.js';
 import { InvalidReportRangeError, lastDays, type DailyUsage } from '../../usage/usage-report.js';
 import { usageReportCsv } from '../../usage/usage-csv.js';
 import { sendHtml, setSecurityHeaders } from '../http-helpers.js';
-import { maskedKey, utcLabel } from '../key-views.js';
+import { utcLabel } from '../key-views.js';
 import { errorPage, signedInAction, signedInPage, type PageContext } from '../page-kit.js';
 import { usageChart } from '../usage-chart.js';
 import { CHART_DAYS, SPLITS, formatCount, isRequestId, readCsvQuery, readUsageQuery, timeZoneNames, zonedLabel, type UsageQuery } from '../usage-views.js';
@@ -44,7 +44,7 @@ export function registerUsagePages(router: Router, deps: WebDeps): void {
   }
 
   function keyLabeller(keys: readonly ApiKeyRecord[]) {
-    const byId = new Map(keys.map((key) => [key.id, `${key.name ?? '(unnamed)'} ${maskedKey(key)}`]));
+    const byId = new Map(keys.map((key) => [key.id, `${key.name ?? '(unnamed)'} …${key.last4}`]));
     return (keyId: string | null) => (keyId === null ? 'no key' : (byId.get(keyId) ?? keyId));
   }
 

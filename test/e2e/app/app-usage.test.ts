@@ -89,7 +89,7 @@ describe('account app: usage, CSV export and support bundles', { timeout: 120_00
     expect(page.html).toContain(`<p class="big">${response.headers.get('x-quota-used')} <span class="hint">of ${response.headers.get('x-quota-limit')} requests</span></p>`);
     expect(page.html).toContain(`<dt>Remaining</dt><dd>${response.headers.get('x-quota-remaining')}</dd>`);
     expect(page.html).toContain(`<dt>Per-minute limit</dt><dd>${response.headers.get('x-ratelimit-limit')} requests</dd>`);
-    for (const id of alice.requestIds) expect(page.html).toContain(`<code>${id}</code>`);
+    for (const id of alice.requestIds) expect(page.html).toContain(`<code class="request-id">${id}</code>`);
     for (const id of bob.requestIds) expect(page.html).not.toContain(id);
     expect(page.html).toContain('<svg class="usage-chart"');
     expect(page.html).toMatch(/aria-label="Requests per day from 2026-10-23 to 2026-11-21 \(UTC\): 7 in all, router\/frontier 7\."/);
