@@ -39,8 +39,8 @@ export interface UsageChart {
   series: ChartSeries[];
   segments: ChartSegment[];
   gridlines: { y: number; label: string }[];
-  /** Today's label ends at the right edge (anchor `end`) so it never spills out of the chart. */
-  dayLabels: { x: string; anchor: 'middle' | 'end'; label: string }[];
+  /** Centred under their bars, 7 days apart (today's may reach a few pixels into the card's padding). */
+  dayLabels: { x: string; label: string }[];
   /** What the chart shows, in words (its accessible name). */
   summary: string;
 }
@@ -117,10 +117,7 @@ export function usageChart(usage: DailyUsage, metric: ChartMetric, labelOf: (gro
   const total = dayTotals.reduce((sum, value) => sum + value, 0);
   // Label every seventh day counting back from the last, so today always has its label.
   const last = usage.days.length - 1;
-  const dayLabels = usage.days.flatMap((day, index) => {
-    if ((last - index) % 7 !== 0) return [];
-    return [index === last ? { x: '100%', anchor: 'end' as const, label: shortDay(day) } : { x: percent(index * slot + slot / 2), anchor: 'middle' as const, label: shortDay(day) }];
-  });
+  const dayLabels = usage.days.flatMap((day, index) => ((last - index) % 7 === 0 ? [{ x: percent(index * slot + slot / 2), label: shortDay(day) }] : []));
   return {
     metric,
     height: CHART_HEIGHT,
