@@ -4,21 +4,19 @@
  * chosen time zone with totals equal to `router usage --tz` (the built CLI on the same database), the
  * keys' last use, and the redacted support bundle of one of the account's own requests only.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppClient, listedKeyIds, shownKey, startAppRouter, type AppRouter } from '../app-harness.js';
-import { TEST_SECRET, manualClock, pointProvidersAt, postChat, runCli, runCliJson, startFakes, waitFor, type Fakes } from '../router-harness.js';
+import { TEST_SECRET, manualClock, pointProvidersAt, postChat, runCli, runCliJson, startFakes, type Fakes } from '../router-harness.js';
+import { usageBackends, type UsageBackend } from '../usage-backends.js';
 
 const PASSWORD = 'correct horse battery staple';
-// 23:30 UTC: already the next day in Asia/Kathmandu (UTC+5:45), so the zone moves requests across days.
-const clock = manualClock('2026-11-21T23:30:00.000Z');
 
-describe('account app: usage, CSV export and support bundles', { timeout: 120_000 }, () => {
+describe.each(usageBackends('app_usage'))('account app: usage, CSV export and support bundles on %s', { timeout: 120_000 }, (_name, makeBackend) => {
+  // 23:30 UTC: already the next day in Asia/Kathmandu (UTC+5:45), so the zone moves requests across days.
+  const clock = manualClock('2026-11-21T23:30:00.000Z');
+  let backend: UsageBackend;
   let fakes: Fakes;
   let router: AppRouter;
-  let dataDir: string;
   let cliEnv: Record<string, string>;
   let alice: { browser: AppClient; key: string; accountId: string; requestIds: string[] };
   let bob: { browser: AppClient; key: string; accountId: string; requestIds: string[] };
@@ -52,17 +50,16 @@ describe('account app: usage, CSV export and support bundles', { timeout: 120_00
   const flushed = () => router.server.runtime.usage.ledger!.flush();
 
   beforeAll(async () => {
+    backend = makeBackend();
     fakes = await startFakes();
-    dataDir = mkdtempSync(join(tmpdir(), 'router-app-usage-'));
-    const storage = `sqlite:${join(dataDir, 'router.db')}`;
     // Sessions outlive the month the key-hygiene test moves the clock through.
     router = await startAppRouter({
       clock,
-      env: { ROUTER_STORAGE: storage },
+      env: backend.env,
       app: { sessionIdleMinutes: 60 * 24 * 60, sessionAbsoluteHours: 24 * 60 },
-      patch: { providers: pointProvidersAt(fakes.urls) },
+      patch: { providers: pointProvidersAt(fakes.urls), server: backend.server },
     });
-    cliEnv = { ROUTER_CONFIG: router.configDir, ROUTER_SECRET_KEY: TEST_SECRET, ROUTER_STORAGE: storage };
+    cliEnv = { ROUTER_CONFIG: router.configDir, ROUTER_SECRET_KEY: TEST_SECRET, ...backend.env };
     alice = await newUser('alice-usage@example.com');
     bob = await newUser('bob-usage@example.com');
     // Alice: two requests late on the 20th (UTC), three now; Bob: one now. Both also send one with the same client-chosen id.
@@ -78,7 +75,7 @@ describe('account app: usage, CSV export and support bundles', { timeout: 120_00
   afterAll(async () => {
     await router?.close();
     await fakes?.close();
-    rmSync(dataDir, { recursive: true, force: true });
+    await backend?.cleanUp();
   });
 
   it('shows this month against the plan as the X-Quota headers do, and the requests just made', async () => {
