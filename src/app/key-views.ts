@@ -29,17 +29,30 @@ export function limitsLabel(limits: KeyLimits | undefined): string {
   return parts.length ? parts.join(', ') : 'plan limits only';
 }
 
-/** Hygiene hints for live keys: no expiry, never used, unused for 30 days (the last two need the ledger). */
+/** A key unused this long since its creation is flagged as never used (a brand-new key is not). */
+export const NEVER_USED_AFTER_DAYS = 7;
+/** A key whose last use is older than this is flagged as idle. */
+export const IDLE_AFTER_DAYS = 30;
+
+/**
+ * Hygiene hints for live keys: no expiry, never used (a week after creation), unused for 30 days.
+ * `lastUsed` is from the usage ledger: null for never, undefined when the server records no usage.
+ */
 export function hygieneHints(
-  keys: readonly { name: string | null; last4: string; expiresAt: string | null; lastUsed: string | null | undefined }[],
+  keys: readonly { name: string | null; last4: string; createdAt: string; expiresAt: string | null; lastUsed: string | null | undefined }[],
   nowMs: number,
 ): string[] {
   const hints: string[] = [];
   for (const key of keys) {
     const label = `${key.name ?? '(unnamed)'} (…${key.last4})`;
     if (key.expiresAt === null) hints.push(`${label} never expires: rotate it now and then, or create keys with an expiry.`);
-    if (key.lastUsed === null) hints.push(`${label} has never been used: revoke it if nothing needs it.`);
-    else if (key.lastUsed !== undefined && nowMs - Date.parse(key.lastUsed) > 30 * DAY_MS) hints.push(`${label} has not been used for 30 days.`);
+    const age = Math.floor((nowMs - Date.parse(key.createdAt)) / DAY_MS);
+    if (key.lastUsed === null) {
+      if (age >= NEVER_USED_AFTER_DAYS) hints.push(`${label} was created ${age} days ago and has never been used: revoke it if nothing needs it.`);
+    } else if (key.lastUsed !== undefined) {
+      const idle = Math.floor((nowMs - Date.parse(key.lastUsed)) / DAY_MS);
+      if (idle >= IDLE_AFTER_DAYS) hints.push(`${label} has not been used for ${idle} days: revoke it if nothing needs it any more.`);
+    }
   }
   return hints;
 }

@@ -1,20 +1,24 @@
 /**
- * SEAM for the usage ledger (built on its own branch): the one place where ledger-backed views plug into
- * the app. Each returns null while no ledger is wired in, and the pages then say the view arrives with
- * the ledger. The ledger supplies an implementation of LedgerViews to createWebHandler.
+ * What the account app reads from the usage ledger: data, never HTML (the app renders it). The
+ * composition root supplies the implementation (server/ledger-views.ts) over the same read service
+ * `router usage` uses (usage/usage-report.ts), so a page and the CLI never disagree. Every method is
+ * one query whatever the number of rows, and every one is scoped to the account it is given.
  */
+import type { LedgerRecord } from '../stores/ledger-store.js';
+import type { SupportBundle } from '../usage/support-bundle.js';
+import type { DailyUsage, DailyUsageQuery, UsageReport, UsageReportQuery } from '../usage/usage-report.js';
 
 export interface LedgerViews {
-  /** When each of the account's keys was last used (ISO instant, or null for never); null: not known. */
-  lastUsed(accountId: string): Promise<ReadonlyMap<string, string | null> | null>;
-  /** The usage page's charts, table and CSV link (HTML this app rendered); null: not available. */
-  usageSection(accountId: string, query: Record<string, string>): Promise<string | null>;
-  /** The support page's "download a redacted bundle for a request id" form; null: not available. */
-  supportBundleSection(accountId: string, csrfToken: string): Promise<string | null>;
+  /** False when the server keeps no ledger (`ledger.enabled: false`): pages say usage is not recorded. */
+  readonly recording: boolean;
+  /** When each of the account's keys was last used (keys never used are absent); null when not recording. */
+  lastUsed(accountId: string): Promise<ReadonlyMap<string, string> | null>;
+  /** Per-day usage split by route, provider, key or model. Throws InvalidReportRangeError for a bad zone or range. */
+  daily(query: DailyUsageQuery): Promise<DailyUsage>;
+  /** The report `router usage` prints for the same arguments (the CSV export). */
+  report(query: UsageReportQuery): Promise<UsageReport>;
+  /** The account's latest requests (their `main` records), newest first. */
+  recentRequests(accountId: string, limit: number): Promise<LedgerRecord[]>;
+  /** The redacted bundle of one of the account's requests; null when the account has no request with that id. */
+  supportBundle(accountId: string, requestId: string): Promise<SupportBundle | null>;
 }
-
-export const NO_LEDGER: LedgerViews = {
-  lastUsed: async () => null,
-  usageSection: async () => null,
-  supportBundleSection: async () => null,
-};

@@ -17,13 +17,14 @@ import { STATIC_DIR } from './asset-dirs.js';
 import { CsrfGuard } from './csrf.js';
 import { registerDocsPages } from './docs/docs-pages.js';
 import { sendHtml, wantsHtml } from './http-helpers.js';
-import { NO_LEDGER, type LedgerViews } from './ledger-seams.js';
+import type { LedgerViews } from './ledger-seams.js';
 import { Renderer } from './render.js';
 import { registerAccountPages } from './routes/account-pages.js';
 import { registerAuthPages } from './routes/auth-pages.js';
 import { registerKeyPages } from './routes/key-pages.js';
 import { registerProviderKeyPages } from './routes/provider-key-pages.js';
 import { registerPublicPages } from './routes/public-pages.js';
+import { registerUsagePages } from './routes/usage-pages.js';
 import { SessionManager } from './session-manager.js';
 import { SigninThrottle } from './signin-throttle.js';
 import { StatusHistory } from './status-history.js';
@@ -34,8 +35,8 @@ const STATIC_FILES: Readonly<Record<string, string>> = { 'app.css': 'text/css; c
 
 export interface WebHandlerOptions {
   keyLimits: KeyLimitService;
-  /** The usage ledger's views, when the server has one (ledger-seams.ts). */
-  ledger?: LedgerViews;
+  /** What the pages read from the usage ledger (ledger-seams.ts; server/ledger-views.ts builds it). */
+  ledger: LedgerViews;
 }
 
 export function createWebHandler(deps: RouterDeps, options: WebHandlerOptions): EventHandler {
@@ -64,7 +65,7 @@ export function createWebHandler(deps: RouterDeps, options: WebHandlerOptions): 
     throttle: new SigninThrottle(deps.clock),
     keyLimits: options.keyLimits,
     statusHistory,
-    ledger: options.ledger ?? NO_LEDGER,
+    ledger: options.ledger,
   };
   if (!paths.secure) {
     deps.logger.warn(`account app at ${server.appUrl} is served over http: its cookies are not marked Secure (fine on localhost; use an https appUrl in production)`);
@@ -90,6 +91,7 @@ export function createWebHandler(deps: RouterDeps, options: WebHandlerOptions): 
     registerKeyPages(router, web);
     registerProviderKeyPages(router, web);
     registerAccountPages(router, web);
+    registerUsagePages(router, web);
   }
 
   const owns = (path: string) => (paths.app !== '' && (path === paths.app || path.startsWith(`${paths.app}/`))) || (paths.docs !== '' && (path === paths.docs || path.startsWith(`${paths.docs}/`)));

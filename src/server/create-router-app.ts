@@ -14,6 +14,7 @@ import { buildModelCatalog, buildPricing } from './routes/public-metadata.js';
 import { createResponsesRoute } from './routes/responses.js';
 import { createMetricsRoute } from './routes/metrics.js';
 import { createStatusRoute } from './routes/status.js';
+import { createLedgerViews } from './ledger-views.js';
 import type { RouterDeps } from './router-deps.js';
 import { chatRequestSchema, responsesRequestSchema } from './request-schemas.js';
 import { sendRouterError } from './send-error.js';
@@ -75,7 +76,7 @@ export function createRouterApp(deps: RouterDeps): App {
     },
   });
   // The account app, HTML pages and docs (src/app/) answer first; what they do not claim reaches the API router.
-  app.use(createWebHandler(deps, { keyLimits }));
+  app.use(createWebHandler(deps, { keyLimits, ledger: createLedgerViews(deps) }));
   app.use(router);
   app.use(eventHandler(() => notFound()));
   return app;

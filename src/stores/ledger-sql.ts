@@ -2,7 +2,7 @@
  * SQL both ledger stores share (it is the same in SQLite and PostgreSQL), and the mapping of their rows
  * back to records: the drivers differ only in how they hand back timestamps, JSON, booleans and 64-bit sums.
  */
-import type { LedgerAttempt, LedgerRecord, UsageDimension, UsageSums } from './ledger-store.js';
+import type { LedgerAttempt, LedgerRecord, UsageCell, UsageDimension, UsageSums } from './ledger-store.js';
 
 /** The columns of usage_records, in insert order. */
 export const RECORD_COLUMNS = [
@@ -64,6 +64,7 @@ type Int = number | string;
 type Instant = string | Date;
 
 export type UsageSumsRow = { grp: string | null; last_at: Instant | null } & Record<(typeof ROLLUP_SUM_COLUMNS)[number], Int>;
+export type UsageCellRow = UsageSumsRow & { range_label: string };
 
 export interface LedgerRecordRow {
   id: string;
@@ -118,6 +119,10 @@ export function toUsageSums(row: UsageSumsRow): UsageSums {
     meteredNanoUsd: toSafeInteger(row.metered_nano_usd),
     lastAt: row.last_at === null ? null : toIso(row.last_at),
   };
+}
+
+export function toUsageCell(row: UsageCellRow): UsageCell {
+  return { range: row.range_label, ...toUsageSums(row) };
 }
 
 export function toLedgerRecord(row: LedgerRecordRow): LedgerRecord {

@@ -90,6 +90,12 @@ export interface UsageRange {
   to: string;
 }
 
+/** Sums of one dimension value within one range (a cell of a per-day chart). */
+export interface UsageCell extends UsageSums {
+  /** The range's label (a local day). */
+  range: string;
+}
+
 export interface SpendReservationInput {
   id: string;
   accountId: string;
@@ -130,6 +136,11 @@ export interface LedgerStore {
   sumUsageByRange(accountId: string, ranges: readonly UsageRange[]): Promise<UsageSums[]>;
   /** One query: sums per dimension value over [from, to), largest cost first. */
   sumUsageBy(accountId: string, from: string, to: string, dimension: UsageDimension): Promise<UsageSums[]>;
+  /**
+   * One query: sums per range and dimension value, for per-day charts by key, route, provider or model.
+   * Only cells with usage are returned, in range order, then largest cost first within a range.
+   */
+  sumUsageByRangeAnd(accountId: string, ranges: readonly UsageRange[], dimension: UsageDimension): Promise<UsageCell[]>;
   /** One query: the latest request per key of the account (from the rollups, so it outlives raw retention). */
   lastUsedByKey(accountId: string): Promise<{ keyId: string; lastAt: string }[]>;
 

@@ -6,7 +6,7 @@
 import type { PlanConfig } from '../config/types.js';
 import { quotaPeriod } from '../core/quota-period.js';
 import { addSums, emptySums } from '../stores/ledger-rollup.js';
-import type { LedgerRecord, LedgerStore, UsageDimension, UsageSums } from '../stores/ledger-store.js';
+import type { LedgerRecord, LedgerStore, UsageCell, UsageDimension, UsageSums } from '../stores/ledger-store.js';
 import { InvalidReportRangeError, assertTimeZone, localDayRanges, parseDay } from './local-days.js';
 import { formatNanoUsd, usdToNano } from './nano-usd.js';
 
@@ -59,12 +59,78 @@ export async function usageReport(ledger: LedgerStore, query: UsageReportQuery):
   return { accountId: query.accountId, from: query.from, to: query.to, tz: query.tz, by: query.by, interval, rows, totals: withUsd(total(sums)) };
 }
 
-/** The days from the first of the current month to today in `tz`: the default range of `router usage`. */
-export function currentMonthDays(nowMs: number, tz: string): { from: string; to: string } {
+export interface DailyUsageQuery extends Omit<UsageReportQuery, 'by'> {
+  /** What each day is split by. */
+  by: UsageDimension;
+}
+
+/** Per-day usage split by one dimension: what the account app charts and tabulates, from one query. */
+export interface DailyUsage {
+  accountId: string;
+  from: string;
+  to: string;
+  tz: string;
+  by: UsageDimension;
+  interval: { from: string; to: string };
+  /** Every day of the range, in order. */
+  days: string[];
+  /** The non-empty (day, value) cells, in day order. */
+  cells: UsageCell[];
+  /** One row per value over the whole range, largest cost first: `usageReport` with the same `by`. */
+  rows: UsageReportRow[];
+  /** One row per day, zeros included: `usageReport` with `by: 'day'`. */
+  dayTotals: UsageReportRow[];
+  totals: UsageReportRow;
+}
+
+export async function dailyUsage(ledger: LedgerStore, query: DailyUsageQuery): Promise<DailyUsage> {
+  const ranges = localDayRanges(query.from, query.to, query.tz);
+  const cells = await ledger.sumUsageByRangeAnd(query.accountId, ranges, query.by);
+  const byDay = new Map(ranges.map((range) => [range.label, emptySums(range.label)]));
+  const byValue = new Map<string | null, UsageSums>();
+  for (const cell of cells) {
+    addSums(byDay.get(cell.range)!, cell);
+    let row = byValue.get(cell.group);
+    if (!row) byValue.set(cell.group, (row = emptySums(cell.group)));
+    addSums(row, cell);
+  }
+  // The order sumUsageBy gives: largest cost first, then by value ('' for none sorts first, as in SQL).
+  const rows = [...byValue.values()].sort((a, b) => b.costNanoUsd - a.costNanoUsd || ((a.group ?? '') < (b.group ?? '') ? -1 : 1));
+  const dayTotals = [...byDay.values()];
+  return {
+    accountId: query.accountId,
+    from: query.from,
+    to: query.to,
+    tz: query.tz,
+    by: query.by,
+    interval: { from: ranges[0]!.from, to: ranges[ranges.length - 1]!.to },
+    days: ranges.map((range) => range.label),
+    cells,
+    rows: rows.map(withUsd),
+    dayTotals: dayTotals.map(withUsd),
+    totals: withUsd(total(dayTotals)),
+  };
+}
+
+/** Today's date (`YYYY-MM-DD`) in `tz`. */
+export function localToday(nowMs: number, tz: string): string {
   assertTimeZone(tz);
   const today = new Intl.DateTimeFormat('en-CA', { timeZone: tz, year: 'numeric', month: '2-digit', day: '2-digit' }).format(new Date(nowMs));
   parseDay(today);
+  return today;
+}
+
+/** The days from the first of the current month to today in `tz`: the default range of `router usage`. */
+export function currentMonthDays(nowMs: number, tz: string): { from: string; to: string } {
+  const today = localToday(nowMs, tz);
   return { from: `${today.slice(0, 8)}01`, to: today };
+}
+
+/** The last `count` days up to today in `tz`, today included: the account app's chart range. */
+export function lastDays(nowMs: number, tz: string, count: number): { from: string; to: string } {
+  const today = localToday(nowMs, tz);
+  const from = new Date(parseDay(today) - (count - 1) * 86_400_000).toISOString().slice(0, 10);
+  return { from, to: today };
 }
 
 /** When each of the account's keys was last used (one query; keys never used are absent). */

@@ -47,6 +47,16 @@ describe.skipIf(!HAVE_BROWSER)('account app in a real browser', { timeout: 120_0
     await page.waitForURL('**/app/onboarding', { timeout: 8000 });
   }
 
+  /** Sign in on another device (a new browser context): a second session of the account. */
+  async function signIn(page: Page, email: string): Promise<Page> {
+    await page.goto(`${router.url}/app/signin`);
+    await page.getByLabel('Email').fill(email);
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL('**/app/keys');
+    return page;
+  }
+
   it('sign up → first key copied → SDK calls → provider key → usage → rotate with grace → old key revoked → sign out other sessions', async () => {
     const page = await newPage();
     await page.goto(router.url);
@@ -76,11 +86,23 @@ describe.skipIf(!HAVE_BROWSER)('account app in a real browser', { timeout: 120_0
     // Routing reads an account's provider keys through a cache of keyCacheTtlMs (5 s): "within seconds".
     clock.advance(6000);
 
-    const reply = await client.chat.completions.create({ model: 'router/frontier', messages: [{ role: 'user', content: 'hi' }] });
+    const { data: reply, response } = await client.chat.completions.create({ model: 'router/frontier', messages: [{ role: 'user', content: 'hi' }] }).withResponse();
     expect(reply.choices[0]!.message.content).toContain('Hello from openai-fake');
+    const requestId = response.headers.get('x-request-id')!;
+    // The usage page shows that request: counted against the month, charted, and listed by its id
+    // once the ledger has written it (within its flush interval).
     await page.getByRole('link', { name: 'Usage' }).click();
-    await expect.poll(() => page.locator('.big').textContent()).toContain('1');
+    expect(await page.locator('.big').textContent()).toContain(`${response.headers.get('x-quota-used')} of ${response.headers.get('x-quota-limit')} requests`);
+    await expect.poll(async () => (await page.reload(), page.getByRole('link', { name: requestId }).count()), { timeout: 10_000 }).toBe(1);
+    expect(await page.getByRole('img', { name: /^Requests per day from .* \(UTC\): \d+ in all, router\/frontier \d+\.$/ }).count()).toBe(1);
     await checkPage(page, 'usage');
+    // Its redacted support bundle, from the request's link on the usage page.
+    await page.getByRole('link', { name: requestId }).click();
+    expect(await page.getByLabel(/^Request id/).inputValue()).toBe(requestId);
+    await checkPage(page, 'support-bundle-form');
+    const download = page.waitForEvent('download');
+    await page.getByRole('button', { name: 'Download bundle' }).click();
+    expect((await download).suggestedFilename()).toBe(`support-bundle-${requestId}.json`);
 
     await page.getByRole('link', { name: 'API keys' }).click();
     await checkPage(page, 'keys');
@@ -98,12 +120,7 @@ describe.skipIf(!HAVE_BROWSER)('account app in a real browser', { timeout: 120_0
     expect(late).toMatchObject({ status: 401, code: 'revoked_api_key' });
     expect((await sdkClient(router, replacement).models.list()).data).toHaveLength(1);
 
-    const phone = await newPage(375);
-    await phone.goto(`${router.url}/app/signin`);
-    await phone.getByLabel('Email').fill('journey@example.com');
-    await phone.getByLabel('Password').fill(PASSWORD);
-    await phone.getByRole('button', { name: 'Sign in' }).click();
-    await phone.waitForURL('**/app/keys');
+    const phone = await signIn(await newPage(375), 'journey@example.com');
     await screenshot(phone, 'keys-375px');
     await expectNoHorizontalScroll(phone, 'keys at 375px');
     await expectAccessible(phone, 'keys at 375px');
@@ -189,6 +206,59 @@ describe.skipIf(!HAVE_BROWSER)('account app in a real browser', { timeout: 120_0
     await page.keyboard.type(PASSWORD);
     await page.keyboard.press('Enter');
     await page.waitForURL('**/app/onboarding');
+  });
+
+  it('the usage page charts 30 days by route profile, provider and key, in a chosen zone, at desktop width and at 375 px', async () => {
+    const page = await newPage();
+    await signUp(page, 'charts@example.com');
+    await page.getByRole('button', { name: 'Generate my first key' }).click();
+    const laptop = (await page.locator('#new-key').textContent())!.trim();
+    const { store, keys } = router.server.runtime;
+    const accountId = (await store.findLoginByEmail('charts@example.com'))!.account.id;
+    const ci = (await keys.issue(accountId, 'ci', 'test')).key;
+    await page.goto(`${router.url}/app/provider-keys`);
+    await page.getByLabel('Add the OpenAI key').fill('sk-proj-charts-test-0001');
+    await page.getByRole('button', { name: 'Add' }).first().click();
+    await expect.poll(() => page.getByText('…0001').count()).toBeGreaterThan(0);
+    await page.getByLabel('Add the Anthropic key').fill('sk-ant-charts-test-0002');
+    await page.locator('#provider-anthropic').getByRole('button', { name: 'Add' }).click();
+    await expect.poll(() => page.getByText('…0002').count()).toBeGreaterThan(0);
+    // A month of traffic up to now (sessions stay fresh): more on weekdays, a second key, OpenAI failing over to Anthropic now and then.
+    const now = clock.now();
+    const start = now - 29 * 86_400_000 - 3_600_000;
+    for (let day = 0; day < 30; day++) {
+      clock.set(new Date(start + day * 86_400_000).toISOString());
+      const count = 1 + ((day * 7) % 5) + (day % 7 < 5 ? 2 : 0);
+      for (let i = 0; i < count; i++) {
+        if ((day + i) % 4 === 0) fakes.openai.failNext({ kind: 'status', status: 503 });
+        const reply = await sdkClient(router, i % 3 === 2 ? ci : laptop).chat.completions.create({ model: 'router/frontier', messages: [{ role: 'user', content: 'hi' }] });
+        expect(reply.model).toBe('router/frontier');
+        clock.advance(60_000);
+      }
+    }
+    clock.set(new Date(now + 60_000).toISOString());
+    await router.server.runtime.usage.ledger!.flush();
+    for (const [by, label] of [['route', 'route profile'], ['provider', 'provider'], ['key', 'API key']] as const) {
+      await page.goto(`${router.url}/app/usage?by=${by}`);
+      expect(await page.getByRole('table', { name: `By ${label}` }).count()).toBe(1);
+      await checkPage(page, `usage-by-${by}`);
+    }
+    await page.getByLabel('Time zone').fill('Europe/Berlin');
+    await page.getByLabel('Split by').selectOption('provider');
+    await page.getByRole('button', { name: 'Show' }).click();
+    await page.waitForURL(/\/app\/usage\?tz=Europe%2FBerlin&by=provider$/);
+    expect(await page.getByText('calendar days in Europe/Berlin').count()).toBeGreaterThan(0);
+    await screenshot(page, 'usage');
+    const phone = await signIn(await newPage(375), 'charts@example.com');
+    await phone.goto(`${router.url}/app/usage?tz=Europe%2FBerlin&by=provider`);
+    await screenshot(phone, 'usage-375px');
+    await expectNoHorizontalScroll(phone, 'usage at 375px');
+    await expectAccessible(phone, 'usage at 375px');
+    await phone.goto(`${router.url}/app/usage?tz=Mars%2FOlympus`);
+    expect(await phone.getByRole('alert').textContent()).toContain('unknown time zone "Mars/Olympus"');
+    await expectAccessible(phone, 'usage with a bad zone');
+    await phone.goto(`${router.url}/pricing`);
+    await expectNoHorizontalScroll(phone, 'pricing at 375px');
   });
 
   it('public pages and docs are accessible and fit 375 px', async () => {

@@ -171,6 +171,39 @@ export function runLedgerStoreContract(name: string, makeLedger: MakeLedger): vo
       expect(await ledger.sumUsageByRange('acct_nobody', ranges.slice(0, 1))).toEqual([{ ...ZERO, group: '2026-11-14', lastAt: null }]);
     });
 
+    it('splits each range by a dimension in one query: cells sum to the range totals and to the dimension totals', async () => {
+      await ledger.writeBatch([
+        ledgerRecord({ startedAt: '2026-11-14T10:00:00.000Z', keyId: 'key_1', providerId: 'openai', costNanoUsd: 1 }),
+        ledgerRecord({ startedAt: '2026-11-14T11:00:00.000Z', keyId: 'key_2', providerId: 'anthropic', upstreamModel: 'claude', costNanoUsd: 20 }),
+        ledgerRecord({ startedAt: '2026-11-14T12:00:00.000Z', keyId: 'key_2', providerId: 'anthropic', upstreamModel: 'claude', costNanoUsd: 30 }),
+        ledgerRecord({ startedAt: '2026-11-16T09:00:00.000Z', keyId: 'key_1', providerId: null, upstreamModel: null, status: 502, errorCode: 'all_upstreams_failed', costNanoUsd: 0 }),
+        ledgerRecord({ startedAt: '2026-11-14T10:00:00.000Z', accountId: 'acct_other', keyId: 'key_9' }),
+      ]);
+      const ranges = ['14', '15', '16'].map((day) => ({ label: `2026-11-${day}`, from: `2026-11-${day}T00:00:00.000Z`, to: `2026-11-${Number(day) + 1}T00:00:00.000Z` }));
+      const byProvider = await ledger.sumUsageByRangeAnd('acct_a', ranges, 'provider');
+      expect(byProvider.map((cell) => [cell.range, cell.group, cell.requests, cell.costNanoUsd])).toEqual([
+        ['2026-11-14', 'anthropic', 2, 50],
+        ['2026-11-14', 'openai', 1, 1],
+        ['2026-11-16', null, 1, 0],
+      ]);
+      expect(byProvider[2]).toMatchObject({ failedRequests: 1, lastAt: '2026-11-16T09:00:00.000Z' });
+      const days = await ledger.sumUsageByRange('acct_a', ranges);
+      const wholeRange = { from: ranges[0]!.from, to: ranges[2]!.to };
+      for (const dimension of ['key', 'route', 'provider', 'model'] as const) {
+        const cells = await ledger.sumUsageByRangeAnd('acct_a', ranges, dimension);
+        for (const day of days) {
+          const inDay = cells.filter((cell) => cell.range === day.group);
+          expect(inDay.reduce((sum, cell) => sum + cell.requests, 0), `${dimension} ${day.group}`).toBe(day.requests);
+          expect(inDay.reduce((sum, cell) => sum + cell.promptTokens + cell.completionTokens, 0)).toBe(day.promptTokens + day.completionTokens);
+        }
+        for (const row of await ledger.sumUsageBy('acct_a', wholeRange.from, wholeRange.to, dimension)) {
+          const ofValue = cells.filter((cell) => cell.group === row.group);
+          expect(ofValue.reduce((sum, cell) => sum + cell.costNanoUsd, 0), `${dimension} ${row.group}`).toBe(row.costNanoUsd);
+        }
+      }
+      expect(await ledger.sumUsageByRangeAnd('acct_nobody', ranges, 'key')).toEqual([]);
+    });
+
     it('reports the last use of each key, beyond raw retention too', async () => {
       await ledger.writeBatch([
         ledgerRecord({ keyId: 'key_1', startedAt: '2026-10-01T00:00:00.000Z' }),

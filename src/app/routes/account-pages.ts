@@ -1,6 +1,5 @@
-/** Security, usage, support, billing, the deactivated page, and the app's front door. */
+/** Security, billing, the deactivated page, and the app's front door (usage and support: usage-pages.ts). */
 import { eventHandler, type Router } from 'h3';
-import { quotaPeriod } from '../../core/quota-period.js';
 import { hashPassword, passwordProblem, verifyPassword } from '../password-hashing.js';
 import { redirect, sendHtml } from '../http-helpers.js';
 import { utcLabel } from '../key-views.js';
@@ -94,40 +93,6 @@ export function registerAccountPages(router: Router, deps: WebDeps): void {
       await store.setPassword({ accountId: page.account.id, email: login.email, passwordHash: await hashPassword(form.newPassword!) }, 'app');
       const ended = await store.deleteSessions(page.account.id, page.session.id);
       return securityView(page, { notice: `Password changed. ${ended} other session${ended === 1 ? '' : 's'} signed out.` });
-    }),
-  );
-
-  router.get(
-    `${app}/usage`,
-    signedInPage(deps, async (event, page) => {
-      const period = quotaPeriod(deps.clock.now());
-      const standing = await deps.quota.peek(page.account.id, period.key, deps.quotaLimits);
-      const used = standing?.used ?? 0;
-      const limit = standing?.limit ?? 0;
-      const query = Object.fromEntries(new URL(event.path, 'http://x').searchParams);
-      return page.view('usage', {
-        title: 'Usage',
-        period: period.key,
-        used,
-        limit,
-        remaining: Math.max(0, limit - used),
-        percent: limit > 0 ? Math.min(100, (used / limit) * 100).toFixed(2) : '0',
-        resetsAt: period.resetsAt,
-        resetsLabel: utcLabel(period.resetsAt),
-        requestsPerMinute: page.plan?.requestsPerMinute ?? 0,
-        charts: await deps.ledger.usageSection(page.account.id, query),
-      });
-    }),
-  );
-
-  router.get(
-    `${app}/support`,
-    eventHandler(async (event) => {
-      const signedIn = await deps.sessions.resolve(event);
-      if (!signedIn) return sendHtml(event, deps.renderer.page('support', { title: 'Support', bundleForm: null }));
-      return signedInPage(deps, async (_event, page) =>
-        page.view('support', { title: 'Support', bundleForm: await deps.ledger.supportBundleSection(page.account.id, page.csrfToken) }),
-      )(event);
     }),
   );
 

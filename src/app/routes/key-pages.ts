@@ -42,7 +42,7 @@ export function registerKeyPages(router: Router, deps: WebDeps): void {
           createdAt: key.createdAt,
           createdLabel: utcLabel(key.createdAt),
           expiresLabel: key.revokedAt ? `revoked ${utcLabel(key.revokedAt)}` : key.expiresAt ? utcLabel(key.expiresAt) : 'never',
-          lastUsedLabel: lastUsed === null ? 'shown once usage is recorded' : used ? utcLabel(used) : 'never',
+          lastUsedLabel: lastUsed === null ? 'not recorded on this server' : used ? utcLabel(used) : 'never',
           limitsLabel: limitsLabel(own),
           monthlyRequests: own?.monthlyRequests ?? null,
           requestsPerMinute: own?.requestsPerMinute ?? null,

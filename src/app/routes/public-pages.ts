@@ -8,7 +8,7 @@ import type { CatalogFamily } from '../../config/types.js';
 import { RouterError } from '../../core/errors.js';
 import { sendHtml, wantsHtml } from '../http-helpers.js';
 import { utcLabel } from '../key-views.js';
-import { planCards } from '../plan-cards.js';
+import { planCards, routeProfileTable } from '../plan-cards.js';
 import { statusBars, summarize } from '../status-chart.js';
 import type { WebDeps } from '../web-deps.js';
 
@@ -52,6 +52,7 @@ export function registerPublicPages(router: Router, deps: WebDeps): void {
       page(event, 'pricing', {
         title: 'Pricing',
         plans: planCards(deps, null),
+        routeTable: routeProfileTable(deps),
         live: ['chat_completions', 'responses', 'streaming', 'fusion', 'bring_your_own_provider_keys'].map((id) => LAUNCH_LABELS[id]),
         notLive: deps.managedAccess.active ? [] : [LAUNCH_LABELS.managed_provider_access],
       }),

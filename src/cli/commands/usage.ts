@@ -9,6 +9,7 @@ import { NotFoundInStoreError } from '../../stores/store.js';
 import { currentMonthDays, InvalidReportRangeError, USAGE_GROUPINGS, usageReport, type UsageGrouping, type UsageReport, type UsageReportRow } from '../../usage/usage-report.js';
 import { withCliContext, withLedgerStore, withStoreOptions, type StoreCommandOptions } from '../cli-context.js';
 import { emit, log } from '../cli-io.js';
+import { usageReportCsv } from '../../usage/usage-csv.js';
 import { usageError } from '../usage-error.js';
 
 interface UsageOptions extends StoreCommandOptions {
@@ -19,20 +20,6 @@ interface UsageOptions extends StoreCommandOptions {
   tz: string;
   csv?: boolean;
 }
-
-const CSV_COLUMNS: [string, (row: UsageReportRow) => string | number][] = [
-  ['requests', (row) => row.requests],
-  ['failed_requests', (row) => row.failedRequests],
-  ['calls', (row) => row.calls],
-  ['prompt_tokens', (row) => row.promptTokens],
-  ['completion_tokens', (row) => row.completionTokens],
-  ['reasoning_tokens', (row) => row.reasoningTokens],
-  ['cached_tokens', (row) => row.cachedTokens],
-  ['unknown_usage_calls', (row) => row.unknownUsageCalls],
-  ['unpriced_calls', (row) => row.unpricedCalls],
-  ['cost_usd', (row) => row.costUsd],
-  ['managed_spend_usd', (row) => row.meteredUsd],
-];
 
 export function registerUsageCommand(program: Command): void {
   withStoreOptions(program.command('usage'))
@@ -59,21 +46,10 @@ export function registerUsageCommand(program: Command): void {
           }
         });
         const keyNames = options.by === 'key' ? new Map((await store.listApiKeys(account.id)).map((key) => [key.id, key.name])) : new Map<string, string | null>();
-        if (options.csv) process.stdout.write(toCsv(report));
+        if (options.csv) process.stdout.write(usageReportCsv(report));
         else emit(options, report, () => printTable(report, keyNames));
       });
     });
-}
-
-function toCsv(report: UsageReport): string {
-  const lines = [[report.by, ...CSV_COLUMNS.map(([name]) => name)].join(',')];
-  for (const row of report.rows) lines.push([csvField(row.group ?? ''), ...CSV_COLUMNS.map(([, pick]) => pick(row))].join(','));
-  lines.push(['total', ...CSV_COLUMNS.map(([, pick]) => pick(report.totals))].join(','));
-  return `${lines.join('\n')}\n`;
-}
-
-function csvField(value: string): string {
-  return /[",\n\r]/.test(value) ? `"${value.replaceAll('"', '""')}"` : value;
 }
 
 function printTable(report: UsageReport, keyNames: ReadonlyMap<string, string | null>): void {

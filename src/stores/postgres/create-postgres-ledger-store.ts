@@ -7,8 +7,8 @@
 import { randomBytes } from 'node:crypto';
 import { ledgerRecordIdFloor } from '../ledger-record-ids.js';
 import { rollUp, spendOf } from '../ledger-rollup.js';
-import { DIMENSION_SQL, RECORD_COLUMNS, ROLLUP_SUM_COLUMNS, USAGE_SUMS_SQL, recordValues, toLedgerRecord, toSafeInteger, toUsageSums } from '../ledger-sql.js';
-import type { LedgerRecordRow, UsageSumsRow } from '../ledger-sql.js';
+import { DIMENSION_SQL, RECORD_COLUMNS, ROLLUP_SUM_COLUMNS, USAGE_SUMS_SQL, recordValues, toLedgerRecord, toSafeInteger, toUsageCell, toUsageSums } from '../ledger-sql.js';
+import type { LedgerRecordRow, UsageCellRow, UsageSumsRow } from '../ledger-sql.js';
 import type { LedgerStore, UsageDimension } from '../ledger-store.js';
 import { postgresMigrations } from '../migrations/postgres-migrations.js';
 import { migratePostgres } from './migrate-postgres.js';
@@ -90,15 +90,24 @@ const sumBySql = (dimension: UsageDimension): string => `
   FROM usage_rollups r WHERE r.account_id = $1 AND r.bucket_start >= $2 AND r.bucket_start < $3
   GROUP BY grp ORDER BY cost_nano_usd DESC, grp`;
 
-const SUM_BY_RANGE_SQL = `
+/** The caller's ranges (a JSON array of [label, from, to]) as rows numbered in the caller's order. */
+const RANGES_CTE = `
   WITH ranges AS (
     SELECT e.ord, e.value ->> 0 AS label, (e.value ->> 1)::timestamptz AS range_from, (e.value ->> 2)::timestamptz AS range_to
     FROM jsonb_array_elements($2::jsonb) WITH ORDINALITY AS e(value, ord)
-  )
+  )`;
+
+const SUM_BY_RANGE_SQL = `${RANGES_CTE}
   SELECT ranges.label AS grp, ${USAGE_SUMS_SQL}
   FROM ranges LEFT JOIN usage_rollups r
     ON r.account_id = $1 AND r.bucket_start >= ranges.range_from AND r.bucket_start < ranges.range_to
   GROUP BY ranges.ord, ranges.label ORDER BY ranges.ord`;
+
+const sumByRangeAndSql = (dimension: UsageDimension): string => `${RANGES_CTE}
+  SELECT ranges.label AS range_label, ${DIMENSION_SQL[dimension]} AS grp, ${USAGE_SUMS_SQL}
+  FROM ranges JOIN usage_rollups r
+    ON r.account_id = $1 AND r.bucket_start >= ranges.range_from AND r.bucket_start < ranges.range_to
+  GROUP BY ranges.ord, ranges.label, grp ORDER BY ranges.ord, cost_nano_usd DESC, grp`;
 
 export function createPostgresLedgerStore(options: PostgresLedgerStoreOptions): LedgerStore {
   const pool = createPool({ poolSize: 4, ...options });
@@ -151,6 +160,10 @@ export function createPostgresLedgerStore(options: PostgresLedgerStoreOptions): 
       return (await queryRows<UsageSumsRow>(pool, SUM_BY_RANGE_SQL, [accountId, json])).map(toUsageSums);
     },
     sumUsageBy: async (accountId, from, to, dimension) => (await queryRows<UsageSumsRow>(pool, sumBySql(dimension), [accountId, from, to])).map(toUsageSums),
+    sumUsageByRangeAnd: async (accountId, ranges, dimension) => {
+      const json = JSON.stringify(ranges.map((range) => [range.label, range.from, range.to]));
+      return (await queryRows<UsageCellRow>(pool, sumByRangeAndSql(dimension), [accountId, json])).map(toUsageCell);
+    },
     lastUsedByKey: async (accountId) => {
       const rows = await queryRows<{ key_id: string; last_at: Date }>(
         pool,

@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { ledgerRecordIdFloor } from '../ledger-record-ids.js';
 import { rollUp, spendOf } from '../ledger-rollup.js';
-import { recordValues, toLedgerRecord, toSafeInteger, toUsageSums } from '../ledger-sql.js';
+import { recordValues, toLedgerRecord, toSafeInteger, toUsageCell, toUsageSums } from '../ledger-sql.js';
 import type { LedgerRecord, LedgerStore, SpendReservationInput, UsageDimension, UsageRange } from '../ledger-store.js';
 import { sqliteMigrations } from '../migrations/sqlite-migrations.js';
 import { migrateSqlite } from './migrate-sqlite.js';
@@ -86,6 +86,10 @@ export function createSqliteLedgerStore(options: SqliteLedgerStoreOptions): Ledg
     sumUsageBy: read((accountId: string, from: string, to: string, dimension: UsageDimension) =>
       sql().sumBy[dimension].all(accountId, from, to).map(toUsageSums),
     ),
+    sumUsageByRangeAnd: read((accountId: string, ranges: readonly UsageRange[], dimension: UsageDimension) => {
+      const json = JSON.stringify(ranges.map((range) => [range.label, range.from, range.to]));
+      return sql().sumByRangeAnd[dimension].all(json, accountId).map(toUsageCell);
+    }),
     lastUsedByKey: read((accountId: string) => sql().lastUsedByKey.all(accountId).map((row) => ({ keyId: row.key_id, lastAt: row.last_at }))),
 
     findRecords: read((filter: { requestId: string; accountId?: string }) =>

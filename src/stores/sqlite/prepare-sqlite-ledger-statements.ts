@@ -1,9 +1,16 @@
 /** Every statement the SQLite ledger store runs, prepared once per connection (after migrations created the tables). */
 import type { Database } from 'better-sqlite3';
-import { DIMENSION_SQL, RECORD_COLUMNS, ROLLUP_SUM_COLUMNS, USAGE_SUMS_SQL, type LedgerRecordRow, type UsageSumsRow } from '../ledger-sql.js';
+import { DIMENSION_SQL, RECORD_COLUMNS, ROLLUP_SUM_COLUMNS, USAGE_SUMS_SQL, type LedgerRecordRow, type UsageCellRow, type UsageSumsRow } from '../ledger-sql.js';
 import type { UsageDimension } from '../ledger-store.js';
 
 export type SqliteLedgerStatements = ReturnType<typeof prepareSqliteLedgerStatements>;
+
+/** The caller's ranges (a JSON array of [label, from, to]) as rows numbered in the caller's order. */
+const RANGES_CTE = `WITH ranges AS (
+         SELECT CAST(key AS INTEGER) AS ord, json_extract(value, '$[0]') AS label,
+                json_extract(value, '$[1]') AS range_from, json_extract(value, '$[2]') AS range_to
+         FROM json_each(?)
+       )`;
 
 const camel = (column: string): string => column.replace(/_([a-z])/g, (_, letter: string) => letter.toUpperCase());
 
@@ -14,6 +21,14 @@ export function prepareSqliteLedgerStatements(db: Database) {
       `SELECT ${DIMENSION_SQL[dimension]} AS grp, ${USAGE_SUMS_SQL}
        FROM usage_rollups r WHERE r.account_id = ? AND r.bucket_start >= ? AND r.bucket_start < ?
        GROUP BY grp ORDER BY cost_nano_usd DESC, grp`,
+    );
+  const sumByRangeAnd = (dimension: UsageDimension) =>
+    db.prepare<[string, string], UsageCellRow>(
+      `${RANGES_CTE}
+       SELECT ranges.label AS range_label, ${DIMENSION_SQL[dimension]} AS grp, ${USAGE_SUMS_SQL}
+       FROM ranges JOIN usage_rollups r
+         ON r.account_id = ? AND r.bucket_start >= ranges.range_from AND r.bucket_start < ranges.range_to
+       GROUP BY ranges.ord, grp ORDER BY ranges.ord, cost_nano_usd DESC, grp`,
     );
   return {
     ping: db.prepare('SELECT 1 FROM usage_records LIMIT 1'),
@@ -43,17 +58,14 @@ export function prepareSqliteLedgerStatements(db: Database) {
 
     // Every range gets a row (zeros when empty): json_each numbers them so the order is the caller's.
     sumByRange: db.prepare<[string, string], UsageSumsRow>(
-      `WITH ranges AS (
-         SELECT CAST(key AS INTEGER) AS ord, json_extract(value, '$[0]') AS label,
-                json_extract(value, '$[1]') AS range_from, json_extract(value, '$[2]') AS range_to
-         FROM json_each(?)
-       )
+      `${RANGES_CTE}
        SELECT ranges.label AS grp, ${USAGE_SUMS_SQL}
        FROM ranges LEFT JOIN usage_rollups r
          ON r.account_id = ? AND r.bucket_start >= ranges.range_from AND r.bucket_start < ranges.range_to
        GROUP BY ranges.ord ORDER BY ranges.ord`,
     ),
     sumBy: { key: sumBy('key'), route: sumBy('route'), provider: sumBy('provider'), model: sumBy('model') },
+    sumByRangeAnd: { key: sumByRangeAnd('key'), route: sumByRangeAnd('route'), provider: sumByRangeAnd('provider'), model: sumByRangeAnd('model') },
     lastUsedByKey: db.prepare<[string], { key_id: string; last_at: string }>(
       `SELECT key_id, MAX(last_at) AS last_at FROM usage_rollups WHERE account_id = ? AND key_id <> '' GROUP BY key_id ORDER BY key_id`,
     ),

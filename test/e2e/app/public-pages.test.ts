@@ -38,6 +38,14 @@ describe('public pages and docs', () => {
     expect(pricing.html.match(/<section class="card plan/g)).toHaveLength(3);
     expect(pricing.html).toContain(`href="${router.appUrl}/checkout?plan=pro"`);
     expect(pricing.html).toContain('Managed provider access');
+    // Route profiles are stated once, in one table row each with the plans that include them, not per card.
+    const cards = pricing.html.slice(pricing.html.indexOf('<div class="plans">'), pricing.html.indexOf('route-profiles-heading'));
+    expect(cards).not.toContain('Route profiles:');
+    expect(cards).not.toMatch(/<li>router\/frontier<\/li>/);
+    for (const route of ['router/frontier', 'router/fusion']) expect(pricing.html.match(new RegExp(`<code>${route}</code>`, 'g')), route).toHaveLength(1);
+    const fusionRow = /<tr><th scope="row"><code>router\/fusion<\/code>.*?<\/tr>/s.exec(pricing.html)![0];
+    expect(fusionRow.match(/included<\/td>/g)).toHaveLength(2);
+    expect(fusionRow).toContain('not included');
     const catalog = await browser.get('/model-catalog');
     expect(catalog.html).toContain('router/frontier');
     const family = await browser.get('/model-catalog/frontier');

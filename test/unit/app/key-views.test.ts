@@ -15,21 +15,26 @@ describe('key views', () => {
     expect(keyState(key({ revokedAt: '2026-11-20T00:00:00.000Z' }), NOW, false)).toBe('retired');
   });
 
-  it('flags keys without expiry, never used, or unused for 30 days', () => {
+  it('flags keys without expiry, never used a week after creation, or unused for 30 days', () => {
+    const created = '2026-11-01T00:00:00.000Z';
     const hints = hygieneHints(
       [
-        { name: 'a', last4: '1111', expiresAt: null, lastUsed: undefined },
-        { name: 'b', last4: '2222', expiresAt: '2027-01-01T00:00:00.000Z', lastUsed: null },
-        { name: 'c', last4: '3333', expiresAt: '2027-01-01T00:00:00.000Z', lastUsed: '2026-10-01T00:00:00.000Z' },
-        { name: 'd', last4: '4444', expiresAt: '2027-01-01T00:00:00.000Z', lastUsed: '2026-11-20T00:00:00.000Z' },
+        { name: 'a', last4: '1111', createdAt: created, expiresAt: null, lastUsed: undefined },
+        { name: 'b', last4: '2222', createdAt: created, expiresAt: '2027-01-01T00:00:00.000Z', lastUsed: null },
+        { name: 'c', last4: '3333', createdAt: created, expiresAt: '2027-01-01T00:00:00.000Z', lastUsed: '2026-10-01T00:00:00.000Z' },
+        { name: 'd', last4: '4444', createdAt: created, expiresAt: '2027-01-01T00:00:00.000Z', lastUsed: '2026-11-20T00:00:00.000Z' },
+        { name: 'fresh', last4: '5555', createdAt: '2026-11-20T00:00:00.000Z', expiresAt: '2027-01-01T00:00:00.000Z', lastUsed: null },
+        { name: 'e', last4: '6666', createdAt: created, expiresAt: '2027-01-01T00:00:00.000Z', lastUsed: '2026-10-22T10:00:00.001Z' },
       ],
       NOW,
     );
     expect(hints).toEqual([
       'a (…1111) never expires: rotate it now and then, or create keys with an expiry.',
-      'b (…2222) has never been used: revoke it if nothing needs it.',
-      'c (…3333) has not been used for 30 days.',
+      'b (…2222) was created 20 days ago and has never been used: revoke it if nothing needs it.',
+      'c (…3333) has not been used for 51 days: revoke it if nothing needs it any more.',
     ]);
+    // Exactly 30 days idle is flagged; a millisecond less is not.
+    expect(hygieneHints([{ name: 'x', last4: '7777', createdAt: created, expiresAt: '2027-01-01T00:00:00.000Z', lastUsed: '2026-10-22T10:00:00.000Z' }], NOW)).toHaveLength(1);
   });
 
   it('parses an optional limit as a whole number between 1 and the plan’s', () => {

@@ -1,0 +1,29 @@
+/**
+ * The account app's view of the usage ledger (app/ledger-seams.ts), built by the composition root from
+ * the runtime: reports through the read service `router usage` uses, support bundles through
+ * supportBundleOfRuntime. Each call is scoped to the account it names.
+ */
+import type { LedgerViews } from '../app/ledger-seams.js';
+import { dailyUsage, lastUsedByKey, listRequests, usageReport } from '../usage/usage-report.js';
+import type { RouterDeps } from './router-deps.js';
+import { supportBundleOfRuntime } from './support-bundle-of-runtime.js';
+
+export function createLedgerViews(deps: RouterDeps): LedgerViews {
+  const ledger = deps.usage.store;
+  const recording = deps.usage.ledger !== null;
+  return {
+    recording,
+    async lastUsed(accountId) {
+      if (!recording) return null;
+      return new Map((await lastUsedByKey(ledger, accountId)).map((entry) => [entry.keyId, entry.lastAt]));
+    },
+    daily: (query) => dailyUsage(ledger, query),
+    report: (query) => usageReport(ledger, query),
+    recentRequests: (accountId, limit) => listRequests(ledger, { accountId, limit }),
+    async supportBundle(accountId, requestId) {
+      const bundle = await supportBundleOfRuntime(deps, { accountId, requestId });
+      // No records of this id in this account (another account's id, or a made-up one): nothing to bundle.
+      return bundle.request && bundle.request.records.length > 0 ? bundle : null;
+    },
+  };
+}

@@ -1,0 +1,38 @@
+/**
+ * Usage reports as CSV (RFC 4180): `router usage --csv` and the account app's export are this one
+ * function, so a spreadsheet made from either has the same header, rows and totals.
+ */
+import type { UsageReport, UsageReportRow } from './usage-report.js';
+
+const COLUMNS: readonly [string, (row: UsageReportRow) => string | number][] = [
+  ['requests', (row) => row.requests],
+  ['failed_requests', (row) => row.failedRequests],
+  ['calls', (row) => row.calls],
+  ['prompt_tokens', (row) => row.promptTokens],
+  ['completion_tokens', (row) => row.completionTokens],
+  ['reasoning_tokens', (row) => row.reasoningTokens],
+  ['cached_tokens', (row) => row.cachedTokens],
+  ['unknown_usage_calls', (row) => row.unknownUsageCalls],
+  ['unpriced_calls', (row) => row.unpricedCalls],
+  ['cost_usd', (row) => row.costUsd],
+  ['managed_spend_usd', (row) => row.meteredUsd],
+];
+
+/** A header, one line per row (the group's value; empty for none), then a `total` line; CRLF-free, newline-terminated. */
+export function usageReportCsv(report: Pick<UsageReport, 'by' | 'rows' | 'totals'>): string {
+  const line = (first: string, row: UsageReportRow) => [csvField(first), ...COLUMNS.map(([, pick]) => pick(row))].join(',');
+  const lines = [[report.by, ...COLUMNS.map(([name]) => name)].join(',')];
+  for (const row of report.rows) lines.push(line(row.group ?? '', row));
+  lines.push(line('total', report.totals));
+  return `${lines.join('\n')}\n`;
+}
+
+/**
+ * One field, quoted when it must be (RFC 4180: a comma, a double quote, CR or LF; quotes doubled). A
+ * value a spreadsheet would run as a formula (`=`, `+`, `-`, `@`, tab or CR first) is quoted too and
+ * led by an apostrophe, so opening an export never executes anything in it.
+ */
+export function csvField(value: string): string {
+  const inert = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
+  return inert !== value || /[",\n\r]/.test(inert) ? `"${inert.replaceAll('"', '""')}"` : inert;
+}

@@ -1,0 +1,82 @@
+/** CSV of usage reports: RFC 4180 quoting (round-trips any text) and no formula a spreadsheet would run. */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { emptySums } from '../../../src/stores/ledger-rollup.js';
+import { csvField, usageReportCsv } from '../../../src/usage/usage-csv.js';
+
+/** A strict RFC 4180 reader, written from the RFC for this test: fields, quoted fields, doubled quotes. */
+function readCsv(text: string): string[][] {
+  const rows: string[][] = [];
+  let row: string[] = [];
+  let field = '';
+  let i = 0;
+  while (i < text.length) {
+    if (text[i] === '"' && field === '') {
+      i++;
+      for (;;) {
+        if (i >= text.length) throw new Error('unterminated quoted field');
+        if (text[i] === '"') {
+          if (text[i + 1] === '"') {
+            field += '"';
+            i += 2;
+            continue;
+          }
+          i++;
+          break;
+        }
+        field += text[i++];
+      }
+      if (i < text.length && text[i] !== ',' && text[i] !== '\n') throw new Error(`text after a closing quote at ${i}`);
+    } else if (text[i] === ',') {
+      row.push(field);
+      field = '';
+      i++;
+    } else if (text[i] === '\n') {
+      row.push(field);
+      rows.push(row);
+      row = [];
+      field = '';
+      i++;
+    } else {
+      if (text[i] === '"' || text[i] === '\r') throw new Error(`bare ${JSON.stringify(text[i])} in an unquoted field at ${i}`);
+      field += text[i++];
+    }
+  }
+  if (field !== '' || row.length) throw new Error('missing final newline');
+  return rows;
+}
+
+const row = (group: string | null, requests: number) => ({ ...emptySums(group), requests, costUsd: '0.000000001', meteredUsd: '0' });
+
+describe('usage CSV', () => {
+  it('reads back every field exactly, whatever it contains (a formula-looking one with a leading apostrophe)', () => {
+    fc.assert(
+      fc.property(fc.array(fc.string({ unit: 'binary', maxLength: 20 }), { minLength: 1, maxLength: 6 }), (fields) => {
+        const [parsed] = readCsv(`${fields.map(csvField).join(',')}\n`);
+        expect(parsed).toEqual(fields.map((field) => (/^[=+\-@\t\r]/.test(field) ? `'${field}` : field)));
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it('quotes only when it must, and never lets a cell start a formula', () => {
+    expect(csvField('router/frontier')).toBe('router/frontier');
+    expect(csvField('a,b')).toBe('"a,b"');
+    expect(csvField('say "hi"')).toBe('"say ""hi"""');
+    expect(csvField('two\nlines')).toBe('"two\nlines"');
+    expect(csvField('=HYPERLINK("http://evil")')).toBe('"\'=HYPERLINK(""http://evil"")"');
+    expect(csvField('@SUM(A1)')).toBe('"\'@SUM(A1)"');
+  });
+
+  it('writes a header, one line per row and the totals, the same columns as router usage --csv', () => {
+    const csv = usageReportCsv({ by: 'key', rows: [row('key_1', 2), row(null, 1), row('odd, "name"', 4)], totals: row(null, 7) });
+    const lines = readCsv(csv);
+    expect(lines[0]).toEqual(['key', 'requests', 'failed_requests', 'calls', 'prompt_tokens', 'completion_tokens', 'reasoning_tokens', 'cached_tokens', 'unknown_usage_calls', 'unpriced_calls', 'cost_usd', 'managed_spend_usd']);
+    expect(lines.slice(1).map((line) => [line[0], line[1], line[10]])).toEqual([
+      ['key_1', '2', '0.000000001'],
+      ['', '1', '0.000000001'],
+      ['odd, "name"', '4', '0.000000001'],
+      ['total', '7', '0.000000001'],
+    ]);
+  });
+});
