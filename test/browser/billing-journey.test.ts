@@ -57,6 +57,7 @@ describe.skipIf(!HAVE_BROWSER)('billing in a real browser', { timeout: 120_000 }
     await expect.poll(() => page.getByRole('heading', { name: 'Your plan: Pro' }).count()).toBe(1);
     expect(await page.getByRole('link', { name: 'Manage billing' }).count()).toBe(1);
     expect(await page.locator('#subscription-status').textContent()).toBe('Active');
+    expect(await page.getByText('Stripe confirmed the payment and your plan is active').count()).toBe(1);
     await checkPage(page, 'billing-pro');
     await page.setViewportSize({ width: 375, height: 900 });
     await expectNoHorizontalScroll(page, 'billing-pro at 375 px');

@@ -18,6 +18,7 @@ import { subscriptionView } from './billing-views.js';
 
 const RETURN_NOTICES: Readonly<Record<string, string>> = {
   success: 'Thank you. Your plan changes as soon as Stripe confirms the payment, usually within seconds: reload this page to see it.',
+  confirmed: 'Thank you: Stripe confirmed the payment and your plan is active.',
   cancelled: 'Checkout was cancelled. Nothing was charged.',
 };
 
@@ -34,13 +35,16 @@ export function registerBillingPages(router: Router, deps: WebDeps): void {
   function billingPage(event: H3Event, page: PageContext, extra: Record<string, unknown> = {}, status?: number): string {
     const query = new URL(event.path, 'http://x').searchParams;
     const record = page.billingRecord;
+    const returned = query.get('checkout') ?? '';
+    // Back from Stripe: the webhook may have arrived first (the plan is on) or not yet (nothing is granted here).
+    const notice = RETURN_NOTICES[returned === 'success' && isPaying(record?.status ?? null) ? 'confirmed' : returned] ?? null;
     const data: Record<string, unknown> = {
       title: 'Billing',
       billingOn: billing !== null,
       subscription: billing && record?.status ? subscriptionView(billing.service, deps.plans, record, page.account) : null,
       canManage: billing !== null && record?.customerId != null,
       plans: planCards(deps, page.account.plan, { subscribed: isPaying(record?.status ?? null) }),
-      notice: RETURN_NOTICES[query.get('checkout') ?? ''] ?? null,
+      notice,
       ...extra,
     };
     return page.view('billing', data, status ? { status } : {});
