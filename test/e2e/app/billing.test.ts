@@ -8,9 +8,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FAKE_STRIPE_KEY, FAKE_WEBHOOK_SECRET, startStripeFake, type StripeFake, type SubscriptionState } from '../../fakes/stripe-fake.js';
-import { BILLING_ENV, billingPatch, deliverEvent, MAX_PRICE, PRO_PRICE } from '../billing-harness.js';
-import { manualClock, sdkClient, startFakes, type Fakes } from '../router-harness.js';
-import { AppClient, shownKey, startAppRouter, type AppRouter } from '../app-harness.js';
+import { BILLING_ENV, billingCustomer, billingPatch, deliverEvent, listedModels, MAX_PRICE, PRO_PRICE } from '../billing-harness.js';
+import { manualClock, startFakes, type Fakes } from '../router-harness.js';
+import { AppClient, startAppRouter, type AppRouter } from '../app-harness.js';
 
 const PASSWORD = 'correct horse battery staple';
 const DAY = 86_400_000;
@@ -36,15 +36,7 @@ describe('billing with Stripe', () => {
   const store = () => router.server.runtime.store;
   const nowSeconds = () => Math.floor(clock.now() / 1000);
 
-  async function customer(email: string) {
-    const browser = new AppClient(router.url);
-    await browser.signUp(email, PASSWORD);
-    const key = shownKey((await browser.post('/app/onboarding/key', {})).html)!;
-    await browser.get('/app/provider-keys');
-    await browser.post('/app/provider-keys', { provider: 'openai', key: 'sk-proj-billing-test-1234' });
-    const accountId = (await store().findLoginByEmail(email))!.account.id;
-    return { browser, key, accountId, sdk: sdkClient(router, key) };
-  }
+  const customer = (email: string) => billingCustomer(router, email);
 
   /** What Stripe "knows" about a new subscription of the account. */
   function subscribe(accountId: string | null, overrides: Partial<SubscriptionState> = {}): SubscriptionState {
@@ -73,7 +65,7 @@ describe('billing with Stripe', () => {
     ({ id: `cs_done_${sub.id}`, object: 'checkout.session', mode: 'subscription', client_reference_id: accountId, customer: sub.customer, subscription: sub.id });
   const subscriptionObject = (sub: SubscriptionState) => stripe.subscriptionObject(sub.id);
   const planOf = async (accountId: string) => (await store().getAccount(accountId))!.plan;
-  const models = async (sdk: ReturnType<typeof sdkClient>) => (await sdk.models.list()).data.map((model) => model.id);
+  const models = listedModels;
 
   it('creates a subscription-mode Checkout Session for the signed-in account and redirects to it (303)', async () => {
     const { browser, accountId } = await customer('checkout@example.com');
