@@ -44,23 +44,29 @@ export function redirect(event: H3Event, location: string): Promise<void> {
 
 const FORM_LIMIT_BYTES = 16 * 1024;
 
-export class FormTooLargeError extends Error {}
+export class BodyTooLargeError extends Error {}
 
-/** A urlencoded form body, read up to 16 KiB (anything larger is refused, never buffered). */
-export async function readForm(event: H3Event): Promise<Record<string, string>> {
-  const type = getRequestHeader(event, 'content-type') ?? '';
+/** The raw body, read up to `limitBytes` (anything larger is refused, never buffered). */
+export async function readBodyUpTo(event: H3Event, limitBytes: number): Promise<Buffer> {
   const declared = Number(getRequestHeader(event, 'content-length') ?? '0');
-  if (declared > FORM_LIMIT_BYTES) throw new FormTooLargeError();
+  if (declared > limitBytes) throw new BodyTooLargeError();
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of event.node.req as AsyncIterable<Buffer>) {
     size += chunk.length;
-    if (size > FORM_LIMIT_BYTES) throw new FormTooLargeError();
+    if (size > limitBytes) throw new BodyTooLargeError();
     chunks.push(chunk);
   }
+  return Buffer.concat(chunks);
+}
+
+/** A urlencoded form body, read up to 16 KiB. */
+export async function readForm(event: H3Event): Promise<Record<string, string>> {
+  const type = getRequestHeader(event, 'content-type') ?? '';
+  const body = await readBodyUpTo(event, FORM_LIMIT_BYTES);
   if (!type.startsWith('application/x-www-form-urlencoded')) return {};
   const form: Record<string, string> = {};
-  for (const [name, value] of new URLSearchParams(Buffer.concat(chunks).toString('utf8'))) form[name] ??= value;
+  for (const [name, value] of new URLSearchParams(body.toString('utf8'))) form[name] ??= value;
   return form;
 }
 

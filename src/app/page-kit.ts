@@ -5,13 +5,17 @@
  */
 import { eventHandler, type EventHandler, type H3Event } from 'h3';
 import type { PlanConfig } from '../config/types.js';
-import { FormTooLargeError, readForm, redirect, redirectAfterPost, sendHtml } from './http-helpers.js';
+import type { BillingRecord } from '../stores/billing-store.js';
+import { pastDueBanner } from './billing/billing-views.js';
+import { BodyTooLargeError, readForm, redirect, redirectAfterPost, sendHtml } from './http-helpers.js';
 import type { SignedIn } from './session-manager.js';
 import type { WebDeps } from './web-deps.js';
 
 export interface PageContext extends SignedIn {
   csrfToken: string;
   plan: PlanConfig | undefined;
+  /** The account's billing (null with billing off or before any subscription), due changes applied. */
+  billingRecord: BillingRecord | null;
   /** Render a page in the signed-in layout. */
   view(template: string, data?: Record<string, unknown>, options?: { status?: number }): string;
 }
@@ -26,15 +30,17 @@ const NAV = [
   ['/support', 'Support'],
 ] as const;
 
-function pageContext(deps: WebDeps, event: H3Event, signedIn: SignedIn): PageContext {
+function pageContext(deps: WebDeps, event: H3Event, signedIn: SignedIn, billingRecord: BillingRecord | null): PageContext {
   const csrfToken = deps.csrf.sessionToken(signedIn.session.id);
   const plan = deps.plans.get(signedIn.account.plan);
   const current = event.path.split('?')[0]!;
   const accountNav = NAV.map(([path, label]) => ({ href: deps.paths.app + path, label, current: current === deps.paths.app + path }));
+  const billingBanner = deps.billing ? pastDueBanner(deps.billing.service, deps.plans, billingRecord, signedIn.account) : null;
   return {
     ...signedIn,
     csrfToken,
     plan,
+    billingRecord,
     view: (template, data = {}, options = {}) =>
       sendHtml(
         event,
@@ -43,6 +49,7 @@ function pageContext(deps: WebDeps, event: H3Event, signedIn: SignedIn): PageCon
           account: signedIn.account,
           planName: plan?.name ?? signedIn.account.plan,
           accountNav,
+          billingBanner,
           csrf: csrfToken,
           ...data,
         }),
@@ -66,11 +73,19 @@ async function signedInOrRedirect(deps: WebDeps, event: H3Event): Promise<Signed
   return signedIn;
 }
 
+/** The signed-in account with its billing read, and any scheduled plan change that is due applied (the check on read). */
+async function withBilling(deps: WebDeps, signedIn: SignedIn): Promise<{ signedIn: SignedIn; billing: BillingRecord | null }> {
+  if (!deps.billing) return { signedIn, billing: null };
+  const { record, account } = await deps.billing.service.current(signedIn.account);
+  return { signedIn: { ...signedIn, account }, billing: record };
+}
+
 export function signedInPage(deps: WebDeps, render: (event: H3Event, page: PageContext) => Promise<string | void>): EventHandler {
   return eventHandler(async (event) => {
-    const signedIn = await signedInOrRedirect(deps, event);
-    if (!signedIn) return;
-    return render(event, pageContext(deps, event, signedIn));
+    const resolved = await signedInOrRedirect(deps, event);
+    if (!resolved) return;
+    const { signedIn, billing } = await withBilling(deps, resolved);
+    return render(event, pageContext(deps, event, signedIn, billing));
   });
 }
 
@@ -81,10 +96,11 @@ export function signedInAction(
   return eventHandler(async (event) => {
     const refused = deps.csrf.originProblem(event);
     if (refused) return forbidden(deps, event, refused);
-    const signedIn = await signedInOrRedirect(deps, event);
-    if (!signedIn) return;
+    const resolved = await signedInOrRedirect(deps, event);
+    if (!resolved) return;
     const form = await readFormOrNull(event);
-    const page = pageContext(deps, event, signedIn);
+    const { signedIn, billing } = await withBilling(deps, resolved);
+    const page = pageContext(deps, event, signedIn, billing);
     if (!form || !deps.csrf.verify(page.csrfToken, form.csrf)) return forbidden(deps, event, 'missing or wrong form token');
     return act(event, page, form);
   });
@@ -104,7 +120,7 @@ async function readFormOrNull(event: H3Event): Promise<Record<string, string> | 
   try {
     return await readForm(event);
   } catch (error) {
-    if (error instanceof FormTooLargeError) return null;
+    if (error instanceof BodyTooLargeError) return null;
     throw error;
   }
 }

@@ -1,5 +1,6 @@
 /** Everything the web pages need, built once by createWebHandler. */
 import type { KeyLimitService } from '../accounts/key-limit-service.js';
+import type { AppBilling } from './billing/open-billing.js';
 import type { RouterDeps } from '../server/router-deps.js';
 import type { CsrfGuard } from './csrf.js';
 import type { Renderer } from './render.js';
@@ -18,4 +19,6 @@ export interface WebDeps extends RouterDeps {
   keyLimits: KeyLimitService;
   statusHistory: StatusHistory;
   ledger: LedgerViews;
+  /** Null with billing off (billing.provider none). */
+  billing: AppBilling | null;
 }

@@ -18,6 +18,8 @@ import { CsrfGuard } from './csrf.js';
 import { registerDocsPages } from './docs/docs-pages.js';
 import { sendHtml, wantsHtml } from './http-helpers.js';
 import type { LedgerViews } from './ledger-seams.js';
+import { openBilling } from './billing/open-billing.js';
+import { registerBillingPages } from './billing/billing-pages.js';
 import { Renderer } from './render.js';
 import { registerAccountPages } from './routes/account-pages.js';
 import { registerAuthPages } from './routes/auth-pages.js';
@@ -66,6 +68,7 @@ export function createWebHandler(deps: RouterDeps, options: WebHandlerOptions): 
     keyLimits: options.keyLimits,
     statusHistory,
     ledger: options.ledger,
+    billing: server.app.enabled ? openBilling(deps) : null,
   };
   if (!paths.secure) {
     deps.logger.warn(`account app at ${server.appUrl} is served over http: its cookies are not marked Secure (fine on localhost; use an https appUrl in production)`);
@@ -92,6 +95,7 @@ export function createWebHandler(deps: RouterDeps, options: WebHandlerOptions): 
     registerProviderKeyPages(router, web);
     registerAccountPages(router, web);
     registerUsagePages(router, web);
+    registerBillingPages(router, web);
   }
 
   const owns = (path: string) => (paths.app !== '' && (path === paths.app || path.startsWith(`${paths.app}/`))) || (paths.docs !== '' && (path === paths.docs || path.startsWith(`${paths.docs}/`)));

@@ -24,7 +24,7 @@ export function assembleRouterConfig(dir: string, files: RawConfigFiles): Router
  * /v1 (clients append it; a trailing /v1 is dropped rather than doubled); unset, it is the address the
  * router listens on, so a local run's links point at itself.
  */
-function assembleServer({ secretKey, metrics, ...server }: RawConfigFiles['server']): ServerConfig {
+function assembleServer({ secretKey, metrics, billing, ...server }: RawConfigFiles['server']): ServerConfig {
   const baseUrl = withoutTrailingSlashes(server.baseUrl ?? listenUrl(server.listen)).replace(/\/v1$/, '');
   const appUrl = withoutTrailingSlashes(server.appUrl ?? `${baseUrl}/app`);
   return {
@@ -35,6 +35,19 @@ function assembleServer({ secretKey, metrics, ...server }: RawConfigFiles['serve
     supportUrl: withoutTrailingSlashes(server.supportUrl ?? `${appUrl}/support`),
     ...(secretKey ? { secretKey: new Secret(secretKey) } : {}),
     metrics: { enabled: metrics.enabled, ...(metrics.token ? { token: new Secret(metrics.token) } : {}) },
+    billing: assembleBilling(billing),
+  };
+}
+
+function assembleBilling({ stripe, ...billing }: RawConfigFiles['server']['billing']): ServerConfig['billing'] {
+  const { secretKey, webhookSecret, apiUrl } = stripe;
+  return {
+    ...billing,
+    stripe: {
+      apiUrl: withoutTrailingSlashes(apiUrl),
+      ...(secretKey ? { secretKey: new Secret(secretKey) } : {}),
+      ...(webhookSecret ? { webhookSecret: new Secret(webhookSecret) } : {}),
+    },
   };
 }
 

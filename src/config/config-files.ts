@@ -18,13 +18,14 @@ export const CONFIG_FILE_NAMES = ['server', 'plans', 'routes', 'providers', 'cat
 
 export type ConfigFileName = (typeof CONFIG_FILE_NAMES)[number];
 
-export type RawServerFile = Omit<ServerConfig, 'baseUrl' | 'appUrl' | 'docsUrl' | 'supportUrl' | 'secretKey' | 'metrics'> & {
+export type RawServerFile = Omit<ServerConfig, 'baseUrl' | 'appUrl' | 'docsUrl' | 'supportUrl' | 'secretKey' | 'metrics' | 'billing'> & {
   baseUrl?: string;
   appUrl?: string;
   docsUrl?: string;
   supportUrl?: string;
   secretKey?: string;
   metrics: { enabled: boolean; token?: string };
+  billing: Omit<ServerConfig['billing'], 'stripe'> & { stripe: { secretKey?: string; webhookSecret?: string; apiUrl: string } };
 };
 
 export type RawProvider = Omit<ProviderConfig, 'managedKey'> & { managedKey?: string };

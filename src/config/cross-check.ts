@@ -46,6 +46,7 @@ export function crossCheck(files: Partial<RawConfigFiles>): FileProblem[] {
       problems.push(...unknown('catalog', pointer, `catalog family "${family.id}"`, 'route profile', family.profile, known));
     });
   }
+  if (server && plans) problems.push(...billingProblems(server, plans.plans));
   if (pricing && plans) {
     const known = idsOf(plans.plans);
     for (const planId of Object.keys(pricing.features)) {
@@ -55,6 +56,32 @@ export function crossCheck(files: Partial<RawConfigFiles>): FileProblem[] {
       problems.push({ file: 'pricing', pointer, target: 'key', message });
     }
   }
+  return problems;
+}
+
+/** With Stripe on, everything a purchase needs must be there: both secrets, the app, and a price for every paid plan. */
+function billingProblems(server: RawConfigFiles['server'], plans: RawConfigFiles['plans']['plans']): FileProblem[] {
+  if (server.billing.provider !== 'stripe') return [];
+  const problems: FileProblem[] = [];
+  const stripe = server.billing.stripe;
+  for (const field of ['secretKey', 'webhookSecret'] as const) {
+    if (!stripe[field]) {
+      problems.push({ file: 'server', pointer: '/billing/stripe', target: 'value', message: `billing.provider is stripe but billing.stripe.${field} is empty (set it from the environment)` });
+    }
+  }
+  if (!server.app.enabled) {
+    problems.push({ file: 'server', pointer: '/billing/provider', target: 'value', message: 'billing.provider is stripe but the account app (app.enabled) is off: checkout and webhooks live in the app' });
+  }
+  const firstPlanOfPrice = new Map<string, string>();
+  plans.forEach((plan, p) => {
+    if (plan.priceUsdMonthly > 0 && !plan.stripePriceId) {
+      problems.push({ file: 'plans', pointer: `/plans/${p}`, target: 'value', message: `paid plan "${plan.id}" has no stripePriceId (billing.provider is stripe)` });
+    }
+    if (!plan.stripePriceId) return;
+    const first = firstPlanOfPrice.get(plan.stripePriceId);
+    if (first) problems.push({ file: 'plans', pointer: `/plans/${p}/stripePriceId`, target: 'value', message: `plan "${plan.id}" uses the Stripe price of plan "${first}"` });
+    else firstPlanOfPrice.set(plan.stripePriceId, plan.id);
+  });
   return problems;
 }
 

@@ -65,6 +65,22 @@ export interface ServerConfig {
   logFormat: LogFormat;
   ledger: LedgerConfig;
   metrics: MetricsConfig;
+  billing: BillingConfig;
+}
+
+/** Plans bought online (src/billing/, src/app/billing/). `none`: plans change only through the operator. */
+export interface BillingConfig {
+  provider: 'none' | 'stripe';
+  /** Days a subscription whose payment failed (past_due) keeps its paid plan before the account drops to the sign-up plan. */
+  pastDueGraceDays: number;
+  stripe: {
+    /** Required with provider `stripe` (a `${STRIPE_SECRET_KEY}` reference). */
+    secretKey?: Secret;
+    /** The signing secret of the webhook endpoint registered in Stripe (`whsec_…`). */
+    webhookSecret?: Secret;
+    /** Where the Stripe API is (default https://api.stripe.com); another address only for stripe-mock or tests. */
+    apiUrl: string;
+  };
 }
 
 export interface LedgerConfig {
@@ -97,6 +113,8 @@ export interface PlanConfig {
   managedSpendCapUsd?: number;
   /** Most output tokens one request may ask for; a request that asks for none is given this cap. */
   maxOutputTokens?: number;
+  /** The Stripe price a subscription to this plan uses (billing.provider `stripe`; required for paid plans then). */
+  stripePriceId?: string;
 }
 
 export interface RouteTarget {

@@ -26,6 +26,12 @@ export function forgetOnAccountChange(store: Store, ledger: QuotaLedger, onForge
       await announce(id);
       return account;
     },
+    // Billing (webhooks and the sweep) changes plans through here too, so paid plans apply at once.
+    async saveBillingChange(change) {
+      const result = await store.saveBillingChange(change);
+      if (result.outcome === 'applied' && result.planChanged) await announce(change.accountId);
+      return result;
+    },
     async deactivateAccount(id, actor) {
       const account = await store.deactivateAccount(id, actor);
       await announce(id);

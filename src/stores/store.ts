@@ -4,6 +4,7 @@
  * Every mutation of accounts, keys and provider keys writes its audit event in the same transaction.
  */
 import type { AccountAuthStore } from './account-auth-store.js';
+import type { BillingStore } from './billing-store.js';
 import type { KeyLimitStore } from './key-limit-store.js';
 
 export type AccountStatus = 'active' | 'inactive';
@@ -76,8 +77,8 @@ export interface QuotaAdmitInput {
   limitsByPlan: Readonly<Record<string, number>>;
 }
 
-/** The account app's parts (sign-in, sessions, links, per-key limits) live in their own interfaces. */
-export interface Store extends AccountAuthStore, KeyLimitStore {
+/** The account app's parts (sign-in, sessions, links, per-key limits) and billing live in their own interfaces. */
+export interface Store extends AccountAuthStore, KeyLimitStore, BillingStore {
   readonly kind: 'sqlite' | 'postgres';
   /** Apply pending versioned migrations. Idempotent. */
   migrate(): Promise<void>;

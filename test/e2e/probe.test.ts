@@ -13,7 +13,6 @@ import {
   PROVIDER_KEYS,
   TEST_SECRET,
   frontierOrder,
-  pointProvidersAt,
   runCli,
   runCliJson,
   startFakes,
@@ -22,6 +21,7 @@ import {
   type Fakes,
   type RouterProcess,
 } from './router-harness.js';
+import { BILLING_ENV, billingPatch } from './billing-harness.js';
 
 /** A site answering 200 to every GET, except the paths told to fail. */
 async function startSite(): Promise<{ url: string; failing: Set<string>; visited: string[]; close(): Promise<void> }> {
@@ -51,12 +51,18 @@ describe('router probe against a running router', { timeout: 90_000 }, () => {
     fakes.openai.setReply({ toolCalls: [{ name: 'get_time', arguments: { city: 'Paris' } }], toolCallsWhenOffered: true });
     site = await startSite();
     dataDir = mkdtempSync(join(tmpdir(), 'router-probe-'));
+    // Billing on, so /pricing lists the checkout paths the link check follows.
+    const billing = billingPatch('https://api.stripe.com', fakes.urls);
     const configDir = writeConfigDir({
-      server: (doc) => void (doc.docsUrl = `${site.url}/docs`),
-      providers: pointProvidersAt(fakes.urls),
+      server: (doc) => {
+        billing.server!(doc);
+        doc.docsUrl = `${site.url}/docs`;
+      },
+      plans: billing.plans!,
+      providers: billing.providers!,
       routes: frontierOrder(['openai']),
     });
-    env = { ROUTER_CONFIG: configDir, ROUTER_STORAGE: `sqlite:${join(dataDir, 'router.db')}`, ROUTER_SECRET_KEY: TEST_SECRET, ROUTER_APP_URL: `${site.url}/app` };
+    env = { ROUTER_CONFIG: configDir, ROUTER_STORAGE: `sqlite:${join(dataDir, 'router.db')}`, ROUTER_SECRET_KEY: TEST_SECRET, ROUTER_APP_URL: `${site.url}/app`, ...BILLING_ENV };
     router = await startRouterProcess(env);
     const account = async (plan: string) => {
       const { account: created } = await runCliJson(env, 'accounts', 'create', '--email', `probe-${plan}@example.com`, '--plan', plan);

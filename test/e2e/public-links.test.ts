@@ -4,6 +4,7 @@
  * ROUTER_SUPPORT_URL move their own and what derives from them.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { BILLING_ENV, billingPatch } from './billing-harness.js';
 import { json, runCliJson, startRouterProcess, startTestRouter, writeConfigDir, type TestRouter } from './router-harness.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -24,7 +25,8 @@ describe('links derive from the public addresses', () => {
   });
 
   it('ROUTER_BASE_URL alone moves every guided link, onboarding step, checkout path and catalog page off localhost', async () => {
-    router = await startTestRouter({ env: { ROUTER_BASE_URL: 'https://api.example.com' } });
+    // Billing on, so /pricing lists checkout paths.
+    router = await startTestRouter({ env: { ROUTER_BASE_URL: 'https://api.example.com', ...BILLING_ENV }, patch: billingPatch('https://api.stripe.com') });
     const anonymous = await json(await fetch(`${router.baseURL}/models`, { headers: UA }));
     expect(anonymous.error).toMatchObject({
       docsUrl: 'https://api.example.com/docs/errors#missing_api_key',

@@ -116,8 +116,13 @@ describe('request validation, plan permissions, edge rule and public metadata', 
     expect(pricing.apiBaseUrl).toBe('http://localhost:8787/v1');
     expect(pricing.plans.map((plan: { id: string }) => plan.id)).toEqual(['free', 'pro', 'max']);
     expect(pricing.plans[0].limits).toEqual({ monthlyRequests: 1000, requestsPerMinute: 20 });
-    expect(pricing.plans[1].checkoutUrl).toBe('http://localhost:8787/app/checkout?plan=pro');
-    expect(pricing.plans[0].checkoutUrl).toBeNull();
+    // Billing is off by default: nothing is sold online (docs/billing.md; test/e2e/app/billing.test.ts has it on).
+    expect(pricing.onlineCheckout).toBe(false);
+    expect(pricing.plans.map((plan: { checkoutUrl: unknown; purchasableOnline: unknown }) => [plan.checkoutUrl, plan.purchasableOnline])).toEqual([
+      [null, false],
+      [null, false],
+      [null, false],
+    ]);
     expect(pricing.launchBoundary.live).toContain('bring_your_own_provider_keys');
     expect(pricing.launchBoundary.notLive).toEqual(['managed_provider_access']);
     expect(pricing.launchBoundary.managedProviderAccess.active).toBe(false);

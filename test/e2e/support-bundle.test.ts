@@ -102,7 +102,7 @@ describe.each(usageBackends('bundle'))('support bundles on %s', { timeout: 60_00
     const text = readFileSync(out, 'utf8');
     expectNoSecrets(text);
     const bundle = JSON.parse(text);
-    expect(bundle.versions).toMatchObject({ router: '0.1.0', node: process.version, schemaVersion: 4 });
+    expect(bundle.versions).toMatchObject({ router: '0.1.0', node: process.version, schemaVersion: 5 });
     expect(bundle.configuration.server.baseUrl).toBe('http://localhost:8787');
     expect(bundle.configuration.server.supportUrl).toBe('https://ops:%5Bredacted%5D@support.example.com/help?token=%5Bredacted%5D');
     expect(bundle.configuration.providers.providers.find((p: { id: string }) => p.id === 'vault').headers).toEqual({

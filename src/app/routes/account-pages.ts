@@ -1,15 +1,15 @@
-/** Security, billing, the deactivated page, and the app's front door (usage and support: usage-pages.ts). */
+/** Security, the deactivated page, and the app's front door (usage and support: usage-pages.ts; billing: ../billing/). */
 import { eventHandler, type Router } from 'h3';
 import { hashPassword, passwordProblem, verifyPassword } from '../password-hashing.js';
 import { redirect, sendHtml } from '../http-helpers.js';
 import { utcLabel } from '../key-views.js';
 import { signedInAction, signedInPage, type PageContext } from '../page-kit.js';
-import { planCards } from '../plan-cards.js';
 import type { WebDeps } from '../web-deps.js';
 
 const EVENT_LABELS: Record<string, string> = {
   'account.create': 'Account created',
   'account.set_plan': 'Plan changed',
+  'billing.update': 'Billing updated',
   'account.deactivate': 'Account deactivated',
   'account.password_set': 'Password set',
   'key.create': 'Key created',
@@ -96,15 +96,6 @@ export function registerAccountPages(router: Router, deps: WebDeps): void {
     }),
   );
 
-  const billing = signedInPage(deps, async (event, page) => {
-    const requested = new URL(event.path, 'http://x').searchParams.get('plan');
-    const requestedPlan = requested ? deps.plans.get(requested)?.name : undefined;
-    return page.view('billing', { title: 'Billing', requestedPlan, plans: planCards(deps, page.account.plan) });
-  });
-  router.get(`${app}/billing`, billing);
-  // The checkout paths the API and /pricing advertise. Billing (Stripe) replaces these handlers.
-  router.get(`${app}/checkout`, billing);
-  router.get(`${app}/billing/checkout`, billing);
 
   router.get(`${app}/deactivated`, eventHandler((event) => sendHtml(event, deps.renderer.page('deactivated', { title: 'Account deactivated' }))));
 

@@ -19,8 +19,11 @@ export async function runPublicChecks(session: ProbeSession, origin: string): Pr
     const r = await probeFetch({ url: `${origin}/pricing` });
     expectThat(r.status === 200 && Array.isArray(r.json?.plans) && r.json.plans.length > 0, 'a 200 pricing document with plans', r);
     expectThat(typeof r.json.apiBaseUrl === 'string' && r.json.apiBaseUrl.endsWith('/v1'), 'apiBaseUrl ending in /v1', r);
-    const paid = r.json.plans.filter((plan: { priceMonthly?: number }) => (plan.priceMonthly ?? 0) > 0);
-    expectThat(paid.every((plan: { checkoutUrl?: unknown }) => isUrl(plan.checkoutUrl)), 'a checkoutUrl on every paid plan', r);
+    // A plan sold online has its checkout link; with billing off none has one (the operator sets plans).
+    const plans = r.json.plans as Array<{ checkoutUrl?: unknown; purchasableOnline?: unknown }>;
+    const linked = plans.every((plan) => (plan.purchasableOnline === true ? isUrl(plan.checkoutUrl) : plan.checkoutUrl === null));
+    expectThat(linked, 'a checkoutUrl on every plan sold online and none on the others', r);
+    expectThat(r.json.onlineCheckout === plans.some((plan) => plan.purchasableOnline === true), 'onlineCheckout true exactly when a plan is sold online', r);
     expectThat(r.headers.get('cache-control')?.includes('public'), 'Cache-Control: public', r);
     found.pricing = r.json;
     return `${r.json.plans.length} plans, API base ${r.json.apiBaseUrl}`;

@@ -2,6 +2,7 @@
  * Public, cacheable metadata built once from configuration: GET /pricing and GET /model-catalog.
  * Discovery only: never upstream accounts or keys, never model traffic.
  */
+import { billingEnabled, checkoutUrl } from '../../billing/checkout-links.js';
 import type { RouterConfig } from '../../config/types.js';
 import type { ManagedAccessStatus } from '../../routing/managed-access.js';
 
@@ -12,6 +13,8 @@ export function buildPricing(config: RouterConfig, managedAccess: ManagedAccessS
     currency: pricing.currency,
     apiBaseUrl: `${server.baseUrl}/v1`,
     accountUrl: server.appUrl,
+    // With billing off nothing is sold online: plans are set by the operator, and no checkout path is listed.
+    onlineCheckout: billingEnabled(config),
     plans: plans.map((plan) => ({
       id: plan.id,
       name: plan.name,
@@ -19,7 +22,8 @@ export function buildPricing(config: RouterConfig, managedAccess: ManagedAccessS
       limits: { monthlyRequests: plan.monthlyRequests, requestsPerMinute: plan.requestsPerMinute },
       routeProfiles: plan.routeProfiles,
       features: pricing.features[plan.id] ?? [],
-      checkoutUrl: plan.priceUsdMonthly > 0 ? `${server.appUrl}/checkout?plan=${encodeURIComponent(plan.id)}` : null,
+      checkoutUrl: checkoutUrl(config, plan),
+      purchasableOnline: checkoutUrl(config, plan) !== null,
     })),
     launchBoundary: {
       live: ['chat_completions', 'responses', 'streaming', 'fusion', 'bring_your_own_provider_keys'],

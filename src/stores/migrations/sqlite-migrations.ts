@@ -195,4 +195,40 @@ export const sqliteMigrations: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 5,
+    name: 'billing: subscription state per account, Stripe events applied',
+    // billing_accounts: what the account's Stripe subscription says (re-read from Stripe on every event),
+    // the higher plan kept until the end of a paid period after a downgrade, and next_change_at, when the
+    // plan changes next without an event (period end, end of the past-due grace), which the sweep reads.
+    // version: optimistic concurrency, so an older read of Stripe never overwrites a newer one.
+    // billing_events: every Stripe event applied, under its id, written in the same transaction as its
+    // effect: a replayed event finds its id and changes nothing.
+    sql: `
+      CREATE TABLE billing_accounts (
+        account_id TEXT PRIMARY KEY REFERENCES accounts (id),
+        customer_id TEXT,
+        subscription_id TEXT,
+        status TEXT,
+        paid_plan TEXT,
+        current_period_end TEXT,
+        cancel_at_period_end INTEGER NOT NULL DEFAULT 0,
+        past_due_since TEXT,
+        kept_plan TEXT,
+        kept_until TEXT,
+        next_change_at TEXT,
+        last_event_id TEXT,
+        version INTEGER NOT NULL,
+        updated_at TEXT NOT NULL
+      );
+      CREATE INDEX billing_accounts_next_change ON billing_accounts (next_change_at);
+
+      CREATE TABLE billing_events (
+        event_id TEXT PRIMARY KEY,
+        type TEXT NOT NULL,
+        account_id TEXT NOT NULL REFERENCES accounts (id),
+        received_at TEXT NOT NULL
+      );
+    `,
+  },
 ];

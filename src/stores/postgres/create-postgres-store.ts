@@ -24,6 +24,7 @@ import {
 } from './postgres-rows.js';
 import { inTransaction, queryRows, type Queryable } from './postgres-session.js';
 import { createPostgresAccountAuth } from './postgres-account-auth.js';
+import { createPostgresBilling } from './postgres-billing.js';
 
 export interface PostgresStoreOptions {
   /** `postgres://…` or `postgresql://…`. */
@@ -129,8 +130,10 @@ export function createPostgresStore(options: PostgresStoreOptions): Store {
     return { revoked: toApiKey(retired), created: toApiKey(created) };
   }
 
+  const helpers = { audit, newId, nowIso: () => isoAt(clock.now()) };
   return {
-    ...createPostgresAccountAuth(pool, { audit, newId, nowIso: () => isoAt(clock.now()) }),
+    ...createPostgresAccountAuth(pool, helpers),
+    ...createPostgresBilling(pool, helpers),
     kind: 'postgres',
 
     migrate: () => migratePostgres(pool, postgresMigrations, options.schema, isoAt(clock.now())),

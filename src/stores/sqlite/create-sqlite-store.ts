@@ -16,6 +16,7 @@ import { NotFoundInStoreError, StoreUnavailableError, type QuotaAdmission, type 
 import { migrateSqlite } from './migrate-sqlite.js';
 import { prepareSqliteStatements, type SqliteStatements } from './prepare-sqlite-statements.js';
 import { createSqliteAccountAuth } from './sqlite-account-auth.js';
+import { createSqliteBilling } from './sqlite-billing.js';
 import { toAccount, toApiKey, toAuditEvent, toProviderKey, type AccountRow, type ApiKeyRow } from './sqlite-rows.js';
 
 export interface SqliteStoreOptions {
@@ -154,8 +155,10 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
     return { revoked: toApiKey(retired ?? old), created: toApiKey(created) };
   }
 
+  const helpers = { write, guarded, audit, newId, nowIso: () => isoAt(clock.now()) };
   return {
-    ...createSqliteAccountAuth(db, { write, guarded, audit, newId, nowIso: () => isoAt(clock.now()) }),
+    ...createSqliteAccountAuth(db, helpers),
+    ...createSqliteBilling(db, helpers),
     kind: 'sqlite',
 
     migrate: guarded(() => migrateSqlite(db, sqliteMigrations, isoAt(clock.now()))),

@@ -92,7 +92,8 @@ describe('account app: signing in and out', () => {
     expect(events.some((event) => event.action === 'signin.throttled' && event.details.email === 'carol@example.com')).toBe(true);
     clock.advance(16 * 60_000);
     expect((await attacker.signIn('carol@example.com', PASSWORD)).status).toBe(200);
-  });
+    // About a dozen scrypt hashes at OWASP cost (each up to ~1.2 s on a loaded 2-core CI machine).
+  }, 60_000);
 
   it('ends sessions after the idle timeout and after the absolute timeout', async () => {
     const browser = new AppClient(router.url);

@@ -63,4 +63,24 @@ describe('problems between files', () => {
     });
     expect(listProblems(dir)).toEqual(['providers.yaml:23:13 providers[2].format must be one of: openai, anthropic, gemini']);
   });
+
+  it('with Stripe billing on, needs both secrets, the app, and one price of its own on every paid plan', () => {
+    const stripeOn = (text: string) => `${text}app:\n  enabled: false\nbilling:\n  provider: stripe\n  stripe:\n    secretKey: sk_test_x\n`;
+    const shared = writeConfigVariant({
+      'server.yaml': stripeOn,
+      'plans.yaml': (text) => text.replace('priceUsdMonthly: 20\n', 'priceUsdMonthly: 20\n    stripePriceId: price_same\n').replace('priceUsdMonthly: 200\n', 'priceUsdMonthly: 200\n    stripePriceId: price_same\n'),
+    });
+    expect(listProblems(shared)).toEqual([
+      'server.yaml:35:13 billing.provider is stripe but the account app (app.enabled) is off: checkout and webhooks live in the app',
+      'server.yaml:36:3 billing.provider is stripe but billing.stripe.webhookSecret is empty (set it from the environment)',
+      'plans.yaml:23:20 plan "max" uses the Stripe price of plan "pro"',
+    ]);
+    const complete = (text: string) => `${text}billing:\n  provider: stripe\n  stripe:\n    secretKey: sk_test_x\n    webhookSecret: whsec_x\n`;
+    const missing = writeConfigVariant({ 'server.yaml': complete, 'plans.yaml': replaceOnce('priceUsdMonthly: 20\n', 'priceUsdMonthly: 20\n    stripePriceId: price_pro\n') });
+    expect(listProblems(missing)).toEqual(['plans.yaml:17:5 paid plan "max" has no stripePriceId (billing.provider is stripe)']);
+  });
+
+  it('with billing off, price ids are optional', () => {
+    expect(listProblems(writeConfigVariant({ 'plans.yaml': replaceOnce('priceUsdMonthly: 20\n', 'priceUsdMonthly: 20\n    stripePriceId: price_pro\n') }))).toEqual([]);
+  });
 });

@@ -5,6 +5,7 @@ import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createSqliteStore } from '../../../src/stores/sqlite/create-sqlite-store.js';
 import { runAccountAuthContract } from '../../contracts/account-auth-contract.js';
+import { runBillingStoreContract } from '../../contracts/billing-store-contract.js';
 import { admitConcurrently, ManualClock, runStoreContract, type MakeStore } from '../../contracts/store-contract.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'router-sqlite-store-'));
@@ -19,6 +20,7 @@ const makeSqliteStore: MakeStore = async (clock) => {
 };
 runStoreContract('sqlite', makeSqliteStore);
 runAccountAuthContract('sqlite', makeSqliteStore);
+runBillingStoreContract('sqlite', makeSqliteStore);
 
 describe('sqlite store', () => {
   const clock = new ManualClock(Date.UTC(2026, 0, 1));
@@ -35,6 +37,7 @@ describe('sqlite store', () => {
       { version: 2, applied_at: '2026-01-01T00:00:00.000Z' },
       { version: 3, applied_at: '2026-01-01T00:00:00.000Z' },
       { version: 4, applied_at: '2026-01-01T00:00:00.000Z' },
+      { version: 5, applied_at: '2026-01-01T00:00:00.000Z' },
     ]);
     expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
     db.close();
@@ -47,7 +50,7 @@ describe('sqlite store', () => {
     const db = new Database(path);
     db.prepare("INSERT INTO schema_migrations (version, name, applied_at) VALUES (99, 'future', 'x')").run();
     db.close();
-    await expect(store.migrate()).rejects.toThrow('database schema version 99 is newer than this router knows (4)');
+    await expect(store.migrate()).rejects.toThrow('database schema version 99 is newer than this router knows (5)');
     await store.close();
   });
 
