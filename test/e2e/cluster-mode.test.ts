@@ -15,10 +15,11 @@ const CONCURRENT = 200;
 /** A two-worker router, resolved once the primary says every worker is listening. */
 async function startCluster(limits: Parameters<typeof planLimits>[0], server: (doc: any) => void = () => undefined): Promise<SpawnedRouter> {
   const router = await startSpawnedRouter({
+    readyTimeoutMs: 40_000,
     env: { ROUTER_WORKERS: '2' },
     patch: { plans: planLimits(limits), server },
   });
-  await until(() => messages(router).some((msg) => msg.startsWith('router listening on') && msg.includes('with 2 workers')), 15_000);
+  await until(() => messages(router).some((msg) => msg.startsWith('router listening on') && msg.includes('with 2 workers')), 40_000);
   return router;
 }
 
@@ -58,7 +59,8 @@ function sample(text: string, series: string): number {
   return line ? Number(line.slice(series.length + 1)) : 0;
 }
 
-describe('cluster mode: two workers behind one listener (a spawned router on SQLite)', () => {
+// Three processes start (primary and two workers), and the CLI runs several times per test: generous bounds.
+describe('cluster mode: two workers behind one listener (a spawned router on SQLite)', { timeout: 90_000 }, () => {
   let router: SpawnedRouter | undefined;
   afterEach(async () => {
     await router?.close();
