@@ -77,8 +77,8 @@ async function runWorker() {
   const wallMs = performance.now() - startedAt;
   const cpu = process.cpuUsage(cpuBefore);
   await limiter.close();
-  process.send({ wallMs, cpuMs: (cpu.user + cpu.system) / 1000, latencies });
-  process.disconnect();
+  // Disconnect only once the (large) result has been written, or it can be lost.
+  process.send({ wallMs, cpuMs: (cpu.user + cpu.system) / 1000, latencies }, () => process.disconnect());
 }
 
 async function runOption(option, workDir) {

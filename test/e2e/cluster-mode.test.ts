@@ -60,7 +60,7 @@ function sample(text: string, series: string): number {
 }
 
 // Three processes start (primary and two workers), and the CLI runs several times per test: generous bounds.
-describe('cluster mode: two workers behind one listener (a spawned router on SQLite)', { timeout: 90_000 }, () => {
+describe('cluster mode: two workers behind one listener (a spawned router on SQLite)', { timeout: 150_000 }, () => {
   let router: SpawnedRouter | undefined;
   afterEach(async () => {
     await router?.close();

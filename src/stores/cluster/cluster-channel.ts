@@ -16,10 +16,25 @@ export interface ClusterChannel {
 /** One of the primary's handlers: returns false for a message that is not its kind. */
 export type PrimaryHandler = (message: unknown, reply: (answer: ClusterMessage) => void) => boolean;
 
+/** One per-minute decision a worker asks for. */
+export interface RateQuestion {
+  id: number;
+  op: 'admit' | 'peek';
+  accountId: string;
+  limit: number;
+  nowMs: number;
+}
+
+/** The primary's answer to one question; no decision means it could not decide (the worker answers 503). */
+export interface RateAnswer {
+  id: number;
+  decision?: RateDecision;
+}
+
 export type ClusterMessage =
-  | { router: 'rate'; id: number; op: 'admit' | 'peek'; accountId: string; limit: number; nowMs: number }
-  | { router: 'rate-answer'; id: number; decision: RateDecision }
-  | { router: 'rate-error'; id: number }
+  // Questions and answers travel in batches: one IPC message per event-loop turn, not per request.
+  | { router: 'rate'; questions: RateQuestion[] }
+  | { router: 'rate-answer'; answers: RateAnswer[] }
   | { router: 'metrics'; id: number }
   | { router: 'metrics-answer'; id: number; text: string | null }
   | { router: 'metrics-snapshot'; id: number }

@@ -68,7 +68,8 @@ describe('primary rate limiter', () => {
     const channel = primary.worker();
     const limiter = createPrimaryRateLimiter({ channel, timeoutMs: 10_000 });
     const pending = limiter.admit('acct_a', 5, 1_000);
-    channel.deliver({ router: 'rate-answer', id: 999, decision: {} });
+    channel.deliver({ router: 'rate-answer', answers: [{ id: 999, decision: {} }] });
+    channel.deliver({ router: 'rate-answer', answers: 'none' });
     channel.deliver({ cmd: 'NODE_CLUSTER', act: 'something of node’s own' });
     channel.deliver('text');
     await new Promise((resolve) => setImmediate(resolve));
@@ -76,13 +77,23 @@ describe('primary rate limiter', () => {
     await expect(pending).rejects.toBeInstanceOf(StoreUnavailableError);
   });
 
+  it('sends the questions of one event-loop turn as one message', async () => {
+    const primary = fakePrimary();
+    const limiter = createPrimaryRateLimiter({ channel: primary.worker() });
+    await Promise.all([limiter.admit('acct_a', 5, 1_000), limiter.admit('acct_b', 5, 1_000), limiter.peek('acct_a', 5, 1_001)]);
+    expect(primary.sent).toHaveLength(1);
+    await limiter.close();
+  });
+
   it('refuses malformed questions on the primary side instead of deciding them', async () => {
     const serve = serveRateLimits(createMemoryRateLimiter());
-    const answers: ClusterMessage[] = [];
-    const question = { router: 'rate', id: 7, op: 'admit', accountId: 'acct_a', nowMs: 1_000 };
-    for (const limit of [-1, 1.5, 'ten', null]) expect(serve({ ...question, limit }, (answer) => answers.push(answer))).toBe(true);
-    expect(answers).toEqual(Array.from({ length: 4 }, () => ({ router: 'rate-error', id: 7 })));
+    const answered = new Promise<ClusterMessage>((resolve) => {
+      const question = { op: 'admit', accountId: 'acct_a', nowMs: 1_000 };
+      const questions = [-1, 1.5, 'ten', null, 3].map((limit, id) => ({ ...question, id, limit }));
+      expect(serve({ router: 'rate', questions }, resolve)).toBe(true);
+    });
+    const answer = await answered;
+    expect(isClusterMessage(answer, 'rate-answer') && answer.answers.map((one) => one.decision?.allowed ?? 'refused')).toEqual(['refused', 'refused', 'refused', 'refused', true]);
     expect(serve({ router: 'metrics', id: 1 }, () => undefined)).toBe(false);
-    expect(isClusterMessage({ router: 'rate' }, 'rate')).toBe(true);
   });
 });
