@@ -5,9 +5,13 @@
  * SIGKILL mid-load is replaced and nothing is counted twice, and SIGTERM drains every worker.
  */
 import Database from 'better-sqlite3';
+import { spawn } from 'node:child_process';
+import { createServer } from 'node:net';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { burst, json, planLimits, postChat, tally } from './router-harness.js';
+import { burst, json, planLimits, postChat, tally, writeConfigDir } from './router-harness.js';
 import { jsonLogLines, startSpawnedRouter, type SpawnedRouter } from '../security/process-harness.js';
 
 const CONCURRENT = 200;
@@ -169,4 +173,39 @@ describe('cluster mode: two workers behind one listener (a spawned router on SQL
     expect(logged.filter((msg) => msg.startsWith('the primary asked: draining'))).toHaveLength(2);
     expect(logged.some((msg) => msg === 'all workers drained; exiting')).toBe(true);
   });
+
+  it('refuses to start (exit 1) on storage the workers cannot share, or when the workers cannot listen, instead of restarting them forever', async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const port = String((taken.address() as { port: number }).port);
+    const configDir = writeConfigDir();
+    const dataDir = mkdtempSync(join(tmpdir(), 'router-cluster-'));
+    try {
+      // sqlite::memory: is refused before any worker is forked: every worker would have its own database.
+      const memory = await serveOnce({ ROUTER_CONFIG: configDir, ROUTER_STORAGE: 'sqlite::memory:', ROUTER_PORT: port });
+      expect(memory.code).toBe(1);
+      expect(memory.printed).toContain('sqlite::memory: is private to each process');
+      const inUse = await serveOnce({ ROUTER_CONFIG: configDir, ROUTER_STORAGE: `sqlite:${join(dataDir, 'router.db')}`, ROUTER_PORT: port });
+      expect(inUse.code).toBe(1);
+      expect(inUse.printed).toMatch(/exited \(code 1\) before the cluster was listening; stopping/);
+      expect(inUse.printed).not.toContain('starting a replacement');
+    } finally {
+      taken.close();
+      rmSync(configDir, { recursive: true, force: true });
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
 });
+
+/** `router serve` with 2 workers until it exits by itself: its exit code and everything it printed. */
+async function serveOnce(env: Record<string, string>): Promise<{ code: number | null; printed: string }> {
+  const child = spawn(process.execPath, [new URL('../../bin/router', import.meta.url).pathname, 'serve'], {
+    env: { ...process.env, ROUTER_WORKERS: '2', ROUTER_HOST: '127.0.0.1', ROUTER_LOG_FORMAT: 'json', ROUTER_SECRET_KEY: 'cluster-suite-secret-0123456789', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let printed = '';
+  child.stdout.on('data', (chunk: Buffer) => void (printed += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => void (printed += chunk.toString()));
+  const code = await new Promise<number | null>((resolve) => child.once('exit', (exitCode) => resolve(exitCode)));
+  return { code, printed };
+}

@@ -68,7 +68,12 @@ async function servePrimary(config: RouterConfig, workers: number, json: boolean
 async function serveWorker(config: RouterConfig): Promise<void> {
   const logger = processLogger(config).withTag(`worker-${cluster.worker?.id ?? 0}`);
   const channel = processChannel();
-  const server = await startServer(config, { logger, primary: channel });
+  const server = await startServer(config, { logger, primary: channel }).catch((error: unknown) => {
+    // The IPC channel would keep this worker alive: exit once the CLI has reported the failure (the
+    // primary then stops the start, or replaces the worker after its back-off).
+    setImmediate(() => process.exit(1));
+    throw error;
+  });
   installProcessGuard(process, logger);
   if (server.runtime.metrics) joinClusterMetrics(server.runtime.metrics, channel);
   const stopper = stopOnRequest(server, logger, config.server.shutdown.drainTimeoutMs);
