@@ -48,6 +48,8 @@ export async function runPrimary(config: RouterConfig, options: PrimaryOptions):
   const handlers: PrimaryHandler[] = [...(windows ? [serveRateLimits(windows)] : []), serveClusterMetrics(() => Object.values(cluster.workers ?? {}))];
   const backoff = new RestartBackoff();
   const startedAt = new Map<number, number>();
+  /** Workers that have listened: they drain on a message; one still starting has served nothing and is simply stopped. */
+  const serving = new Set<number>();
   let listening = 0;
   let ready = false;
   let stopping = false;
@@ -65,6 +67,7 @@ export async function runPrimary(config: RouterConfig, options: PrimaryOptions):
     for (const handle of handlers) if (handle(message, reply)) return;
   });
   cluster.on('listening', (worker, address) => {
+    serving.add(worker.id);
     logger.info(`worker ${worker.id} (pid ${worker.process.pid}) listening`);
     if (ready || ++listening < workers) return;
     ready = true;
@@ -78,7 +81,8 @@ export async function runPrimary(config: RouterConfig, options: PrimaryOptions):
   });
   cluster.on('exit', (worker, code, signal) => {
     const how = signal ? `signal ${signal}` : `code ${code}`;
-    if (code !== 0) cleanExits = false;
+    // A worker stopped while still starting ends by the signal it was sent: that is a clean stop too.
+    if (code !== 0 && !(stopping && !serving.has(worker.id))) cleanExits = false;
     if (stopping || failedStart) {
       logger.info(`worker ${worker.id} (pid ${worker.process.pid}) exited (${how})`);
       if (liveWorkers().length === 0) void closeAndFinish();
@@ -122,7 +126,10 @@ export async function runPrimary(config: RouterConfig, options: PrimaryOptions):
     stopping = true;
     const { drainTimeoutMs } = config.server.shutdown;
     logger.info(`${signal} received: draining ${liveWorkers().length} worker(s) (new requests get 503, in-flight ones have up to ${drainTimeoutMs} ms)`);
-    for (const worker of liveWorkers()) worker.send({ router: 'drain' } satisfies ClusterMessage, undefined, () => undefined);
+    for (const worker of liveWorkers()) {
+      if (serving.has(worker.id)) worker.send({ router: 'drain' } satisfies ClusterMessage, undefined, () => undefined);
+      else worker.process.kill('SIGTERM');
+    }
     if (liveWorkers().length === 0) void closeAndFinish();
     setTimeout(() => {
       const left = liveWorkers();
