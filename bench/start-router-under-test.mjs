@@ -24,13 +24,15 @@ export const BENCH_PLAN_LIMITS = { monthlyRequests: 1_000_000_000, requestsPerMi
 
 /**
  * @param {{ repoDir: string, workDir: string, name: string, upstreamBaseUrl: string, storage: string,
- *   redisUrl?: string, rateLimit?: Record<string, unknown>, ledger?: Record<string, unknown>, nodeFlags?: string[], serveArgs?: string[] }} options
+ *   redisUrl?: string, rateLimit?: Record<string, unknown>, ledger?: Record<string, unknown>, nodeFlags?: string[], serveArgs?: string[],
+ *   workers?: number }} options
  *   rateLimit: merged into server.yaml's rateLimit section (e.g. { keyPrefix, quotaGate })
  *   ledger: merged into server.yaml's ledger section (e.g. { enabled: false })
  *   serveArgs: what to run instead of `bin/router serve --json` (a script printing the same line)
+ *   workers: listen.workers (ROUTER_WORKERS); more than 1 is cluster mode, whose primary is `component.pid`
  * @returns {Promise<{ url: string, apiKey: string, accountId: string, component: Awaited<ReturnType<typeof spawnComponent>> }>}
  */
-export async function startRouterUnderTest({ repoDir, workDir, name, upstreamBaseUrl, storage, redisUrl, rateLimit, ledger, nodeFlags, serveArgs }) {
+export async function startRouterUnderTest({ repoDir, workDir, name, upstreamBaseUrl, storage, redisUrl, rateLimit, ledger, nodeFlags, serveArgs, workers = 1 }) {
   const configDir = join(workDir, `${name}-config`);
   writeBenchConfig(join(repoDir, 'config'), configDir, upstreamBaseUrl, { rateLimit, ledger });
   const env = {
@@ -41,6 +43,7 @@ export async function startRouterUnderTest({ repoDir, workDir, name, upstreamBas
     ROUTER_HOST: '127.0.0.1',
     ROUTER_PORT: '0',
     ROUTER_REDIS_URL: redisUrl ?? '',
+    ROUTER_WORKERS: String(workers),
   };
   const cli = async (args, input) => {
     const child = run(process.execPath, [join(repoDir, 'bin/router'), ...args, '--json'], { env, cwd: workDir });

@@ -5,6 +5,7 @@
  *
  *   ROUTER_PORT        listen.port (digits)
  *   ROUTER_HOST        listen.host
+ *   ROUTER_WORKERS     listen.workers (digits, or `auto`)
  *   ROUTER_STORAGE     storage (`sqlite:PATH`, `postgres://…` or `postgresql://…`)
  *   ROUTER_BASE_URL    baseUrl
  *   ROUTER_APP_URL     appUrl
@@ -26,11 +27,13 @@ interface Override {
 }
 
 const asIs = (raw: string): unknown => raw;
+// Digits become a number; anything else stays a string so the schema reports what it must be.
+const digitsAsNumber = (raw: string): unknown => (/^\d+$/.test(raw) ? Number(raw) : raw);
 
 const OVERRIDES: readonly Override[] = [
-  // Digits become a number; anything else stays a string so the schema reports "must be integer".
-  { variable: 'ROUTER_PORT', path: ['listen', 'port'], value: (raw) => (/^\d+$/.test(raw) ? Number(raw) : raw) },
+  { variable: 'ROUTER_PORT', path: ['listen', 'port'], value: digitsAsNumber },
   { variable: 'ROUTER_HOST', path: ['listen', 'host'], value: asIs },
+  { variable: 'ROUTER_WORKERS', path: ['listen', 'workers'], value: digitsAsNumber },
   { variable: 'ROUTER_STORAGE', path: ['storage'], value: asIs },
   { variable: 'ROUTER_BASE_URL', path: ['baseUrl'], value: asIs },
   { variable: 'ROUTER_APP_URL', path: ['appUrl'], value: asIs },

@@ -1,7 +1,7 @@
 import type { ErrorObject } from 'ajv/dist/2020.js';
 import { escapePointerSegment, splitPointer, type PointedProblem } from './locate-pointer.js';
 
-/** Schema keyword next to a `pattern`, saying in words what it accepts (ajv would print the regex). */
+/** Schema keyword next to a `pattern` or `anyOf`, saying in words what it accepts (ajv would print the regex or every branch). */
 export const PATTERN_MEANING = 'x-pattern-meaning';
 
 /**
@@ -12,6 +12,8 @@ export const PATTERN_MEANING = 'x-pattern-meaning';
 export function describeSchemaError(error: ErrorObject): PointedProblem | undefined {
   // The inner errors of propertyNames repeat the outer one with less context.
   if (error.propertyName !== undefined) return undefined;
+  // Each branch of an anyOf failing says less than the anyOf itself, which names what is accepted.
+  if (error.schemaPath.includes('/anyOf/')) return undefined;
   const pointer = error.instancePath;
   const path = displayPath(pointer);
   const subject = path === '' ? 'file ' : `${path} `;
@@ -36,6 +38,7 @@ export function describeSchemaError(error: ErrorObject): PointedProblem | undefi
       const allowed = (error.params.allowedValues as unknown[]).map(String).join(', ');
       return { pointer, target: 'value', message: `${subject}must be one of: ${allowed}` };
     }
+    case 'anyOf':
     case 'pattern': {
       const meaning = (error.parentSchema as Record<string, unknown> | undefined)?.[PATTERN_MEANING];
       if (typeof meaning === 'string') return { pointer, target: 'value', message: `${subject}must be ${meaning}` };

@@ -45,8 +45,11 @@ export interface ServerConfig {
   appUrl: string;
   docsUrl: string;
   supportUrl: string;
-  /** maxConnections bounds open client connections (and so every queue behind them). */
-  listen: { host: string; port: number; maxConnections: number };
+  /**
+   * maxConnections bounds open client connections per worker (and so every queue behind them). workers:
+   * 1 serves in one process; N > 1 or `auto` (one per available core) is cluster mode (docs/operations.md).
+   */
+  listen: { host: string; port: number; maxConnections: number; workers: number | 'auto' };
   /** `sqlite:PATH` or `postgres://…`. */
   storage: string;
   rateLimit: RateLimitConfig;

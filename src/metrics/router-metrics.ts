@@ -30,6 +30,7 @@ export class RouterMetrics {
   readonly ledgerRecordsDropped: Counter;
   readonly storeDuration: Histogram<'store' | 'operation'>;
   #sources: MetricsSources | undefined;
+  #render: (() => Promise<string>) | undefined;
 
   constructor() {
     const registers = [this.registry];
@@ -90,8 +91,9 @@ export class RouterMetrics {
     const sources = () => this.#sources;
     new Gauge({
       name: 'router_circuit_state',
-      help: 'Circuit breaker state per provider: 0 closed, 1 half open, 2 open.',
+      help: 'Circuit breaker state per provider: 0 closed, 1 half open, 2 open (in cluster mode, the worst of the workers\' circuits).',
       labelNames: ['provider'],
+      aggregator: 'max',
       registers,
       collect() {
         const watched = sources();
@@ -110,6 +112,7 @@ export class RouterMetrics {
     new Gauge({
       name: 'router_ledger_behind',
       help: '1 while the usage ledger queue is at its bound (records of BYOK requests dropped, managed access refused).',
+      aggregator: 'max',
       registers,
       collect() {
         this.set(sources()?.ledgerQueue()?.behind ? 1 : 0);
@@ -133,8 +136,13 @@ export class RouterMetrics {
     };
   }
 
+  /** In a cluster worker: GET /metrics shows every worker's sum, which the primary collects. */
+  renderWith(render: () => Promise<string>): void {
+    this.#render = render;
+  }
+
   render(): Promise<string> {
-    return this.registry.metrics();
+    return this.#render ? this.#render() : this.registry.metrics();
   }
 
   get contentType(): string {

@@ -16,6 +16,7 @@ import { RoutingEngine } from '../routing/routing-engine.js';
 import { openQuotaLedger } from '../stores/open-quota-ledger.js';
 import { openRateLimiter } from '../stores/open-rate-limiter.js';
 import { openStore } from '../stores/open-store.js';
+import type { ClusterChannel } from '../stores/cluster/cluster-channel.js';
 import type { RateLimiter } from '../stores/rate-limiter.js';
 import type { Store } from '../stores/store.js';
 import { createUpstreamClient, type UpstreamClient } from '../upstream/upstream-client.js';
@@ -37,6 +38,8 @@ export interface BuildOptions {
   store?: Store;
   rateLimiter?: RateLimiter;
   upstreamClient?: UpstreamClient;
+  /** In a cluster worker: the channel to the primary, which keeps the shared per-minute windows. */
+  primary?: ClusterChannel;
   /** Extra observers of request outcomes (tests). */
   observers?: readonly RequestObserver[];
 }
@@ -64,6 +67,7 @@ export async function buildRouterDeps(config: RouterConfig, options: BuildOption
     options.rateLimiter ??
     (await openRateLimiter(config.server.rateLimit, {
       onUnavailable: (reason) => logger.warn(`shared rate-limit windows unavailable (${reason}); limiting per instance until Redis is back`),
+      primary: options.primary,
     }));
   const client = options.upstreamClient ?? createUpstreamClient();
   const secret = config.server.secretKey?.reveal();

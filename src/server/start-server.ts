@@ -14,7 +14,7 @@ import { buildRouterDeps, type BuildOptions, type RouterRuntime } from './build-
 import { createRouterApp } from './create-router-app.js';
 
 /** After the drain deadline, how long ended requests get to write their last event before sockets are cut. */
-const END_GRACE_MS = 5000;
+export const END_GRACE_MS = 5000;
 
 export interface RunningServer {
   url: string;

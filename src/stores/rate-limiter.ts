@@ -1,6 +1,6 @@
 /**
- * Requests-per-minute admission. Implementations: stores/memory (one instance) and stores/redis
- * (shared by every instance). Both implement the same exact sliding-window log, see docs/limits.md.
+ * Requests-per-minute admission. Implementations: stores/memory (one process), stores/cluster (the
+ * workers of one cluster, decided in the primary) and stores/redis (shared by every instance). Both implement the same exact sliding-window log, see docs/limits.md.
  */
 
 export interface RateDecision {
@@ -16,12 +16,12 @@ export interface RateDecision {
 
 export interface RateLimiterStatus {
   /** `memory-fallback`: the shared Redis window is unreachable and this instance limits on its own. */
-  backend: 'memory' | 'redis' | 'memory-fallback';
+  backend: 'memory' | 'primary' | 'redis' | 'memory-fallback';
   reason?: string;
 }
 
 export interface RateLimiter {
-  readonly kind: 'memory' | 'redis';
+  readonly kind: 'memory' | 'primary' | 'redis';
   /** Which window is in force right now (for /readyz and logs). */
   status(): RateLimiterStatus;
   /** Count this request if the window has room. `nowMs` comes from the injected clock. */

@@ -31,7 +31,9 @@ export interface SpawnedRouter extends RouterProcess {
   close(): Promise<void>;
 }
 
-export async function startSpawnedRouter(options: { patch?: YamlPatch; env?: Record<string, string>; fakes?: Fakes } = {}): Promise<SpawnedRouter> {
+export async function startSpawnedRouter(
+  options: { patch?: YamlPatch; env?: Record<string, string>; fakes?: Fakes; readyTimeoutMs?: number } = {},
+): Promise<SpawnedRouter> {
   const fakes = options.fakes ?? (await startFakes());
   const configDir = writeConfigDir({
     providers: pointProvidersAt(fakes.urls),
@@ -46,7 +48,7 @@ export async function startSpawnedRouter(options: { patch?: YamlPatch; env?: Rec
     ROUTER_LOG_FORMAT: 'json',
     ...options.env,
   };
-  const process = await startRouterProcess(env);
+  const process = await startRouterProcess(env, options.readyTimeoutMs);
   return {
     ...process,
     fakes,

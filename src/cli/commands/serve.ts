@@ -1,11 +1,18 @@
+import cluster from 'node:cluster';
 import type { Command } from 'commander';
+import type { ConsolaInstance } from 'consola';
 import { loadConfig } from '../../config/load-config.js';
 import { unpricedTargets } from '../../config/price-warnings.js';
 import type { RouterConfig } from '../../config/types.js';
 import { describeError } from '../../core/describe-error.js';
 import { resolveConfigDir } from '../../config/resolve-config-dir.js';
+import { joinClusterMetrics } from '../../server/cluster/cluster-metrics.js';
+import { runPrimary } from '../../server/cluster/run-primary.js';
+import { workerCount } from '../../server/cluster/worker-count.js';
+import { createLogger } from '../../server/create-logger.js';
 import { installProcessGuard } from '../../server/process-guard.js';
-import { startServer } from '../../server/start-server.js';
+import { startServer, type RunningServer } from '../../server/start-server.js';
+import { isClusterMessage, processChannel } from '../../stores/cluster/cluster-channel.js';
 
 export function registerServeCommand(program: Command): void {
   program
@@ -15,35 +22,104 @@ export function registerServeCommand(program: Command): void {
     .option('--json', 'print one JSON document when listening')
     .action(async (options: { config?: string; json?: boolean }) => {
       const config = loadConfig(resolveConfigDir(options.config, process.env), process.env);
-      const server = await startServer(config);
-      installProcessGuard(process, server.runtime.logger);
-      warnAboutDefaults(config, server.runtime.logger);
-      if (options.json) process.stdout.write(`${JSON.stringify({ listening: server.url, storage: server.runtime.store.kind })}\n`);
-      else server.runtime.logger.ready(`router listening on ${server.url} (store: ${server.runtime.store.kind}, rate limit: ${server.runtime.rateLimiter.status().backend}); API base ${config.server.baseUrl}/v1`);
-      const logger = server.runtime.logger;
-      let draining = false;
-      const stop = (signal: string) => {
-        if (draining) {
-          logger.warn(`${signal} received again: ending the requests still in flight now`);
-          void server.shutdown();
-          return;
-        }
-        draining = true;
-        logger.info(`${signal} received: draining (new requests get 503, in-flight ones have up to ${config.server.shutdown.drainTimeoutMs} ms)`);
-        server.shutdown().then(
-          () => {
-            logger.info('drained; exiting');
-            process.exit(0);
-          },
-          (error: unknown) => {
-            logger.error(`shutdown failed: ${describeError(error)}`);
-            process.exit(1);
-          },
-        );
-      };
-      process.on('SIGINT', () => stop('SIGINT'));
-      process.on('SIGTERM', () => stop('SIGTERM'));
+      if (cluster.isWorker) return serveWorker(config);
+      const workers = workerCount(config.server.listen.workers);
+      if (workers > 1) return servePrimary(config, workers, options.json === true);
+      return serveOneProcess(config, options.json === true);
     });
+}
+
+/** listen.workers: 1, the default: this process serves. */
+async function serveOneProcess(config: RouterConfig, json: boolean): Promise<void> {
+  const server = await startServer(config);
+  const logger = server.runtime.logger;
+  installProcessGuard(process, logger);
+  warnAboutDefaults(config, logger);
+  if (json) process.stdout.write(`${JSON.stringify({ listening: server.url, storage: server.runtime.store.kind })}\n`);
+  else logger.ready(`router listening on ${server.url} (store: ${server.runtime.store.kind}, rate limit: ${server.runtime.rateLimiter.status().backend}); API base ${config.server.baseUrl}/v1`);
+  const stopper = stopOnRequest(server, logger, config.server.shutdown.drainTimeoutMs);
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => stopper.signal(signal));
+}
+
+/** Cluster mode's primary: forks the workers and serves no request itself (server/cluster/run-primary.ts). */
+async function servePrimary(config: RouterConfig, workers: number, json: boolean): Promise<void> {
+  const logger = processLogger(config).withTag('primary');
+  installProcessGuard(process, logger);
+  warnAboutDefaults(config, logger);
+  const primary = await runPrimary(config, {
+    workers,
+    logger,
+    onReady({ url, storage, rateLimit }) {
+      if (json) process.stdout.write(`${JSON.stringify({ listening: url, storage, workers })}\n`);
+      else logger.ready(`router listening on ${url} with ${workers} workers (store: ${storage}, rate limit: ${rateLimit}); API base ${config.server.baseUrl}/v1`);
+    },
+  });
+  void primary.exited.then((code) => {
+    logger.info(code === 0 ? 'all workers drained; exiting' : 'workers exited; exiting with failure');
+    process.exit(code);
+  });
+}
+
+/**
+ * A cluster worker: a whole router on the shared listener, whose per-minute windows and /metrics go
+ * through the primary. It drains when the primary asks, or on a signal of its own. (If the primary
+ * itself is killed, Node's cluster module exits the worker at once: stop the primary with a signal.)
+ */
+async function serveWorker(config: RouterConfig): Promise<void> {
+  const logger = processLogger(config).withTag(`worker-${cluster.worker?.id ?? 0}`);
+  const channel = processChannel();
+  const server = await startServer(config, { logger, primary: channel }).catch((error: unknown) => {
+    // The IPC channel would keep this worker alive: exit once the CLI has reported the failure (the
+    // primary then stops the start, or replaces the worker after its back-off).
+    setImmediate(() => process.exit(1));
+    throw error;
+  });
+  installProcessGuard(process, logger);
+  if (server.runtime.metrics) joinClusterMetrics(server.runtime.metrics, channel);
+  const stopper = stopOnRequest(server, logger, config.server.shutdown.drainTimeoutMs);
+  channel.onMessage((message) => {
+    if (isClusterMessage(message, 'drain')) stopper.drain('the primary asked');
+    else if (isClusterMessage(message, 'cut')) stopper.cut('the primary asked to stop now');
+  });
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => stopper.signal(signal));
+}
+
+function processLogger(config: RouterConfig) {
+  return createLogger({ level: config.server.logLevel, format: config.server.logFormat, isTerminal: process.stderr.isTTY === true });
+}
+
+/**
+ * Drain on the first request to stop and end what is still in flight on a second signal, then exit.
+ * A drain asked for twice (the worker's own SIGINT from a terminal and the primary's message about the
+ * same Ctrl-C) is one drain; only a second signal or an explicit cut ends requests early.
+ */
+function stopOnRequest(server: RunningServer, logger: ConsolaInstance, drainTimeoutMs: number) {
+  let draining = false;
+  const drain = (why: string) => {
+    if (draining) return;
+    draining = true;
+    logger.info(`${why}: draining (new requests get 503, in-flight ones have up to ${drainTimeoutMs} ms)`);
+    server.shutdown().then(
+      () => {
+        logger.info('drained; exiting');
+        process.exit(0);
+      },
+      (error: unknown) => {
+        logger.error(`shutdown failed: ${describeError(error)}`);
+        process.exit(1);
+      },
+    );
+  };
+  const cut = (why: string) => {
+    drain(why);
+    logger.warn(`${why}: ending the requests still in flight now`);
+    void server.shutdown();
+  };
+  return {
+    drain,
+    cut,
+    signal: (signal: string) => (draining ? cut(`${signal} received again`) : drain(`${signal} received`)),
+  };
 }
 
 /** Settings whose defaults are fine on a laptop and wrong in production, and routed models without a price, get one line each at start. */

@@ -17,7 +17,7 @@ describe('ROUTER_* environment overrides', () => {
       ROUTER_REDIS_URL: 'redis://127.0.0.1:6379',
     });
 
-    expect(config.server.listen).toEqual({ host: '0.0.0.0', port: 9100, maxConnections: 10000 });
+    expect(config.server.listen).toEqual({ host: '0.0.0.0', port: 9100, maxConnections: 10000, workers: 1 });
     expect(config.server.storage).toBe('postgres://router@127.0.0.1/router');
     expect(config.server.baseUrl).toBe('https://api.example.com');
     expect(config.server.appUrl).toBe('https://app.example.com');
@@ -30,6 +30,14 @@ describe('ROUTER_* environment overrides', () => {
     expect(loadConfig(BASE_CONFIG_DIR, { ROUTER_STORAGE: 'postgresql://db/router' }).server.storage).toBe(
       'postgresql://db/router',
     );
+  });
+
+  it('set listen.workers from ROUTER_WORKERS: a count or auto', () => {
+    expect(loadConfig(BASE_CONFIG_DIR, { ROUTER_WORKERS: '4' }).server.listen.workers).toBe(4);
+    expect(loadConfig(BASE_CONFIG_DIR, { ROUTER_WORKERS: 'auto' }).server.listen.workers).toBe('auto');
+    for (const bad of ['0', '257', 'all', '2.5']) {
+      expect(listProblems(BASE_CONFIG_DIR, { ROUTER_WORKERS: bad })).toEqual(['env:0:0 ROUTER_WORKERS: listen.workers must be a whole number from 1 to 256, or auto']);
+    }
   });
 
   it('treat an empty variable as unset', () => {

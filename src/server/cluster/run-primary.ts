@@ -1,0 +1,147 @@
+/**
+ * Cluster mode's primary process (`listen.workers` > 1): it serves no request itself. It migrates the
+ * database once, forks the workers (each a full router sharing the listening socket through
+ * node:cluster), keeps the per-minute windows every worker decides against (memory backend), replaces a
+ * worker that exits on its own after a back-off, and on SIGTERM/SIGINT asks every worker to drain, then
+ * exits once all have exited (bounded: a worker still running past its own drain deadline is killed).
+ */
+import cluster, { type Worker } from 'node:cluster';
+import type { ConsolaInstance } from 'consola';
+import type { RouterConfig } from '../../config/types.js';
+import type { ClusterMessage, PrimaryHandler } from '../../stores/cluster/cluster-channel.js';
+import { serveRateLimits } from '../../stores/cluster/serve-rate-limits.js';
+import { createMemoryRateLimiter } from '../../stores/memory/create-memory-rate-limiter.js';
+import { END_GRACE_MS } from '../start-server.js';
+import { serveClusterMetrics } from './cluster-metrics.js';
+import { migrateStorage } from './migrate-storage.js';
+import { RestartBackoff } from './restart-backoff.js';
+
+/** Past the workers' own drain deadline and end grace: how much longer the primary waits before killing them. */
+const EXIT_MARGIN_MS = 5000;
+
+export interface ClusterReady {
+  url: string;
+  workers: number;
+  storage: string;
+  rateLimit: 'primary' | 'redis';
+}
+
+export interface PrimaryOptions {
+  workers: number;
+  logger: ConsolaInstance;
+  /** Called once, when every first worker is listening. */
+  onReady(ready: ClusterReady): void;
+}
+
+export interface RunningPrimary {
+  /** Resolves with the exit code once every worker has exited after a signal. */
+  exited: Promise<number>;
+}
+
+export async function runPrimary(config: RouterConfig, options: PrimaryOptions): Promise<RunningPrimary> {
+  const { logger, workers } = options;
+  if (config.server.storage === 'sqlite::memory:') {
+    throw new Error('listen.workers > 1 needs storage every worker shares; sqlite::memory: is private to each process (use a file or PostgreSQL)');
+  }
+  const storage = await migrateStorage(config);
+  const windows = config.server.rateLimit.backend === 'memory' ? createMemoryRateLimiter() : undefined;
+  const handlers: PrimaryHandler[] = [...(windows ? [serveRateLimits(windows)] : []), serveClusterMetrics(() => Object.values(cluster.workers ?? {}))];
+  const backoff = new RestartBackoff();
+  const startedAt = new Map<number, number>();
+  /** Workers that have listened: they drain on a message; one still starting has served nothing and is simply stopped. */
+  const serving = new Set<number>();
+  let listening = 0;
+  let ready = false;
+  let stopping = false;
+  let failedStart = false;
+  let finish: (code: number) => void = () => undefined;
+  const exited = new Promise<number>((resolve) => (finish = resolve));
+  let cleanExits = true;
+
+  // Workers run this same command; --json is the primary's promise of one document on stdout.
+  cluster.setupPrimary({ args: process.argv.slice(2).filter((arg) => arg !== '--json') });
+  cluster.on('message', (worker, message: unknown) => {
+    const reply = (answer: ClusterMessage) => {
+      if (worker.isConnected()) worker.send(answer, undefined, () => undefined);
+    };
+    for (const handle of handlers) if (handle(message, reply)) return;
+  });
+  cluster.on('listening', (worker, address) => {
+    serving.add(worker.id);
+    logger.info(`worker ${worker.id} (pid ${worker.process.pid}) listening`);
+    if (ready || ++listening < workers) return;
+    ready = true;
+    const host = address.address ?? config.server.listen.host;
+    options.onReady({
+      url: `http://${host.includes(':') ? `[${host}]` : host}:${address.port}`,
+      workers,
+      storage,
+      rateLimit: windows ? 'primary' : 'redis',
+    });
+  });
+  cluster.on('exit', (worker, code, signal) => {
+    const how = signal ? `signal ${signal}` : `code ${code}`;
+    // A worker stopped while still starting ends by the signal it was sent: that is a clean stop too.
+    if (code !== 0 && !(stopping && !serving.has(worker.id))) cleanExits = false;
+    if (stopping || failedStart) {
+      logger.info(`worker ${worker.id} (pid ${worker.process.pid}) exited (${how})`);
+      if (liveWorkers().length === 0) void closeAndFinish();
+      return;
+    }
+    if (!ready) {
+      // A worker that cannot start (address in use, bad database) will not start on a retry either.
+      failedStart = true;
+      logger.error(`worker ${worker.id} (pid ${worker.process.pid}) exited (${how}) before the cluster was listening; stopping`);
+      for (const other of liveWorkers()) other.process.kill('SIGTERM');
+      if (liveWorkers().length === 0) void closeAndFinish();
+      return;
+    }
+    const delay = backoff.next(Date.now() - (startedAt.get(worker.id) ?? 0));
+    logger.warn(`worker ${worker.id} (pid ${worker.process.pid}) exited (${how}); starting a replacement in ${delay} ms`);
+    setTimeout(() => {
+      if (!stopping) fork();
+    }, delay).unref();
+  });
+
+  function fork(): Worker {
+    const worker = cluster.fork();
+    startedAt.set(worker.id, Date.now());
+    return worker;
+  }
+  function liveWorkers(): Worker[] {
+    return Object.values(cluster.workers ?? {}).filter((worker): worker is Worker => worker !== undefined && !worker.isDead());
+  }
+  async function closeAndFinish(): Promise<void> {
+    await windows?.close();
+    finish(failedStart || !cleanExits ? 1 : 0);
+  }
+
+  const stop = (signal: string) => {
+    if (failedStart) return;
+    if (stopping) {
+      logger.warn(`${signal} received again: workers end the requests still in flight now`);
+      for (const worker of liveWorkers()) worker.send({ router: 'cut' } satisfies ClusterMessage, undefined, () => undefined);
+      return;
+    }
+    stopping = true;
+    const { drainTimeoutMs } = config.server.shutdown;
+    logger.info(`${signal} received: draining ${liveWorkers().length} worker(s) (new requests get 503, in-flight ones have up to ${drainTimeoutMs} ms)`);
+    for (const worker of liveWorkers()) {
+      if (serving.has(worker.id)) worker.send({ router: 'drain' } satisfies ClusterMessage, undefined, () => undefined);
+      else worker.process.kill('SIGTERM');
+    }
+    if (liveWorkers().length === 0) void closeAndFinish();
+    setTimeout(() => {
+      const left = liveWorkers();
+      if (left.length === 0) return;
+      logger.error(`${left.length} worker(s) still running ${drainTimeoutMs + END_GRACE_MS + EXIT_MARGIN_MS} ms after the drain began: killing them`);
+      cleanExits = false;
+      for (const worker of left) worker.process.kill('SIGKILL');
+    }, drainTimeoutMs + END_GRACE_MS + EXIT_MARGIN_MS).unref();
+  };
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
+
+  for (let i = 0; i < workers; i++) fork();
+  return { exited };
+}
