@@ -22,7 +22,7 @@ export function buildPricing(config: RouterConfig, managedAccess: ManagedAccessS
       checkoutUrl: plan.priceUsdMonthly > 0 ? `${server.appUrl}/checkout?plan=${encodeURIComponent(plan.id)}` : null,
     })),
     launchBoundary: {
-      live: ['chat_completions', 'responses', 'streaming', 'fusion', 'bring_your_own_provider_keys'],
+      live: ['chat_completions', 'responses', 'streaming', 'fusion', 'fusion_server_tool', 'bring_your_own_provider_keys'],
       notLive: managedAccess.active ? [] : ['managed_provider_access'],
       managedProviderAccess: {
         active: managedAccess.active,
