@@ -61,7 +61,7 @@ describe('router/fusion when upstreams fail', () => {
     for (const fake of [rig.fakes.openai, rig.fakes.anthropic, rig.fakes.gemini]) fake.failAlways({ kind: 'status', status: 503 });
     const response = await postV1(rig.router, rig.account.key, '/responses', { model: 'router/fusion', input: 'hi', stream: true });
     expect(response.status).toBe(502);
-    expect((await response.json()).error.code).toBe('all_upstreams_failed');
+    expect(((await response.json()) as { error: { code: string } }).error.code).toBe('all_upstreams_failed');
   });
 
   it('asks a judge whose JSON is invalid once more, then fails over to the next judge, counting every reply', async () => {
@@ -97,8 +97,13 @@ describe('router/fusion when upstreams fail', () => {
     expect(response.status).toBe(200);
     expect(response.headers.get('x-router-upstream')).toBe('writer2');
     expect(response.headers.get('x-router-retry-count')).toBe('1');
-    const text = stream ? (await readSse(response)).map((event) => event.data).join('') : JSON.stringify(await response.json());
-    expect(text).toContain(WRITER_TEXT.writer2);
+    const text = stream
+      ? (await readSse(response))
+          .filter((event) => event.data.startsWith('{'))
+          .map((event) => JSON.parse(event.data).choices?.[0]?.delta?.content ?? '')
+          .join('')
+      : (await response.json()).choices[0].message.content;
+    expect(text).toBe(WRITER_TEXT.writer2);
   });
 
   it('aborts every member call at once when the client leaves during the panel, and calls no judge or writer', async () => {
@@ -110,8 +115,8 @@ describe('router/fusion when upstreams fail', () => {
     controller.abort();
     await request.catch(() => undefined);
     await waitFor(() => rig.fakes.openai.abortedRequests + rig.fakes.anthropic.abortedRequests + rig.fakes.gemini.abortedRequests === 3, 1000);
-    // The bound is the 100 ms plus room for a loaded test machine; sequential aborts would wait on 2 s members.
-    expect(performance.now() - abortedAt).toBeLessThan(250);
+    // The goal is 100 ms (about 10 ms measured on a quiet machine); the bound leaves room for a loaded one. Members that were not aborted would hold on for 2 s.
+    expect(performance.now() - abortedAt).toBeLessThan(500);
     expect(rig.hosts.judge1.requests).toHaveLength(0);
     expect(rig.hosts.writer1.requests).toHaveLength(0);
     // Nothing counted beyond what ran: the aborted members are recorded with no tokens, the request as 499.

@@ -58,7 +58,7 @@ export async function startFusionRig(options: { keepAliveMs?: number } = {}): Pr
       providers: pointProvidersAt(fakes.urls, (doc) => {
         doc.circuitBreaker = { failureThreshold: 1000, cooldownMs: 1000 };
         for (const host of HOSTS) {
-          doc.providers.push({ id: host, name: host, format: 'openai', baseUrl: hosts[host].baseUrl, prices: { [MODEL_OF[host]]: { input: 1, output: 2 } } });
+          doc.providers.push({ id: host, name: host, format: 'openai', baseUrl: hosts[host].baseUrl, streamUsage: true, prices: { [MODEL_OF[host]]: { input: 1, output: 2 } } });
         }
       }),
       routes: (doc) => {

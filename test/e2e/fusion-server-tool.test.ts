@@ -62,7 +62,7 @@ describe('the router:fusion server tool', () => {
   it('returns a call of the client’s own tool to the client, running no fusion', async () => {
     rig.hosts.modelhost.setReply({ toolCalls: [{ name: 'get_weather', arguments: { city: 'Paris' } }], toolCallsWhenOffered: true, usage: USAGE.modelhost });
     const reply = await client.chat.completions.create({ model: 'router/frontier', messages: QUESTION, tools: [FUSION_TOOL, WEATHER_TOOL] });
-    expect(reply.choices[0]?.message.tool_calls?.map((call) => call.function.name)).toEqual(['get_weather']);
+    expect(reply.choices[0]?.message.tool_calls?.map((call) => (call as { function: { name: string } }).function.name)).toEqual(['get_weather']);
     expect(rig.panelRequests()).toHaveLength(0);
     const offered = (rig.hosts.modelhost.requests[0]?.body as Body).tools?.map((tool) => tool.function?.name);
     expect(offered).toEqual(['router_fusion', 'get_weather']);
