@@ -48,7 +48,7 @@ export interface FusionRig {
   close(): Promise<void>;
 }
 
-export async function startFusionRig(options: { keepAliveMs?: number } = {}): Promise<FusionRig> {
+export async function startFusionRig(options: { keepAliveMs?: number; mode?: 'analyze-then-write' | 'judge-writes' } = {}): Promise<FusionRig> {
   const fakes = await startFakes();
   const started = await Promise.all(HOSTS.map((name) => startOpenAIFake({ name })));
   const hosts = Object.fromEntries(HOSTS.map((name, i) => [name, started[i]!])) as Record<Host, OpenAIFake>;
@@ -68,7 +68,7 @@ export async function startFusionRig(options: { keepAliveMs?: number } = {}): Pr
         fusion.retryBudget = 3;
         fusion.tiers = [[{ provider: 'writer1', model: 'writer-a' }], [{ provider: 'writer2', model: 'writer-b' }]];
         fusion.fusion = {
-          mode: 'analyze-then-write',
+          mode: options.mode ?? 'analyze-then-write',
           minAnswers: 1,
           panelTimeoutMs: 2500,
           maxPanelOutputTokens: 256,

@@ -161,3 +161,26 @@ describe('router/fusion: judged multi-model synthesis', () => {
     for (const body of [...rig.panelRequests(), rig.hosts.judge1.requests[0]?.body]) expect((body as { tools?: unknown }).tools).toBeUndefined();
   });
 });
+
+describe('router/fusion with mode judge-writes', () => {
+  let rig: FusionRig;
+
+  beforeAll(async () => {
+    rig = await startFusionRig({ mode: 'judge-writes' });
+  });
+  afterAll(async () => rig?.close());
+
+  it('has the judge’s tiers write the answer from the panel’s answers, with no separate analysis call', async () => {
+    rig.hosts.judge1.setReply({ text: 'JUDGE-WROTE: Paris.', usage: USAGE.judge1 });
+    const { data, response } = await sdkClient(rig.router, rig.account.key).chat.completions.create({ model: 'router/fusion', messages: QUESTION }).withResponse();
+    expect(data.choices[0]?.message.content).toBe('JUDGE-WROTE: Paris.');
+    expect(response.headers.get('x-router-upstream')).toBe('judge1');
+    expect(rig.hosts.judge1.requests).toHaveLength(1);
+    expect(rig.hosts.writer1.requests).toHaveLength(0);
+    for (const text of Object.values(PANEL_TEXT)) expect(messagesText(rig.hosts.judge1.requests[0]?.body)).toContain(text);
+    const router = (data as unknown as { router: { fusion: { analysis: string }; calls: Array<{ call: string; provider: string }> } }).router;
+    expect(router.fusion.analysis).toBe('not_requested');
+    expect(router.calls.map((call) => `${call.call}@${call.provider}`).sort()).toEqual(['panel:1@openai', 'panel:2@anthropic', 'panel:3@gemini', 'writer@judge1']);
+    expect(data.usage).toMatchObject(sumOf(USAGE.openai, USAGE.anthropic, USAGE.gemini, USAGE.judge1));
+  });
+});
