@@ -102,7 +102,7 @@ describe('router/fusion when upstreams fail', () => {
           .filter((event) => event.data.startsWith('{'))
           .map((event) => JSON.parse(event.data).choices?.[0]?.delta?.content ?? '')
           .join('')
-      : (await response.json()).choices[0].message.content;
+      : ((await response.json()) as { choices: Array<{ message: { content: string } }> }).choices[0]?.message.content;
     expect(text).toBe(WRITER_TEXT.writer2);
   });
 
