@@ -258,6 +258,7 @@ function renderShared(shared) {
 /** Router overhead on a router/fusion request at c=1 (bench/measure-fusion.mjs); absent in older results. */
 function fusionSummaryRows(fusion) {
   if (!fusion) return [];
-  const critical = `critical path on the fakes p50 ${ms(fusion.direct.p50)}, router wall p50 ${ms(fusion.router.p50)}`;
+  const cpu = fusion.routerCpuMsPerRequest === null ? '' : `, router CPU ${num(fusion.routerCpuMsPerRequest, 2)} ms/request`;
+  const critical = `critical path on the fakes p50 ${ms(fusion.direct.p50)}, router wall p50 ${ms(fusion.router.p50)}${cpu}`;
   return [[`router/fusion overhead p50 at c=1 (wall − critical path; ${critical})`, addedMs(fusion.overheadP50Ms), `≤ ${fusion.goalMs} ms`, verdict(fusion.met)]];
 }

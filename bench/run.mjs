@@ -83,7 +83,7 @@ async function main() {
   await prime(streamTargets);
   const stream = await measureStreamTtfb(streamTargets, { requests: settings.streamRequests, warmup: 20 });
   log(`stream TTFB p50: direct ${stream.direct.p50.toFixed(2)} ms, proxy ${stream.proxy.p50.toFixed(2)} ms, router ${stream.router.p50.toFixed(2)} ms`);
-  const fusion = await measureFusion({ routerUrl: router.url, apiKey: router.apiKey, upstreamOrigin, requests: settings.fusionRequests, warmup: 20 });
+  const fusion = await measureFusion({ routerUrl: router.url, apiKey: router.apiKey, upstreamOrigin, requests: settings.fusionRequests, warmup: 60, routerPid: router.component.pid });
   log(`router/fusion overhead p50 at c=1: ${fusion.overheadP50Ms.toFixed(2)} ms (wall ${fusion.router.p50.toFixed(2)} ms, critical path ${fusion.direct.p50.toFixed(2)} ms)`);
   const peakRssMb = readProcStats(router.component.pid).peakRssMb;
   await router.component.stop();
