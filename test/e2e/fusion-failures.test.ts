@@ -38,6 +38,21 @@ describe('router/fusion when upstreams fail', () => {
     expect(writerSaw).not.toContain('PANEL-ANTHROPIC');
   });
 
+  it('drops a member still running at panelTimeoutMs, without counting it against its provider', async () => {
+    const geminiOutcomes = async () => {
+      const status = (await (await fetch(`${rig.router.url}/status`)).json()) as { providers: Array<{ provider: string; recentRequests: number }> };
+      return status.providers.find((entry) => entry.provider === 'gemini')!.recentRequests;
+    };
+    const before = await geminiOutcomes();
+    rig.fakes.gemini.failNext({ kind: 'slow-first-byte', delayMs: 1300 });
+    const reply = await client.chat.completions.create({ model: 'router/fusion', messages: QUESTION });
+    expect(reply.choices[0]?.message.content).toBe(WRITER_TEXT.writer1);
+    expect(routerOf(reply).calls.find((call) => call.call === 'panel:3')).toMatchObject({ provider: null, status: 'timeout', error: 'panel_timeout', used: false });
+    expect(messagesText(rig.hosts.writer1.requests[0]?.body)).not.toContain('PANEL-GEMINI');
+    // The router gave up on it, not the provider: no outcome recorded for gemini.
+    expect(await geminiOutcomes()).toBe(before);
+  });
+
   it('answers 502 all_upstreams_failed with each member’s reason when every member is down, and calls no judge or writer', async () => {
     rig.fakes.openai.failAlways({ kind: 'status', status: 503 });
     rig.fakes.anthropic.failAlways({ kind: 'status', status: 500 });

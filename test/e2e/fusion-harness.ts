@@ -70,7 +70,7 @@ export async function startFusionRig(options: { keepAliveMs?: number; mode?: 'an
         fusion.fusion = {
           mode: options.mode ?? 'analyze-then-write',
           minAnswers: 1,
-          panelTimeoutMs: 2500,
+          panelTimeoutMs: 1000,
           maxPanelOutputTokens: 256,
           keepAliveMs: options.keepAliveMs ?? 10_000,
           maxToolRounds: 2,
