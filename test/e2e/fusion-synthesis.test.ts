@@ -125,6 +125,24 @@ describe('router/fusion: judged multi-model synthesis', () => {
     expect(streamed).toBe(WRITER_TEXT.writer1);
   });
 
+  it('reports a failure in-band once a keep-alive has opened the stream (chat: error event then [DONE]; Responses: error event)', async () => {
+    for (const [fake, text] of [[rig.fakes.openai, PANEL_TEXT.openai], [rig.fakes.anthropic, PANEL_TEXT.anthropic], [rig.fakes.gemini, PANEL_TEXT.gemini]] as const) {
+      fake.setReply({ text, latencyMs: 250 });
+      fake.failAlways({ kind: 'status', status: 503 });
+    }
+    const chat = await postV1(rig.router, rig.account.key, '/chat/completions', { model: 'router/fusion', messages: QUESTION, stream: true });
+    expect(chat.status).toBe(200);
+    const events = await readSse(chat);
+    expect(events.at(-1)?.data).toBe('[DONE]');
+    expect(JSON.parse(events.at(-2)!.data).error).toMatchObject({ code: 'all_upstreams_failed', type: 'upstream_error' });
+
+    const responses = await postV1(rig.router, rig.account.key, '/responses', { model: 'router/fusion', input: 'hi', stream: true });
+    expect(responses.status).toBe(200);
+    const last = (await readSse(responses)).at(-1)!;
+    expect(last.event).toBe('error');
+    expect(JSON.parse(last.data)).toMatchObject({ type: 'error', code: 'all_upstreams_failed' });
+  });
+
   it('serves the Responses API: one Response with summed usage and the router object', async () => {
     const response = await client.responses.create({ model: 'router/fusion', input: 'What is the capital of France?' });
     expect(response.model).toBe('router/fusion');
