@@ -21,10 +21,14 @@ const USAGE = {
 const DONE = Buffer.from('data: [DONE]\n\n');
 const encoded = new Map();
 
+/** What `bench-judge` (router/fusion's judge in the bench) answers: an analysis valid against schemas/fusion-analysis.schema.json. */
+const JUDGE_TEXT = JSON.stringify({ consensus: ['a short answer'], contradictions: [], partialCoverage: [], uniqueInsights: [], blindSpots: [] });
+
 function completion(model) {
+  const content = model === 'bench-judge' ? JUDGE_TEXT : TEXT;
   return {
     id: 'chatcmpl-bench0001', object: 'chat.completion', created: CREATED, model,
-    choices: [{ index: 0, message: { role: 'assistant', content: TEXT, refusal: null, annotations: [] }, logprobs: null, finish_reason: 'stop' }],
+    choices: [{ index: 0, message: { role: 'assistant', content, refusal: null, annotations: [] }, logprobs: null, finish_reason: 'stop' }],
     usage: USAGE, service_tier: 'default', system_fingerprint: 'fp_bench',
   };
 }

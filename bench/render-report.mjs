@@ -53,6 +53,7 @@ export function renderReport(results) {
     ['stream added time to first byte p50 (router − direct)', addedMs(streamAdded), `≤ ${GOALS.addedTtfbP50Ms} ms`, verdict(streamAdded <= GOALS.addedTtfbP50Ms)],
     ...sharedSummaryRows(results.shared),
     ...ledgerSummaryRows(results.ledger),
+    ...fusionSummaryRows(results.fusion),
   ];
 
   const failed = levels.flatMap((c) => Object.entries(results.cells[c]).filter(([, cell]) => cell.failures > 0).map(([target]) => `${target} c=${c}`));
@@ -252,4 +253,12 @@ function renderShared(shared) {
     '',
   );
   return lines;
+}
+
+/** Router overhead on a router/fusion request at c=1 (bench/measure-fusion.mjs); absent in older results. */
+function fusionSummaryRows(fusion) {
+  if (!fusion) return [];
+  const cpu = fusion.routerCpuMsPerRequest === null ? '' : `, router CPU ${num(fusion.routerCpuMsPerRequest, 2)} ms/request`;
+  const critical = `critical path on the fakes p50 ${ms(fusion.direct.p50)}, router wall p50 ${ms(fusion.router.p50)}${cpu}`;
+  return [[`router/fusion overhead p50 at c=1 (wall − critical path; ${critical})`, addedMs(fusion.overheadP50Ms), `≤ ${fusion.goalMs} ms`, verdict(fusion.met)]];
 }

@@ -19,6 +19,7 @@ import { fileURLToPath } from 'node:url';
 import { benchTargets, checkTarget } from './bench-targets.mjs';
 import { measureLedger } from './measure-ledger.mjs';
 import { measureStreamTtfb } from './measure-stream-ttfb.mjs';
+import { measureFusion } from './measure-fusion.mjs';
 import { openSharedStores } from './open-shared-stores.mjs';
 import { startMachineCpuWatch } from './read-machine-cpu.mjs';
 import { readProcStats } from './read-proc-stats.mjs';
@@ -38,6 +39,7 @@ const settings = {
   // Load every process gets once before the first measurement, so no cell measures code the JIT has not compiled yet.
   primeS: Number(process.env.BENCH_PRIME_S ?? 3),
   streamRequests: Number(process.env.BENCH_STREAM_REQUESTS ?? 200),
+  fusionRequests: Number(process.env.BENCH_FUSION_REQUESTS ?? 100),
   latencyMs: Number(process.env.BENCH_LATENCY_MS ?? 20),
   concurrency: [1, 16, 128],
   sharedConnections: 16,
@@ -81,6 +83,8 @@ async function main() {
   await prime(streamTargets);
   const stream = await measureStreamTtfb(streamTargets, { requests: settings.streamRequests, warmup: 20 });
   log(`stream TTFB p50: direct ${stream.direct.p50.toFixed(2)} ms, proxy ${stream.proxy.p50.toFixed(2)} ms, router ${stream.router.p50.toFixed(2)} ms`);
+  const fusion = await measureFusion({ routerUrl: router.url, apiKey: router.apiKey, upstreamOrigin, requests: settings.fusionRequests, warmup: 60, routerPid: router.component.pid });
+  log(`router/fusion overhead p50 at c=1: ${fusion.overheadP50Ms.toFixed(2)} ms (wall ${fusion.router.p50.toFixed(2)} ms, critical path ${fusion.direct.p50.toFixed(2)} ms)`);
   const peakRssMb = readProcStats(router.component.pid).peakRssMb;
   await router.component.stop();
 
@@ -102,6 +106,7 @@ async function main() {
     concurrency: settings.concurrency,
     cells,
     stream,
+    fusion,
     peakRssMb,
     shared,
     ledger,

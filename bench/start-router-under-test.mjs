@@ -20,6 +20,10 @@ const run = promisify(execFile);
  * Every plan gets these, far above anything one router is sent in a run (a few thousand requests), so no
  * request is ever rejected. The Redis quota gate reserves blocks of min(100, limit / 100) = 100 units.
  */
+/** The bench's router/fusion: panel models and the judge model (fake-upstream.mjs answers it with analysis JSON). */
+export const FUSION_PANEL_MODELS = ['gpt-4.1', 'gpt-5', 'bench-panel'];
+export const FUSION_JUDGE_MODEL = 'bench-judge';
+
 export const BENCH_PLAN_LIMITS = { monthlyRequests: 1_000_000_000, requestsPerMinute: 100_000_000 };
 
 /**
@@ -75,6 +79,15 @@ function writeBenchConfig(sourceDir, configDir, upstreamBaseUrl, server) {
   rewrite(join(configDir, 'routes.yaml'), (doc) => {
     const frontier = doc.routes.find((route) => route.id === 'router/frontier');
     frontier.tiers = [[{ provider: 'openai', model: 'gpt-4.1' }]];
+    // router/fusion over the one fake: three panel models, a judge model the fake answers with valid analysis JSON, a writer.
+    const fusion = doc.routes.find((route) => route.id === 'router/fusion');
+    fusion.tiers = [[{ provider: 'openai', model: 'gpt-4.1' }]];
+    fusion.fusion = {
+      ...fusion.fusion,
+      minAnswers: 1,
+      panel: FUSION_PANEL_MODELS.map((model) => ({ tiers: [[{ provider: 'openai', model }]] })),
+      judge: { tiers: [[{ provider: 'openai', model: FUSION_JUDGE_MODEL }]] },
+    };
   });
   rewrite(join(configDir, 'plans.yaml'), (doc) => {
     for (const plan of doc.plans) Object.assign(plan, BENCH_PLAN_LIMITS);

@@ -1,4 +1,5 @@
 import type { ConfigFileName, RawConfigFiles } from './config-files.js';
+import { routeTargets } from './route-targets.js';
 import { escapePointerSegment, type PointedProblem } from './locate-pointer.js';
 
 export type FileProblem = PointedProblem & { file: ConfigFileName };
@@ -19,13 +20,18 @@ export function crossCheck(files: Partial<RawConfigFiles>): FileProblem[] {
   if (routes && providers) {
     const known = idsOf(providers.providers);
     routes.routes.forEach((route, r) =>
-      route.tiers.forEach((tier, t) =>
-        tier.forEach((target, i) => {
-          const pointer = `/routes/${r}/tiers/${t}/${i}/provider`;
-          problems.push(...unknown('routes', pointer, `route profile "${route.id}"`, 'provider', target.provider, known));
-        }),
-      ),
+      routeTargets(route).forEach(({ target, pointer }) => {
+        problems.push(...unknown('routes', `/routes/${r}${pointer}/provider`, `route profile "${route.id}"`, 'provider', target.provider, known));
+      }),
     );
+  }
+  if (routes) {
+    routes.routes.forEach((route, r) => {
+      const fusion = route.fusion;
+      if (!fusion || fusion.minAnswers <= fusion.panel.length) return;
+      const message = `route profile "${route.id}" needs ${fusion.minAnswers} fusion answers (minAnswers) from a panel of ${fusion.panel.length}`;
+      problems.push({ file: 'routes', pointer: `/routes/${r}/fusion/minAnswers`, target: 'value', message });
+    });
   }
   if (server && plans) {
     problems.push(...unknown('server', '/app/signupPlan', 'the account app', 'plan', server.app.signupPlan, idsOf(plans.plans)));

@@ -1,5 +1,6 @@
 import type { RawConfigFiles } from './config-files.js';
 import type { FileProblem } from './cross-check.js';
+import { routeTargets } from './route-targets.js';
 import type { ModelPrice, RouteProfileConfig } from './types.js';
 
 export interface UnpricedTarget {
@@ -18,13 +19,11 @@ export function unpricedTargets(
   const prices = new Map(providers.map((provider) => [provider.id, provider.prices ?? {}]));
   const unpriced: UnpricedTarget[] = [];
   routes.forEach((route, r) =>
-    route.tiers.forEach((tier, t) =>
-      tier.forEach((target, i) => {
-        const known = prices.get(target.provider);
-        if (!known || Object.hasOwn(known, target.model)) return;
-        unpriced.push({ routeId: route.id, provider: target.provider, model: target.model, pointer: `/routes/${r}/tiers/${t}/${i}/model` });
-      }),
-    ),
+    routeTargets(route).forEach(({ target, pointer }) => {
+      const known = prices.get(target.provider);
+      if (!known || Object.hasOwn(known, target.model)) return;
+      unpriced.push({ routeId: route.id, provider: target.provider, model: target.model, pointer: `/routes/${r}${pointer}/model` });
+    }),
   );
   return unpriced;
 }

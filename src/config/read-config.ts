@@ -7,6 +7,7 @@ import { CONFIG_FILE_NAMES, type ConfigFileName, type RawConfigFiles } from './c
 import { crossCheck } from './cross-check.js';
 import { deepFreeze } from './deep-freeze.js';
 import type { PointedProblem } from './locate-pointer.js';
+import { fusionWarnings } from './fusion-warnings.js';
 import { priceWarnings } from './price-warnings.js';
 import { readYamlFile, type YamlFile } from './read-yaml-file.js';
 import { resolveEnvReferences } from './resolve-env-references.js';
@@ -58,7 +59,7 @@ export function readConfig(dir: string, env: NodeJS.ProcessEnv): ConfigReading {
     if (yamlFile) problems.push(located(yamlFile, problem));
   }
   const warnings: ConfigProblem[] = [];
-  for (const { file, ...warning } of priceWarnings(valid)) {
+  for (const { file, ...warning } of [...priceWarnings(valid), ...fusionWarnings(valid)]) {
     const yamlFile = files.get(file);
     if (yamlFile) warnings.push(located(yamlFile, warning));
   }

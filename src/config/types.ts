@@ -137,6 +137,36 @@ export interface RouteProfileConfig {
   retryBudget: number;
   /** Ordered tiers; inside a tier targets are chosen by weight, then the rest of the tier is tried. */
   tiers: readonly (readonly RouteTarget[])[];
+  /** Judged multi-model synthesis (routing/fusion/); its writer defaults to `tiers`. */
+  fusion?: FusionConfig;
+}
+
+/** One stage of a fusion: its targets, tried tier by tier with failover like a route's. */
+export interface FusionStageConfig {
+  tiers: readonly (readonly RouteTarget[])[];
+}
+
+/** `analyze-then-write`: a judge analyses, a writer answers. `judge-writes`: the judge's call writes the answer. */
+export type FusionMode = 'analyze-then-write' | 'judge-writes';
+
+export interface FusionConfig {
+  mode: FusionMode;
+  /** 2..8 members, asked in parallel. */
+  panel: readonly FusionStageConfig[];
+  /** Returns the structured analysis (schemas/fusion-analysis.schema.json). */
+  judge: FusionStageConfig;
+  /** Writes the final answer; the route's own tiers when absent. */
+  writer?: FusionStageConfig;
+  /** Fewer surviving panel answers than this fails the request (502 all_upstreams_failed). */
+  minAnswers: number;
+  /** A member still running after this is dropped. */
+  panelTimeoutMs: number;
+  /** Output cap of each panel call. */
+  maxPanelOutputTokens: number;
+  /** Streams: a keep-alive comment this often while nothing else is sent (panel and judge stages). */
+  keepAliveMs: number;
+  /** The `router:fusion` server tool: most fusion runs per request. */
+  maxToolRounds: number;
 }
 
 export type ProviderFormat = 'openai' | 'anthropic' | 'gemini';

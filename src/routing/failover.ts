@@ -26,6 +26,17 @@ export class AttemptFailed extends Error {
   }
 }
 
+/**
+ * The upstream answered (so its health is fine) but the answer cannot serve this call, e.g. a fusion
+ * judge whose JSON fails its schema: the attempt counts as sent, and the next candidate is tried.
+ */
+export class CandidateUnfit extends Error {
+  constructor(readonly code: string, message: string) {
+    super(message);
+    this.name = 'CandidateUnfit';
+  }
+}
+
 export interface AttemptSummary {
   provider: string;
   model: string;
@@ -112,6 +123,13 @@ export async function runWithFailover<T>(
         meta: { providerId: provider.id, upstreamModel: target.model, retryCount: sent, credentialSource: candidate.credentialSource, attempts },
       };
     } catch (error) {
+      if (error instanceof CandidateUnfit && !call.signal.aborted) {
+        sent++;
+        deps.health.recordSuccess(provider.id, deps.clock.now() - startedAt);
+        attempts.push({ provider: provider.id, model: target.model, status: 200, error: error.code, latencyMs: deps.clock.now() - startedAt });
+        everyAttemptTimedOut = false;
+        continue;
+      }
       const failed = asAttemptFailed(error, call.signal, () => deps.health.release(provider.id));
       if (failed instanceof RouterError) {
         // This provider's adapter cannot honour the request (nothing was sent); another candidate may.

@@ -25,7 +25,9 @@ import {
   streamChatAttempt,
   translateStream,
   type AttemptDeps,
+  type CommittedStream,
 } from './chat-attempts.js';
+import type { ChatCompletionChunk } from '../formats/openai-chat.js';
 import { AttemptFailed, type Candidate } from './failover.js';
 
 /** A Responses stream event as sent to the client (`event:` is its `type`). */
@@ -55,7 +57,7 @@ type Deps = AttemptDeps & { clock: Clock };
 
 const isNative = (candidate: Candidate) => candidate.provider.format === 'openai' && candidate.provider.nativeResponses;
 
-function responseContext(deps: Deps, call: ResponsesCall): ResponseContext {
+export function responseContext(deps: { clock: Clock }, call: ResponsesCall): ResponseContext {
   return {
     responseId: randomResponseId('resp'),
     model: call.model,
@@ -82,8 +84,13 @@ export async function streamResponsesAttempt(deps: Deps, candidate: Candidate, c
 }
 
 async function streamSynthesized(deps: Deps, candidate: Candidate, call: ResponsesCall): Promise<ResponsesStreamOutcome> {
-  const synthesizer = createResponsesStreamSynthesizer(responseContext(deps, call));
   const chunks = await streamChatAttempt(deps, candidate, responsesRequestToChat({ ...call.request, stream: true }), call.signal);
+  return synthesizeResponsesStream(deps, call, chunks);
+}
+
+/** A committed chat stream as the Responses event stream of `call` (also fusion's writer stream). */
+export function synthesizeResponsesStream(deps: { clock: Clock }, call: ResponsesCall, chunks: CommittedStream<ChatCompletionChunk>): ResponsesStreamOutcome {
+  const synthesizer = createResponsesStreamSynthesizer(responseContext(deps, call));
   const head = [...synthesizer.start(), ...chunks.head.flatMap((chunk) => synthesizer.onChunk(chunk))];
   async function* rest(): AsyncGenerator<ResponsesOutEvent> {
     for (let next = await chunks.tail.next(); !next.done; next = await chunks.tail.next()) {

@@ -9,6 +9,8 @@ import type { ResponsesRequest } from '../formats/openai-responses.js';
 import { testCredential, type CredentialTestOutcome } from './test-credential.js';
 import { completeResponsesAttempt, streamResponsesAttempt, type ResponsesOutcome, type ResponsesStreamOutcome } from './responses-attempts.js';
 
+import { completeFusion, completeWithFusionTool, streamFusion, type FusionResult, type FusionRun, type FusionToolRun, type FusionTrace } from './fusion/index.js';
+
 export type RoutingEngineDeps = FailoverDeps & AttemptDeps;
 
 export interface Routed<T> {
@@ -30,6 +32,20 @@ export class RoutingEngine {
   completeResponses(call: FailoverCall, request: ResponsesRequest): Promise<Routed<ResponsesOutcome>> {
     const responsesCall = { request, model: call.route.id, signal: call.signal };
     return runWithFailover(this.deps, call, (candidate) => completeResponsesAttempt(this.deps, candidate, responsesCall));
+  }
+
+  /** A fusion route profile: panel, judge, writer (routing/fusion/). */
+  completeFusion(run: FusionRun, chat: ChatRequest, trace: FusionTrace): Promise<FusionResult<ChatCompletion>> {
+    return completeFusion(this.deps, run, chat, trace);
+  }
+
+  streamFusion(run: FusionRun, chat: ChatRequest, trace: FusionTrace): Promise<FusionResult<CommittedStream<ChatCompletionChunk>>> {
+    return streamFusion(this.deps, run, chat, trace);
+  }
+
+  /** Any route profile with the `router:fusion` server tool. */
+  completeWithFusionTool(run: FusionToolRun, chat: ChatRequest, trace: FusionTrace): Promise<FusionResult<ChatCompletion>> {
+    return completeWithFusionTool(this.deps, run, chat, trace);
   }
 
   /** One cheap call with this credential to this provider, outside failover and health (the app's "test" button). */

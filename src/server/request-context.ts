@@ -3,6 +3,7 @@ import type { H3Event } from 'h3';
 import type { PlanConfig, RouteProfileConfig } from '../config/types.js';
 import type { TokenUsage } from '../core/token-usage.js';
 import type { AttemptSummary, RoutedMeta } from '../routing/failover.js';
+import type { FusionCall, FusionTrace } from '../routing/fusion/index.js';
 import type { RateDecision } from '../stores/rate-limiter.js';
 import type { SpendReservation } from '../usage/spend-gate.js';
 
@@ -48,6 +49,8 @@ export interface RouterRequestContext {
   failedRetryCount?: number;
   /** The managed-access spend estimate held for this request (usage/spend-gate.ts), settled by its ledger record. */
   spendReservation?: SpendReservation;
+  /** Fusion (a fusion profile or the router:fusion tool): every upstream call, and the one the client got (`main`). */
+  fusion?: { trace: FusionTrace; main?: FusionCall };
 }
 
 declare module 'h3' {

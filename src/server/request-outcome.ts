@@ -8,6 +8,7 @@ import type { ConsolaInstance } from 'consola';
 import { describeError } from '../core/describe-error.js';
 import type { TokenUsage } from '../core/token-usage.js';
 import type { AttemptSummary, CredentialSource } from '../routing/failover.js';
+import type { FusionCall } from '../routing/fusion/index.js';
 import type { SpendReservation } from '../usage/spend-gate.js';
 import type { RouterRequestContext } from './request-context.js';
 
@@ -46,6 +47,8 @@ export interface RequestOutcome {
   clientClosed: boolean;
   /** The managed-access spend estimate held for the request, which its ledger record settles. */
   spendReservation: SpendReservation | null;
+  /** Fusion: the request's other upstream calls (panel, judge, model turns), each its own ledger record. */
+  extraCalls?: readonly FusionCall[];
 }
 
 export interface RequestObserver {
@@ -112,6 +115,7 @@ function buildOutcome(event: H3Event, ctx: RouterRequestContext, kind: RequestOu
     totalMs: finishedAt - ctx.startedAt,
     clientClosed,
     spendReservation: ctx.spendReservation ?? null,
+    ...(ctx.fusion ? { extraCalls: ctx.fusion.trace.calls.filter((call) => call !== ctx.fusion?.main) } : {}),
   };
 }
 

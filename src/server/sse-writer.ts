@@ -29,6 +29,11 @@ export class SseWriter {
     await this.write(frame);
   }
 
+  /** A comment line (`: text`), which SSE clients ignore: keeps proxies and clients from timing out while nothing else is ready. */
+  async comment(text: string): Promise<void> {
+    await this.write(`: ${text.replace(/[\r\n]+/g, ' ')}\n\n`);
+  }
+
   /** The chat stream terminator. */
   async done(): Promise<void> {
     await this.write('data: [DONE]\n\n');

@@ -7,6 +7,7 @@ import { createLedgerRecordIds } from '../stores/ledger-record-ids.js';
 import { MAIN_CALL, type LedgerRecord } from '../stores/ledger-store.js';
 import { costNanoUsd, type PriceBook } from '../usage/model-prices.js';
 import type { UsageLedger } from '../usage/usage-ledger.js';
+import type { FusionCall } from '../routing/fusion/index.js';
 import type { RequestObserver, RequestOutcome } from './request-outcome.js';
 
 const CODE = /^[A-Za-z0-9_.:-]{1,64}$/;
@@ -22,7 +23,10 @@ export function createUsageObserver(ledger: UsageLedger, prices: PriceBook): Req
   };
 }
 
-/** One `main` record per model request that passed admission; none for other traffic or refused requests. */
+/**
+ * One `main` record per model request that passed admission, plus one per other upstream call of a
+ * fusion request; none for other traffic or refused requests.
+ */
 export function ledgerRecordsOf(outcome: RequestOutcome, prices: PriceBook, recordId: (startedAtMs: number) => string): LedgerRecord[] {
   if (outcome.kind !== 'model' || !outcome.admitted || outcome.accountId === null) return [];
   const served = outcome.servedBy;
@@ -31,8 +35,7 @@ export function ledgerRecordsOf(outcome: RequestOutcome, prices: PriceBook, reco
   const price = served ? prices.priceOf(served.providerId, served.upstreamModel) : undefined;
   const cost = usage === null ? null : served === null ? 0 : price === undefined ? null : costNanoUsd(price, usage);
   const managed = served?.credentialSource === 'managed';
-  return [
-    {
+  const main: LedgerRecord = {
       id: recordId(outcome.startedAt),
       requestId: outcome.requestId,
       call: MAIN_CALL,
@@ -56,9 +59,43 @@ export function ledgerRecordsOf(outcome: RequestOutcome, prices: PriceBook, reco
       totalMs: outcome.totalMs,
       clientClosed: outcome.clientClosed,
       reservationId: outcome.spendReservation?.id ?? null,
-    },
-  ];
+  };
+  return [main, ...(outcome.extraCalls ?? []).map((call) => callRecord(outcome, call, prices, recordId))];
 }
+
+/** A fusion call's own record: its provider, tokens and cost, linked to the request by its id. */
+function callRecord(outcome: RequestOutcome, call: FusionCall, prices: PriceBook, recordId: (startedAtMs: number) => string): LedgerRecord {
+  const price = call.provider && call.model ? prices.priceOf(call.provider, call.model) : undefined;
+  const cost = call.usage === null ? null : call.provider === null ? 0 : price === undefined ? null : costNanoUsd(price, call.usage);
+  return {
+    id: recordId(outcome.startedAt),
+    requestId: outcome.requestId,
+    call: call.label,
+    startedAt: new Date(outcome.startedAt).toISOString(),
+    accountId: outcome.accountId!,
+    keyId: outcome.keyId,
+    routeId: outcome.routeId,
+    endpoint: outcome.endpoint,
+    providerId: call.provider,
+    upstreamModel: call.model,
+    credentialSource: call.credentialSource,
+    status: CALL_STATUS[call.status],
+    errorCode: safeCode(call.error),
+    retryCount: call.retryCount,
+    attempts: call.attempts.map((attempt) => ({ ...attempt, error: safeCode(attempt.error) })),
+    usage: call.usage,
+    costNanoUsd: cost,
+    // An unknown cost on managed access is metered at the request's whole estimate: never under the real spend.
+    meteredNanoUsd: call.credentialSource === 'managed' ? (cost ?? outcome.spendReservation?.estimateNanoUsd ?? 0) : 0,
+    firstByteMs: null,
+    totalMs: call.latencyMs,
+    clientClosed: outcome.clientClosed,
+    reservationId: null,
+  };
+}
+
+/** A call's own outcome as an HTTP-like status (the ledger's `status`). */
+const CALL_STATUS: Readonly<Record<FusionCall['status'], number>> = { ok: 200, failed: 502, timeout: 504, empty: 502, invalid: 502, aborted: 499 };
 
 function safeCode(code: string | null): string | null {
   if (code === null) return null;

@@ -21,6 +21,7 @@ import { quotaPeriod } from '../core/quota-period.js';
 import type { LedgerStore } from '../stores/ledger-store.js';
 import { maximumCostNanoUsd, type PriceBook } from './model-prices.js';
 import { formatNanoUsd, usdToNano } from './nano-usd.js';
+import { fusionCallCount, routeTargets } from '../config/route-targets.js';
 
 export interface SpendReservation {
   id: string;
@@ -33,6 +34,8 @@ export interface SpendRequest {
   route: RouteProfileConfig;
   /** The request body; a managed request without an output cap gets the one its estimate assumes. */
   body: Record<string, unknown>;
+  /** The fusion profile the request's `router:fusion` server tool may run, when it offers the tool. */
+  toolFusion?: RouteProfileConfig;
 }
 
 export interface SpendGateDeps {
@@ -86,24 +89,46 @@ export class SpendGate {
     return reservation;
   }
 
-  /** The most the request can cost on any of its route's candidates. */
+  /**
+   * The most the request can cost on any of its route's candidates. A fusion request (a fusion profile,
+   * or the router:fusion tool) is estimated for all its calls at once, each at the dearest price and with
+   * the prompt grown by every panel answer, so no partial panel runs on an account that cannot afford it.
+   */
   estimate(request: SpendRequest): number {
     const prices: ModelPrice[] = [];
-    for (const target of request.route.tiers.flat()) {
+    for (const { target } of [...routeTargets(request.route), ...(request.toolFusion ? routeTargets(request.toolFusion) : [])]) {
       const price = this.deps.prices.priceOf(target.provider, target.model);
       if (price) prices.push(price);
     }
-    const promptTokens = Buffer.byteLength(JSON.stringify(request.body), 'utf8');
+    const { calls, addedPromptTokens } = fusionShape(request);
+    const promptTokens = Buffer.byteLength(JSON.stringify(request.body), 'utf8') + addedPromptTokens;
     const outputTokens = (outputCap(request.body) ?? this.defaultOutputTokens(request.route)) * choices(request.body);
-    return maximumCostNanoUsd(prices, promptTokens, outputTokens);
+    return calls * maximumCostNanoUsd(prices, promptTokens, outputTokens);
   }
 
   /** The largest default output cap among the route's providers. */
   private defaultOutputTokens(route: RouteProfileConfig): number {
     let tokens = 0;
-    for (const target of route.tiers.flat()) tokens = Math.max(tokens, this.deps.providers.get(target.provider)?.defaultMaxTokens ?? 0);
+    for (const { target } of routeTargets(route)) tokens = Math.max(tokens, this.deps.providers.get(target.provider)?.defaultMaxTokens ?? 0);
     return tokens;
   }
+}
+
+/** Instructions of the judge and writer, generously: they are a few hundred bytes. */
+const FUSION_INSTRUCTION_TOKENS = 4096;
+
+/** Calls a request may make, and what the panel's answers add to a later call's prompt. */
+function fusionShape(request: SpendRequest): { calls: number; addedPromptTokens: number } {
+  const own = request.route.fusion;
+  const tool = request.toolFusion?.fusion;
+  let calls = own ? fusionCallCount(own) : 1;
+  let added = own ? own.panel.length * own.maxPanelOutputTokens + FUSION_INSTRUCTION_TOKENS : 0;
+  if (tool) {
+    // Each round: a model turn and a fusion run; then the model's last turn, with every result in its prompt.
+    calls += tool.maxToolRounds * (fusionCallCount(tool) + 1);
+    added += tool.maxToolRounds * (tool.panel.length * tool.maxPanelOutputTokens + FUSION_INSTRUCTION_TOKENS);
+  }
+  return { calls, addedPromptTokens: added };
 }
 
 function outputCap(body: Readonly<Record<string, unknown>>): number | undefined {

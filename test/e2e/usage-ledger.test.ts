@@ -24,7 +24,7 @@ const HELLO = { model: 'router/frontier', messages: [{ role: 'user' as const, co
 /** gpt-4.1 at 2 / 0.5 / 8 USD per million tokens (config/providers.yaml): nano-USD per token. */
 const GPT41 = { input: 2000, output: 8000 };
 
-/** A second OpenAI-compatible host (the same fake) that cannot stream usage and has no prices: router/fusion goes there. */
+/** A second OpenAI-compatible host (the same fake) that cannot stream usage and has no prices: router/fusion, made a plain route, goes there. */
 function addPlainHost(urls: Fakes['urls']) {
   return (doc: any) => {
     doc.circuitBreaker = { failureThreshold: 1000, cooldownMs: 1000 };
@@ -56,7 +56,10 @@ describe.each(usageBackends('ledger'))('the usage ledger on %s', (_name, makeBac
       providers: pointProvidersAt(fakes.urls, addPlainHost(fakes.urls)),
       routes: (doc) => {
         frontierOrder(['openai', 'anthropic', 'gemini'])(doc);
-        doc.routes.find((route: { id: string }) => route.id === 'router/fusion').tiers = [[{ provider: 'plainhost', model: 'gpt-4.1' }]];
+        // A plain single-call route on that host (fusion's own records: fusion-synthesis.test.ts).
+        const plain = doc.routes.find((route: { id: string }) => route.id === 'router/fusion');
+        plain.tiers = [[{ provider: 'plainhost', model: 'gpt-4.1' }]];
+        delete plain.fusion;
       },
     });
     account = await router.createAccount('pro', { providerKeys: { ...PROVIDER_KEYS, plainhost: PROVIDER_KEYS.openai } });

@@ -50,6 +50,8 @@ export interface FakeReply {
   splitBytes?: number;
   /** Streams: wait this long before each event after the first (a long generation). OpenAI fake only. */
   eventDelayMs?: number;
+  /** OpenAI fake: per upstream model, settings that replace the ones above (so one host can serve several models deterministically). */
+  byModel?: Readonly<Record<string, Omit<FakeReply, 'byModel'>>>;
 }
 
 export interface FakeProvider {

@@ -65,10 +65,15 @@ export async function startOpenAIFake(options: { name?: string } = {}): Promise<
     const key = `${shape.api}|${shape.stream}|${shape.includeUsage}|${shape.model}|${shape.store}|${shape.toolTurn}`;
     let entry = encoded.get(key);
     if (entry === undefined) {
-      entry = encodeReply(shape, resolveReply(reply, name, shape), `${encoded.size + 1}`);
+      entry = encodeReply(shape, resolveReply(replyFor(shape.model), name, shape), `${encoded.size + 1}`);
       encoded.set(key, entry);
     }
     return entry;
+  }
+
+  /** The reply settings for one model: its `byModel` entry over the general ones. */
+  function replyFor(model: string): FakeReply {
+    return { ...reply, ...reply.byModel?.[model] };
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -88,7 +93,8 @@ export async function startOpenAIFake(options: { name?: string } = {}): Promise<
     const failure = takeFailure();
     if (failure?.kind === 'hang') return;
     if (failure?.kind === 'slow-first-byte') await sleep(failure.delayMs);
-    if (reply.latencyMs !== undefined && reply.latencyMs > 0) await sleep(reply.latencyMs);
+    const latencyMs = replyFor(modelOf(body)).latencyMs;
+    if (latencyMs !== undefined && latencyMs > 0) await sleep(latencyMs);
     if (res.destroyed) return;
     const credential = (req.headers.authorization ?? '').replace(/^Bearer /, '');
     if (failure?.kind === 'status' && failure.echoCredential) return sendJson(res, failure.status, openaiError(credentialEcho(credential), null, 'invalid_api_key'));

@@ -5,6 +5,7 @@
  */
 import { eventHandler, type H3Event, type Router } from 'h3';
 import { ERROR_TABLE, type ErrorCode } from '../../core/errors.js';
+import { routeTargets } from '../../config/route-targets.js';
 import { sendHtml } from '../http-helpers.js';
 import type { WebDeps } from '../web-deps.js';
 import { ERROR_DOCS } from './error-docs.js';
@@ -56,7 +57,7 @@ export function registerDocsPages(router: Router, deps: WebDeps): void {
     plans: config.plans.filter((plan) => plan.routeProfiles.includes(route.id)).map((plan) => plan.name).join(', ') || 'none',
     weight: route.quotaWeight,
     retries: route.retryBudget,
-    providers: [...new Set(route.tiers.flat().map((target) => target.provider))].join(', '),
+    providers: [...new Set(routeTargets(route).map(({ target }) => target.provider))].join(', '),
   }));
   const { app } = config.server;
 

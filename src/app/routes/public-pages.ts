@@ -17,7 +17,8 @@ const LAUNCH_LABELS: Record<string, string> = {
   chat_completions: 'Chat completions (/v1/chat/completions)',
   responses: 'Responses API (/v1/responses)',
   streaming: 'Streaming',
-  fusion: 'router/fusion on Pro and Max',
+  fusion: 'router/fusion on Pro and Max: a panel of models from several providers answers in parallel, a judge compares, one answer is written (streamed)',
+  fusion_server_tool: 'The router:fusion server tool on Pro and Max: any profile can ask the fusion panel mid-answer',
   bring_your_own_provider_keys: 'Bring your own provider keys',
   managed_provider_access: 'Managed provider access (the operator’s own provider accounts)',
 };
@@ -53,7 +54,7 @@ export function registerPublicPages(router: Router, deps: WebDeps): void {
         title: 'Pricing',
         plans: planCards(deps, null),
         routeTable: routeProfileTable(deps),
-        live: ['chat_completions', 'responses', 'streaming', 'fusion', 'bring_your_own_provider_keys'].map((id) => LAUNCH_LABELS[id]),
+        live: ['chat_completions', 'responses', 'streaming', 'fusion', 'fusion_server_tool', 'bring_your_own_provider_keys'].map((id) => LAUNCH_LABELS[id]),
         notLive: deps.managedAccess.active ? [] : [LAUNCH_LABELS.managed_provider_access],
       }),
     ),

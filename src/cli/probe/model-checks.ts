@@ -112,6 +112,8 @@ export async function runModelChecks(session: ProbeSession, probe: ModelProbe): 
     const r = await post('/chat/completions', { model: FUSION, messages: [{ role: 'user', content: PROMPT }], max_tokens: 16 });
     if (models.includes(FUSION)) {
       expectChatCompletion(r, FUSION);
+      const calls = r.json?.router?.calls;
+      expectThat(Array.isArray(calls) && calls.some((call: { role?: string }) => call.role === 'panel'), 'a router object listing the fusion run’s calls (panel, judge, writer)', r);
       return 'served';
     }
     expectThat(r.status === 403 && r.json?.error?.code === 'plan_upgrade_required' && r.json.error.upgradeUrl, 'a 403 plan_upgrade_required with upgradeUrl (the plan has no fusion)', r);

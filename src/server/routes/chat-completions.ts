@@ -10,15 +10,19 @@ import type { RouterDeps } from '../router-deps.js';
 import type { RouterRequestContext } from '../request-context.js';
 import { INTERRUPTED_CODE, relayCommittedStream } from '../relay-committed-stream.js';
 import { SseWriter } from '../sse-writer.js';
+import { fusionPlanOf, toolFusionOf } from '../fusion/fusion-plan.js';
+import { serveFusionChat } from '../fusion/serve-fusion-chat.js';
 import { setRoutingHeaders, routingHeaders } from './routing-headers.js';
 
 export function createChatCompletionsRoute(deps: RouterDeps) {
   return async (event: H3Event, ctx: RouterRequestContext): Promise<unknown> => {
     const route = authorizeRoute(ctx);
     applyOutputTokenCap(ctx.body!, ctx.plan, 'chat');
-    ctx.spendReservation = await deps.spend.reserve({ accountId: ctx.caller!.accountId, plan: ctx.plan, route, body: ctx.body! });
+    const fusion = fusionPlanOf(route, ctx.body!, deps.routes);
+    ctx.spendReservation = await deps.spend.reserve({ accountId: ctx.caller!.accountId, plan: ctx.plan, route, body: ctx.body!, ...toolFusionOf(fusion) });
     const chat = ctx.body as ChatRequest;
     const call = { route, accountId: ctx.caller!.accountId, signal: abortOnDisconnect(event, deps.drain.deadline) };
+    if (fusion) return serveFusionChat(event, ctx, deps, fusion, call, chat);
     if (chat.stream) {
       const { value, meta } = await deps.engine.streamChat(call, chat);
       ctx.served = meta;

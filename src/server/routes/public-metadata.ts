@@ -26,7 +26,7 @@ export function buildPricing(config: RouterConfig, managedAccess: ManagedAccessS
       purchasableOnline: checkoutUrl(config, plan) !== null,
     })),
     launchBoundary: {
-      live: ['chat_completions', 'responses', 'streaming', 'fusion', 'bring_your_own_provider_keys'],
+      live: ['chat_completions', 'responses', 'streaming', 'fusion', 'fusion_server_tool', 'bring_your_own_provider_keys'],
       notLive: managedAccess.active ? [] : ['managed_provider_access'],
       managedProviderAccess: {
         active: managedAccess.active,

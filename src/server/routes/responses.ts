@@ -11,15 +11,19 @@ import type { RouterDeps } from '../router-deps.js';
 import type { RouterRequestContext } from '../request-context.js';
 import { INTERRUPTED_CODE, relayCommittedStream } from '../relay-committed-stream.js';
 import { SseWriter } from '../sse-writer.js';
+import { fusionPlanOf, toolFusionOf } from '../fusion/fusion-plan.js';
+import { serveFusionResponses } from '../fusion/serve-fusion-responses.js';
 import { routingHeaders, setRoutingHeaders } from './routing-headers.js';
 
 export function createResponsesRoute(deps: RouterDeps) {
   return async (event: H3Event, ctx: RouterRequestContext): Promise<unknown> => {
     const route = authorizeRoute(ctx);
     applyOutputTokenCap(ctx.body!, ctx.plan, 'responses');
-    ctx.spendReservation = await deps.spend.reserve({ accountId: ctx.caller!.accountId, plan: ctx.plan, route, body: ctx.body! });
+    const fusion = fusionPlanOf(route, ctx.body!, deps.routes);
+    ctx.spendReservation = await deps.spend.reserve({ accountId: ctx.caller!.accountId, plan: ctx.plan, route, body: ctx.body!, ...toolFusionOf(fusion) });
     const request = ctx.body as unknown as ResponsesRequest;
     const call = { route, accountId: ctx.caller!.accountId, signal: abortOnDisconnect(event, deps.drain.deadline) };
+    if (fusion) return serveFusionResponses(event, ctx, deps, fusion, call, request);
     if (request.stream) {
       const { value, meta } = await deps.engine.streamResponses(call, request);
       ctx.served = meta;

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { ProviderConfig, RouteProfileConfig } from '../../../src/config/types.js';
 import { RouterError } from '../../../src/core/errors.js';
 import { UpstreamStreamError } from '../../../src/providers/adapter.js';
-import { AttemptFailed, runWithFailover, type Candidate, type FailoverDeps } from '../../../src/routing/failover.js';
+import { AttemptFailed, CandidateUnfit, runWithFailover, type Candidate, type FailoverDeps } from '../../../src/routing/failover.js';
 import { ProviderHealth } from '../../../src/routing/provider-health.js';
 
 const provider = (id: string): ProviderConfig => ({
@@ -45,6 +45,18 @@ function setup(options: { failureThreshold?: number; keys?: string[] } = {}) {
 }
 
 describe('runWithFailover: what counts against a provider', () => {
+  it('tries the next candidate after an unfit answer (a judge’s invalid JSON) and keeps the provider healthy', async () => {
+    const { deps, call, health } = setup();
+    const { value, meta } = await runWithFailover(deps, call, async (candidate) => {
+      if (candidate.provider.id === 'a') throw new CandidateUnfit('invalid_judge_output', 'bad JSON');
+      return 'ok';
+    });
+    expect(value).toBe('ok');
+    expect(meta.retryCount).toBe(1);
+    expect(meta.attempts[0]).toMatchObject({ provider: 'a', status: 200, error: 'invalid_judge_output' });
+    expect(health.state('a')).toBe('closed');
+  });
+
   it('re-throws an unexpected exception (a router bug) at once, untouched, with no verdict on the provider', async () => {
     const { deps, call, health } = setup();
     const tried: string[] = [];

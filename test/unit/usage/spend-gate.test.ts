@@ -48,6 +48,28 @@ describe('the spend gate', () => {
     expect(gate().estimate({ ...request, body })).toBe(bytes * 3000 + 8192 * 15_000);
   });
 
+  it('estimates a fusion request for its whole run before the panel starts: every call, the panel’s answers in later prompts', () => {
+    const fusion = {
+      mode: 'analyze-then-write',
+      panel: [{ tiers: route.tiers }, { tiers: route.tiers }, { tiers: route.tiers }],
+      judge: { tiers: [[{ provider: 'openai', model: 'gpt-4.1', weight: 1 }]] },
+      minAnswers: 1,
+      panelTimeoutMs: 1000,
+      maxPanelOutputTokens: 100,
+      keepAliveMs: 1000,
+      maxToolRounds: 2,
+    } as RouteProfileConfig['fusion'];
+    const fusionRoute = { ...route, id: 'router/fusion', fusion } as RouteProfileConfig;
+    const body = { model: 'router/fusion', messages: [{ role: 'user', content: 'hi' }], max_tokens: 100 };
+    const prompt = Buffer.byteLength(JSON.stringify(body)) + 3 * 100 + 4096;
+    // 3 members + 2 judge replies (the judge has one target: one reply and its retry) + the writer = 6 calls at the dearest price.
+    expect(gate().estimate({ accountId: 'acct_a', plan: capped, route: fusionRoute, body })).toBe(6 * (prompt * 3000 + 100 * 15_000));
+    // The router:fusion tool on another profile: its own call, and per round a model turn plus a fusion run.
+    const toolBody = { ...body, model: 'router/frontier' };
+    const toolPrompt = Buffer.byteLength(JSON.stringify(toolBody)) + 2 * (3 * 100 + 4096);
+    expect(gate().estimate({ accountId: 'acct_a', plan: capped, route, body: toolBody, toolFusion: fusionRoute })).toBe((1 + 2 * 7) * (toolPrompt * 3000 + 100 * 15_000));
+  });
+
   it('sends a managed request that names no output cap with the one its estimate assumed, in the field of its API', async () => {
     const roomy = { ...capped, managedSpendCapUsd: 10 };
     const chat: Record<string, unknown> = { model: 'router/frontier', messages: [{ role: 'user', content: 'hi' }] };

@@ -1,0 +1,92 @@
+/**
+ * What a fusion request reports to its client: `usage` summed over every upstream call, and the `router`
+ * extension object listing each call (provider, model, status, tokens, latency, cost, whether its output
+ * was used). OpenAI's SDKs keep unknown fields, so both parse unchanged.
+ */
+import type { ChatUsage } from '../../formats/openai-chat.js';
+import type { ResponseUsage } from '../../formats/openai-responses.js';
+import type { TokenUsage } from '../../core/token-usage.js';
+import type { FusionTrace } from '../../routing/fusion/index.js';
+import { costNanoUsd, type PriceBook } from '../../usage/model-prices.js';
+
+export interface RouterExtension {
+  fusion: {
+    /** `used`: the writer had the judge's analysis; `unavailable`: no judge answered, the writer wrote without it. */
+    analysis: FusionTrace['analysis'];
+    /** router:fusion server-tool runs in this request (0 on a fusion profile). */
+    tool_runs: number;
+  };
+  calls: RouterCallReport[];
+}
+
+export interface RouterCallReport {
+  call: string;
+  role: string;
+  provider: string | null;
+  model: string | null;
+  status: string;
+  error: string | null;
+  used: boolean;
+  latency_ms: number;
+  retries: number;
+  /** null: the upstream reported none. */
+  usage: { prompt_tokens: number; completion_tokens: number; total_tokens: number } | null;
+  /** USD from the model's price; null when the usage or the price is unknown. */
+  cost_usd: number | null;
+}
+
+export function routerExtension(trace: FusionTrace, prices: PriceBook): RouterExtension {
+  return {
+    fusion: { analysis: trace.analysis, tool_runs: trace.toolRuns },
+    calls: trace.calls.map((call) => {
+      const price = call.provider && call.model ? prices.priceOf(call.provider, call.model) : undefined;
+      const cost = call.usage === null ? null : call.provider === null ? 0 : price === undefined ? null : costNanoUsd(price, call.usage);
+      return {
+        call: call.label,
+        role: call.role,
+        provider: call.provider,
+        model: call.model,
+        status: call.status,
+        error: call.error,
+        used: call.used,
+        latency_ms: call.latencyMs,
+        retries: call.retryCount,
+        usage: call.usage && { prompt_tokens: call.usage.prompt, completion_tokens: call.usage.completion, total_tokens: call.usage.prompt + call.usage.completion },
+        cost_usd: cost === null ? null : cost / 1e9,
+      };
+    }),
+  };
+}
+
+/** Every call's tokens added up (a call whose upstream reported none adds nothing it could prove). */
+export function totalUsage(trace: FusionTrace): TokenUsage {
+  const total: TokenUsage = { prompt: 0, completion: 0, reasoning: 0, cached: 0 };
+  for (const { usage } of trace.calls) {
+    if (!usage) continue;
+    total.prompt += usage.prompt;
+    total.completion += usage.completion;
+    total.reasoning += usage.reasoning;
+    total.cached += usage.cached;
+  }
+  return total;
+}
+
+export function chatUsage(usage: TokenUsage): ChatUsage {
+  return {
+    prompt_tokens: usage.prompt,
+    completion_tokens: usage.completion,
+    total_tokens: usage.prompt + usage.completion,
+    prompt_tokens_details: { cached_tokens: usage.cached },
+    completion_tokens_details: { reasoning_tokens: usage.reasoning },
+  };
+}
+
+export function responsesUsage(usage: TokenUsage): ResponseUsage {
+  return {
+    input_tokens: usage.prompt,
+    input_tokens_details: { cached_tokens: usage.cached, cache_write_tokens: 0 },
+    output_tokens: usage.completion,
+    output_tokens_details: { reasoning_tokens: usage.reasoning },
+    total_tokens: usage.prompt + usage.completion,
+  };
+}
