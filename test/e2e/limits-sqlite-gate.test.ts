@@ -65,16 +65,20 @@ describe('the embedded quota gate in two router processes on one SQLite file', (
     fakes = await startFakes();
     configDir = writeConfigDir({
       plans: planLimits({ free: { monthlyRequests: MONTHLY, requestsPerMinute: 100_000 }, pro: { monthlyRequests: 1_000_000, requestsPerMinute: 100_000 } }),
-      providers: pointProvidersAt(fakes.urls),
+      // Generous upstream timeouts: 200 requests at once on a busy machine must not fail over, or their
+      // refunds would blur the count this test is about.
+      providers: pointProvidersAt(fakes.urls, (doc) => {
+        for (const provider of doc.providers) provider.timeouts = { connectMs: 10_000, firstByteMs: 30_000, idleMs: 30_000 };
+      }),
       routes: frontierOrder(['openai']),
     });
     const path = join(dir, 'router.db');
     env = { ROUTER_CONFIG: configDir, ROUTER_STORAGE: `sqlite:${path}`, ROUTER_SECRET_KEY: TEST_SECRET };
     // Migrated once by the CLI, so the two processes start on a ready file.
     await cli('accounts', 'list');
-    routers = await Promise.all([startRouterProcess(env), startRouterProcess(env)]);
+    routers = await Promise.all([startRouterProcess(env, 45_000), startRouterProcess(env, 45_000)]);
     reader = createSqliteStore({ path, clock: systemClock });
-  }, 60_000);
+  }, 120_000);
 
   afterAll(async () => {
     await Promise.all(routers.map((router) => router.stop()));

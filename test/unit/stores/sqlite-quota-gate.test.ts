@@ -50,6 +50,7 @@ function gateOn(store: SqliteStore, options: { settleMs?: number; holdsOn?: Stor
   return gate;
 }
 
+const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
 const newAccount = async (store: Store, plan: string) => (await store.createAccount({ email: 'gate@example.com', plan }, 'cli')).id;
 const admitOnce = (gate: QuotaLedger, accountId: string, period = PERIOD, weight = 1) => gate.admit({ accountId, period, weight, limitsByPlan: LIMITS });
 const admitAll = (gates: readonly QuotaLedger[], accountId: string, calls: number): Promise<QuotaDecision[]> =>
@@ -201,12 +202,16 @@ describe('sqlite quota gate', () => {
     await admitOnce(gate, downgraded);
     // A block of 100 is held, far more than the new plan allows: the gate must not draw on it.
     await cli.setAccountPlan(downgraded, 'small', 'cli');
+    // Another process's change reaches this one in a later turn of its event loop (over a socket, a
+    // timer): the gate reads data_version once per turn.
+    await nextTurn();
     expect(await admitOnce(gate, downgraded)).toMatchObject({ plan: 'small', admitted: true, used: 2, limit: 2 });
     expect(await admitOnce(gate, downgraded)).toMatchObject({ plan: 'small', admitted: false, limit: 2 });
 
     const deactivated = await newAccount(stores[0]!, 'big');
     await admitOnce(gate, deactivated);
     await cli.deactivateAccount(deactivated, 'cli');
+    await nextTurn();
     expect(await admitOnce(gate, deactivated)).toMatchObject({ status: 'inactive', admitted: false });
     await gate.close();
     expect(await stores[0]!.readQuotaCommitted(downgraded, PERIOD)).toBe(2);
