@@ -1,9 +1,15 @@
 /**
- * A small, fast fake OpenAI host for the benchmark, run as its own process so its CPU is not the
- * router's: POST /v1/chat/completions answers after a fixed latency with a real chat.completion, or
- * with real SSE framing (role chunk, one chunk per word, finish chunk, optional usage chunk, then
- * `data: [DONE]`). Replies are encoded once per (model, stream, usage) and replayed, so the fake costs
- * as little CPU as possible. Prints `{"port":N}` on stdout when listening; exits when stdin closes,
+ * A small, fast fake upstream for the benchmark, run as its own process so its CPU is not the router's.
+ * Answers after a fixed latency, in each provider format the router speaks, with one piece per word
+ * when streaming:
+ * - OpenAI `POST /v1/chat/completions`: a real chat.completion, or real SSE framing (role chunk, one
+ *   chunk per word, finish chunk, optional usage chunk, then `data: [DONE]`);
+ * - Anthropic `POST /v1/messages`: a message, or its event sequence (message_start, content block
+ *   start / one text_delta per word / stop, message_delta with usage, message_stop);
+ * - Gemini `POST /v1/models/<model>:generateContent` or `:streamGenerateContent?alt=sse`: a
+ *   GenerateContentResponse, or one per word as SSE events, the last with finishReason and usage.
+ * Replies are encoded once per (format, model, stream, usage) and replayed, so the fake costs as little
+ * CPU as possible. Prints `{"port":N}` on stdout when listening; exits when stdin closes,
  * so it never outlives the benchmark.
  *
  * Env: BENCH_LATENCY_MS (default 20).
@@ -45,14 +51,66 @@ function chunkEvents(model, includeUsage) {
   return Buffer.concat([...chunks.map((json) => Buffer.from(`data: ${JSON.stringify(json)}\n\n`)), DONE]);
 }
 
-function answerFor(model, stream, includeUsage) {
-  const key = `${model}|${stream}|${includeUsage}`;
+const WORDS = TEXT.match(/\s*\S+/g);
+
+function anthropicMessage(model) {
+  return {
+    id: 'msg_bench0001', type: 'message', role: 'assistant', model, content: [{ type: 'text', text: TEXT }],
+    stop_reason: 'end_turn', stop_sequence: null,
+    usage: { input_tokens: 24, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 20 },
+  };
+}
+
+function anthropicEvents(model) {
+  const message = anthropicMessage(model);
+  const frames = [
+    ['message_start', { message: { ...message, content: [], stop_reason: null, usage: { ...message.usage, output_tokens: 1 } } }],
+    ['content_block_start', { index: 0, content_block: { type: 'text', text: '' } }],
+    ['ping', {}],
+    ...WORDS.map((piece) => ['content_block_delta', { index: 0, delta: { type: 'text_delta', text: piece } }]),
+    ['content_block_stop', { index: 0 }],
+    ['message_delta', { delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: 20 } }],
+    ['message_stop', {}],
+  ];
+  return Buffer.concat(frames.map(([event, data]) => Buffer.from(`event: ${event}\ndata: ${JSON.stringify({ type: event, ...data })}\n\n`)));
+}
+
+const GEMINI_USAGE = { promptTokenCount: 24, candidatesTokenCount: 20, totalTokenCount: 44 };
+
+function geminiResponse(model, parts, last) {
+  const candidate = { content: { parts, role: 'model' }, index: 0, ...(last ? { finishReason: 'STOP' } : {}) };
+  return { candidates: [candidate], usageMetadata: last ? GEMINI_USAGE : { promptTokenCount: 24, totalTokenCount: 24 }, modelVersion: model, responseId: 'bench0001' };
+}
+
+function geminiEvents(model) {
+  return Buffer.concat(WORDS.map((piece, i) => Buffer.from(`data: ${JSON.stringify(geminiResponse(model, [{ text: piece }], i === WORDS.length - 1))}\n\n`)));
+}
+
+const ENCODERS = {
+  openai: (model, stream, includeUsage) => (stream ? chunkEvents(model, includeUsage) : Buffer.from(JSON.stringify(completion(model)))),
+  anthropic: (model, stream) => (stream ? anthropicEvents(model) : Buffer.from(JSON.stringify(anthropicMessage(model)))),
+  gemini: (model, stream) => (stream ? geminiEvents(model) : Buffer.from(JSON.stringify(geminiResponse(model, [{ text: TEXT }], true)))),
+};
+
+function answerFor(format, model, stream, includeUsage) {
+  const key = `${format}|${model}|${stream}|${includeUsage}`;
   let answer = encoded.get(key);
   if (answer === undefined) {
-    answer = stream ? chunkEvents(model, includeUsage) : Buffer.from(JSON.stringify(completion(model)));
+    answer = ENCODERS[format](model, stream, includeUsage);
     encoded.set(key, answer);
   }
   return answer;
+}
+
+const GEMINI_PATH = /^\/v1\/models\/([^/:]+):(generateContent|streamGenerateContent\?alt=sse)$/;
+
+/** Which format a request speaks, its model and whether it streams; undefined for an unknown path. */
+function routeOf(req, body) {
+  if (req.url === '/v1/chat/completions') return { format: 'openai', model: String(body.model), stream: body.stream === true, credential: /^Bearer \S+$/.test(req.headers.authorization ?? '') };
+  if (req.url === '/v1/messages') return { format: 'anthropic', model: String(body.model), stream: body.stream === true, credential: Boolean(req.headers['x-api-key']) };
+  const gemini = GEMINI_PATH.exec(req.url ?? '');
+  if (gemini) return { format: 'gemini', model: decodeURIComponent(gemini[1]), stream: gemini[2] !== 'generateContent', credential: Boolean(req.headers['x-goog-api-key']) };
+  return undefined;
 }
 
 function sendError(res, status, message) {
@@ -61,16 +119,18 @@ function sendError(res, status, message) {
 }
 
 function handle(req, res, text) {
-  if (req.method !== 'POST' || req.url !== '/v1/chat/completions') return sendError(res, 404, `Invalid URL (${req.method} ${req.url})`);
-  if (!/^Bearer \S+$/.test(req.headers.authorization ?? '')) return sendError(res, 401, 'Incorrect API key provided.');
+  if (req.method !== 'POST') return sendError(res, 404, `Invalid URL (${req.method} ${req.url})`);
   let body;
   try {
     body = JSON.parse(text);
   } catch {
     return sendError(res, 400, 'We could not parse the JSON body of your request.');
   }
-  const stream = body.stream === true;
-  const answer = answerFor(String(body.model), stream, body.stream_options?.include_usage === true);
+  const route = routeOf(req, body);
+  if (!route) return sendError(res, 404, `Invalid URL (${req.method} ${req.url})`);
+  if (!route.credential) return sendError(res, 401, 'Incorrect API key provided.');
+  const { stream } = route;
+  const answer = answerFor(route.format, route.model, stream, body.stream_options?.include_usage === true);
   setTimeout(() => {
     if (res.destroyed) return;
     res.writeHead(200, {

@@ -1,8 +1,9 @@
 /**
- * Time to first byte of streamed chat completions, one request at a time: from sending the request to
- * the first byte of the response body (the first SSE event), over a keep-alive connection per target.
- * Targets take turns request by request, so any drift of the machine hits them all alike. Every stream
- * is read to its end and must end with `data: [DONE]`.
+ * Time to first byte of streamed chat completions: from sending the request to the first byte of the
+ * response body (the first SSE event), over keep-alive connections. One request at a time, targets take
+ * turns request by request; under load (`measureStreamTtfbUnderLoad`), each target in turn gets a round
+ * of `concurrency` clients sending one stream after another. Either way any drift of the machine hits
+ * all targets alike. Every stream is read to its end and must end with `data: [DONE]`.
  */
 import { Agent, request } from 'node:http';
 import { summarizeLatencies } from './summarize-latencies.mjs';
@@ -26,6 +27,34 @@ export async function measureStreamTtfb(targets, { requests, warmup }) {
     }
   } finally {
     agent.destroy();
+  }
+  return Object.fromEntries(Object.entries(samples).map(([label, values]) => [label, summarizeLatencies(values)]));
+}
+
+/**
+ * @param {Array<{ label: string, url: string, headers: Record<string, string>, body: string }>} targets
+ * @param {{ concurrency: number, rounds: number, perClient: number }} load
+ *   each round: `concurrency` clients per target, `perClient` streams each; the first round warms up
+ * @returns {Promise<Record<string, { count: number, p50: number, p99: number }>>}
+ */
+export async function measureStreamTtfbUnderLoad(targets, { concurrency, rounds, perClient }) {
+  const agents = new Map(targets.map((target) => [target.label, new Agent({ keepAlive: true, maxSockets: concurrency })]));
+  const samples = Object.fromEntries(targets.map((target) => [target.label, []]));
+  try {
+    for (let round = 0; round <= rounds; round++) {
+      for (const target of targets) {
+        const agent = agents.get(target.label);
+        const client = async () => {
+          for (let i = 0; i < perClient; i++) {
+            const ttfbMs = await timeOneStream(target, agent);
+            if (round > 0) samples[target.label].push(ttfbMs);
+          }
+        };
+        await Promise.all(Array.from({ length: concurrency }, client));
+      }
+    }
+  } finally {
+    for (const agent of agents.values()) agent.destroy();
   }
   return Object.fromEntries(Object.entries(samples).map(([label, values]) => [label, summarizeLatencies(values)]));
 }

@@ -5,7 +5,9 @@
  * measured window. Writes bench/results/router-profile.md and the raw profile
  * bench/results/router.cpuprofile (open it in Chrome DevTools → Performance, or speedscope).
  *
- * Env: BENCH_PROFILE_CONNECTIONS (16), BENCH_PROFILE_S (10), BENCH_PRIME_S (3), BENCH_PROFILE_STREAM (set to 1 for stream: true).
+ * Env: BENCH_PROFILE_CONNECTIONS (16), BENCH_PROFILE_S (10), BENCH_PRIME_S (3), BENCH_PROFILE_STREAM (set to 1 for stream: true),
+ * BENCH_PROFILE_NAME (router-profile: the report's file name, to keep several), BENCH_PROFILE_HEAP (set to 1 for a
+ * heap snapshot at the end of the load, summarized in the report: what the resident memory holds).
  */
 import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -16,12 +18,16 @@ import { runLoadCells } from './run-load-cells.mjs';
 import { spawnComponent } from './spawn-component.mjs';
 import { startRouterUnderTest } from './start-router-under-test.mjs';
 import { summarizeCpuProfile } from './summarize-cpu-profile.mjs';
+import { summarizeHeapSnapshot } from './summarize-heap-snapshot.mjs';
+import { readProcStats } from './read-proc-stats.mjs';
 
 const benchDir = dirname(fileURLToPath(import.meta.url));
 const connections = Number(process.env.BENCH_PROFILE_CONNECTIONS ?? 16);
 const durationS = Number(process.env.BENCH_PROFILE_S ?? 10);
 const primeS = Number(process.env.BENCH_PRIME_S ?? 3);
 const stream = process.env.BENCH_PROFILE_STREAM === '1';
+const reportName = process.env.BENCH_PROFILE_NAME ?? 'router-profile';
+const heap = process.env.BENCH_PROFILE_HEAP === '1';
 
 /** Where a sample's time goes, first match wins (see summarizeCpuProfile). */
 const GROUPS = [
@@ -48,6 +54,8 @@ async function stopAll() {
 
 try {
   const profileDir = join(workDir, 'profile');
+  // The heap snapshot goes there too, and Node writes it only into a directory that exists.
+  mkdirSync(profileDir, { recursive: true });
   const upstream = await spawnComponent({ name: 'fake-upstream', args: [join(benchDir, 'fake-upstream.mjs')], logPath: join(workDir, 'upstream.log') });
   stops.push(upstream.stop);
   const origin = `http://127.0.0.1:${upstream.ready.port}`;
@@ -57,7 +65,7 @@ try {
     name: 'router',
     upstreamBaseUrl: `${origin}/v1`,
     storage: `sqlite:${join(workDir, 'router.db')}`,
-    nodeFlags: ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, '--cpu-prof-interval=250'],
+    nodeFlags: ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, '--cpu-prof-interval=250', ...(heap ? ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${profileDir}`] : [])],
   });
   stops.push(router.component.stop);
   const target = benchTargets({ upstreamOrigin: origin, proxyOrigin: origin, router }).router;
@@ -68,6 +76,8 @@ try {
   const fromUs = nowUs();
   const { router: cell } = await runLoadCells(load, { connections, warmupS: 0, rounds: 1, sliceS: durationS });
   const toUs = nowUs();
+  const rss = readProcStats(router.component.pid);
+  const heapSummary = heap ? await takeHeapSnapshot(router.component.pid, profileDir) : undefined;
   // SIGTERM makes `router serve` close and exit, which is when --cpu-prof writes the profile.
   await router.component.stop();
 
@@ -77,12 +87,12 @@ try {
   const summary = summarizeCpuProfile(profile, { fromUs, toUs, groups: GROUPS });
   if (summary.busyMs === 0) throw new Error('no profile samples fall inside the measured window');
 
-  const report = renderProfile(summary, cell, { connections, durationS, stream });
+  const report = [renderProfile(summary, cell, { connections, durationS, stream }), ...renderMemory(rss, heapSummary)].join('\n');
   const resultsDir = join(benchDir, 'results');
   mkdirSync(resultsDir, { recursive: true });
-  writeFileSync(join(resultsDir, 'router-profile.md'), `${report}\n`);
-  copyFileSync(join(profileDir, file), join(resultsDir, 'router.cpuprofile'));
-  process.stdout.write(`${report}\n\nwritten to bench/results/router-profile.md and bench/results/router.cpuprofile\n`);
+  writeFileSync(join(resultsDir, `${reportName}.md`), `${report}\n`);
+  copyFileSync(join(profileDir, file), join(resultsDir, `${reportName.replace('-profile', '')}.cpuprofile`));
+  process.stdout.write(`${report}\n\nwritten to bench/results/${reportName}.md and its .cpuprofile\n`);
 } catch (error) {
   console.error(`profile could not run: ${error.stack ?? error.message}`);
   process.exitCode = 1;
@@ -90,6 +100,36 @@ try {
   await stopAll();
   rmSync(workDir, { recursive: true, force: true });
   clearTimeout(timeLimit);
+}
+
+/** SIGUSR2 makes the router (started with --heapsnapshot-signal) write a snapshot; it takes a few seconds under its own heap. */
+async function takeHeapSnapshot(pid, dir) {
+  process.kill(pid, 'SIGUSR2');
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const file = readdirSync(dir).find((name) => name.endsWith('.heapsnapshot'));
+    // Written in place: done once its size stops changing.
+    if (file) {
+      const size = () => readFileSync(join(dir, file)).length;
+      const before = size();
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      if (size() === before && before > 0) return summarizeHeapSnapshot(join(dir, file));
+    } else await new Promise((resolve) => setTimeout(resolve, 250));
+    if (Date.now() > deadline) throw new Error('the router wrote no heap snapshot within 60 s');
+  }
+}
+
+function renderMemory(rss, heapSummary) {
+  const lines = ['', '## Memory', '', `Router RSS at the end of the load: ${rss.rssMb.toFixed(1)} MB (peak ${rss.peakRssMb.toFixed(1)} MB).`];
+  if (!heapSummary) return lines;
+  return [
+    ...lines,
+    `Heap snapshot: ${heapSummary.totalMb.toFixed(1)} MB in ${heapSummary.nodes} objects (own sizes; the rest of the RSS is code, stacks, buffers outside the heap and free pages).`,
+    '',
+    '| constructor or kind | count | MB |',
+    '| --- | --- | --- |',
+    ...heapSummary.top.map((g) => `| ${g.name.replaceAll('|', '\\|').slice(0, 80)} | ${g.count} | ${g.mb.toFixed(2)} |`),
+  ];
 }
 
 function renderProfile(summary, cell, { connections, durationS, stream }) {

@@ -1,20 +1,20 @@
 /**
  * CPU time and memory of one process from Linux /proc: user + system time of all its threads
- * (/proc/PID/stat fields 14 and 15, in clock ticks) and its peak resident set size (VmHWM in
- * /proc/PID/status).
+ * (/proc/PID/stat fields 14 and 15, in clock ticks), its resident set size now (VmRSS) and its peak
+ * (VmHWM), both from /proc/PID/status.
  */
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 
 const TICKS_PER_SECOND = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
 
-/** @returns {{ cpuMs: number, peakRssMb: number }} */
+/** @returns {{ cpuMs: number, rssMb: number, peakRssMb: number }} */
 export function readProcStats(pid) {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   // The command name (field 2) may hold spaces: count fields after its closing parenthesis.
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   const ticks = Number(fields[11]) + Number(fields[12]);
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const peakKb = Number(/^VmHWM:\s+(\d+) kB/m.exec(status)?.[1] ?? NaN);
-  return { cpuMs: (ticks * 1000) / TICKS_PER_SECOND, peakRssMb: peakKb / 1024 };
+  const kb = (field) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN);
+  return { cpuMs: (ticks * 1000) / TICKS_PER_SECOND, rssMb: kb('VmRSS') / 1024, peakRssMb: kb('VmHWM') / 1024 };
 }

@@ -4,21 +4,23 @@
  *   proxy   — a bare Node pass-through proxy in front of it (the floor any Node gateway pays)
  *   router  — `node bin/router serve` in front of it (SQLite, memory rate limiter)
  * Each is its own process, so CPU and RSS are read per process from /proc. Later stages compare routers
- * with each other: quota and rate-limit stores (stage 5) and the usage ledger on vs off (stage 6). Prints the report and
+ * with each other: quota and rate-limit stores (stage 5), the usage ledger on vs off (stage 6), and the
+ * Anthropic and Gemini adapters against the bare proxy (stage 7); an optional soak (BENCH_SOAK_S). Prints the report and
  * writes it to bench/results/latest.md (and the raw figures to latest.json). Exits 0 when the run
  * completed, whatever the goals say; non-zero only when it could not run. Child processes, temp files,
  * the PostgreSQL schema and Redis keys are removed in every case. See bench/README.md.
  *
  * Env: BENCH_DURATION_S (5), BENCH_ROUNDS (5), BENCH_WARMUP_S (2), BENCH_PRIME_S (3), BENCH_STREAM_REQUESTS (200),
- *      BENCH_LATENCY_MS (20), ROUTER_BENCH_POSTGRES_URL, ROUTER_BENCH_REDIS_URL.
+ *      BENCH_LATENCY_MS (20), BENCH_SOAK_S (0: off; 300 for the 5-minute soak), ROUTER_BENCH_POSTGRES_URL, ROUTER_BENCH_REDIS_URL.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { benchTargets, checkTarget } from './bench-targets.mjs';
+import { measureAdapters } from './measure-adapters.mjs';
 import { measureLedger } from './measure-ledger.mjs';
-import { measureStreamTtfb } from './measure-stream-ttfb.mjs';
+import { measureStreamTtfb, measureStreamTtfbUnderLoad } from './measure-stream-ttfb.mjs';
 import { measureFusion } from './measure-fusion.mjs';
 import { openSharedStores } from './open-shared-stores.mjs';
 import { startMachineCpuWatch } from './read-machine-cpu.mjs';
@@ -42,10 +44,16 @@ const settings = {
   fusionRequests: Number(process.env.BENCH_FUSION_REQUESTS ?? 100),
   latencyMs: Number(process.env.BENCH_LATENCY_MS ?? 20),
   concurrency: [1, 16, 128],
+  // Stream load (CPU per request of whole streams) and stream TTFB under load.
+  streamConcurrency: [16, 128],
+  ttfbLoadConcurrency: 64,
   sharedConnections: 16,
+  // The soak: the router at 64 connections for this long, its RSS read at the start and the end (0: off).
+  soakS: Number(process.env.BENCH_SOAK_S ?? 0),
+  soakConnections: 64,
 };
 // A hard bound on the whole run: a hung component must not keep the benchmark (or CI) waiting.
-const TIME_LIMIT_MS = 360_000;
+const TIME_LIMIT_MS = 600_000 + settings.soakS * 1000;
 
 const cleanups = [];
 async function cleanUp() {
@@ -81,11 +89,20 @@ async function main() {
   const streamTargets = targets.map((target) => ({ ...target, body: target.streamBody }));
   // The stream path (SSE decoding, translation, SSE writing) is other code than the JSON path: prime it too.
   await prime(streamTargets);
+  const streamCells = {};
+  for (const connections of settings.streamConcurrency) {
+    streamCells[connections] = await measureCells(streamTargets, connections);
+    for (const target of targets) log(`${target.label.padEnd(6)} stream c=${String(connections).padEnd(3)} ${describeCell(streamCells[connections][target.label])}`);
+  }
   const stream = await measureStreamTtfb(streamTargets, { requests: settings.streamRequests, warmup: 20 });
   log(`stream TTFB p50: direct ${stream.direct.p50.toFixed(2)} ms, proxy ${stream.proxy.p50.toFixed(2)} ms, router ${stream.router.p50.toFixed(2)} ms`);
   const fusion = await measureFusion({ routerUrl: router.url, apiKey: router.apiKey, upstreamOrigin, requests: settings.fusionRequests, warmup: 60, routerPid: router.component.pid });
   log(`router/fusion overhead p50 at c=1: ${fusion.overheadP50Ms.toFixed(2)} ms (wall ${fusion.router.p50.toFixed(2)} ms, critical path ${fusion.direct.p50.toFixed(2)} ms)`);
+  const streamUnderLoad = await measureStreamTtfbUnderLoad(streamTargets, { concurrency: settings.ttfbLoadConcurrency, rounds: 5, perClient: 4 });
+  log(`stream TTFB p50 at c=${settings.ttfbLoadConcurrency}: direct ${streamUnderLoad.direct.p50.toFixed(2)} ms, proxy ${streamUnderLoad.proxy.p50.toFixed(2)} ms, router ${streamUnderLoad.router.p50.toFixed(2)} ms`);
+  // After every load the router of stages 1–3 gets: chat and streams up to 128 connections.
   const peakRssMb = readProcStats(router.component.pid).peakRssMb;
+  const soak = settings.soakS > 0 ? await runSoak(targets.find((target) => target.label === 'router'), router.component.pid) : undefined;
   await router.component.stop();
 
   const shared = await measureSharedStores(workDir, upstreamOrigin, upstream.pid);
@@ -98,6 +115,15 @@ async function main() {
     measureCells,
     log,
   });
+  const adapters = await measureAdapters({
+    startRouter: (name, provider) => startRouter(workDir, name, upstreamOrigin, `sqlite:${join(workDir, `${name}.db`)}`, undefined, undefined, undefined, provider),
+    upstreamOrigin,
+    upstreamPid: upstream.pid,
+    proxy: targets.find((target) => target.label === 'proxy'),
+    prime,
+    measureCells,
+    log,
+  });
   const otherLoad = machine.finish([upstream.pid, proxy.pid]);
   log(`CPU used by other processes meanwhile: ${otherLoad.othersCpuS.toFixed(1)} s of ${otherLoad.busyCpuS.toFixed(0)} s busy in ${otherLoad.wallS.toFixed(0)} s (${otherLoad.othersCores.toFixed(2)} cores on average)`);
 
@@ -105,11 +131,16 @@ async function main() {
     meta: { date: new Date().toISOString(), node: process.versions.node, cpus: availableParallelism(), otherLoad, ...settings },
     concurrency: settings.concurrency,
     cells,
+    streamConcurrency: settings.streamConcurrency,
+    streamCells,
     stream,
     fusion,
+    streamUnderLoad: { connections: settings.ttfbLoadConcurrency, ...streamUnderLoad },
     peakRssMb,
+    soak,
     shared,
     ledger,
+    adapters,
   };
   const report = renderReport(results);
   const resultsDir = join(benchDir, 'results');
@@ -119,8 +150,8 @@ async function main() {
   process.stdout.write(`\n${report}\n\nwritten to bench/results/latest.md\n`);
 }
 
-async function startRouter(workDir, name, upstreamOrigin, storage, redisUrl, rateLimit, ledger) {
-  const router = await startRouterUnderTest({ repoDir, workDir, name, upstreamBaseUrl: `${upstreamOrigin}/v1`, storage, redisUrl, rateLimit, ledger });
+async function startRouter(workDir, name, upstreamOrigin, storage, redisUrl, rateLimit, ledger, provider) {
+  const router = await startRouterUnderTest({ repoDir, workDir, name, upstreamBaseUrl: `${upstreamOrigin}/v1`, storage, redisUrl, rateLimit, ledger, provider });
   cleanups.push(router.component.stop);
   return router;
 }
@@ -129,6 +160,26 @@ async function startRouter(workDir, name, upstreamOrigin, storage, redisUrl, rat
 async function prime(targets) {
   if (settings.primeS <= 0) return {};
   return runLoadCells(targets, { connections: settings.sharedConnections, warmupS: 0, rounds: 1, sliceS: settings.primeS });
+}
+
+/**
+ * The soak: the router alone at 64 connections for BENCH_SOAK_S seconds in ten slices, its resident set
+ * (VmRSS) read before the first and after each slice, so growth (a leak, an unbounded cache) shows as a
+ * rising series rather than one peak.
+ */
+async function runSoak(target, pid) {
+  const slices = 10;
+  const rssMb = [readProcStats(pid).rssMb];
+  let requests = 0;
+  let failures = 0;
+  for (let i = 0; i < slices; i++) {
+    const cell = (await runLoadCells([target], { connections: settings.soakConnections, warmupS: 0, rounds: 1, sliceS: settings.soakS / slices }))[target.label];
+    requests += cell.requests;
+    failures += cell.failures;
+    rssMb.push(readProcStats(pid).rssMb);
+    log(`soak ${i + 1}/${slices}: RSS ${rssMb.at(-1).toFixed(1)} MB`);
+  }
+  return { seconds: settings.soakS, connections: settings.soakConnections, requests, failures, rssMb, peakRssMb: readProcStats(pid).peakRssMb };
 }
 
 /** One concurrency level for every target, interleaved; figures keyed by target label. */
@@ -155,14 +206,16 @@ async function measureCells(targets, connections) {
 
 /**
  * The router at one concurrency with each combination of store (SQLite or PostgreSQL) and limiter
- * (memory or Redis), and PostgreSQL + Redis once more with the Redis quota gate switched off: five
- * fresh routers running side by side, primed alike and measured interleaved, so the rows differ in
+ * (memory or Redis), and SQLite + memory and PostgreSQL + Redis once more with their quota gate switched
+ * off: six fresh routers running side by side, primed alike and measured interleaved, so the rows differ in
  * their stores only. `quota` is where the monthly quota is admitted, checked on /readyz before and
- * after the load: `store` (one conditional upsert per request) or `redis-gate` (one Redis script per
- * request, the store touched once per block of reserved units and once per settle interval).
+ * after the load: `store` (one conditional upsert per request), `redis-gate` (one Redis script per
+ * request, the store touched once per block of reserved units and once per settle interval) or
+ * `sqlite-gate` (in the router's memory, SQLite touched as often as by the Redis gate).
  */
 const SHARED_VARIANTS = [
-  { label: 'sqlite+memory', store: 'sqlite', limiter: 'memory', quota: 'store' },
+  { label: 'sqlite+memory', store: 'sqlite', limiter: 'memory', quota: 'sqlite-gate' },
+  { label: 'sqlite+memory no-gate', store: 'sqlite', limiter: 'memory', quota: 'store', rateLimit: { quotaGate: false } },
   { label: 'postgres+memory', store: 'postgres', limiter: 'memory', quota: 'store' },
   { label: 'sqlite+redis', store: 'sqlite', limiter: 'redis', quota: 'redis-gate' },
   { label: 'postgres+redis', store: 'postgres', limiter: 'redis', quota: 'redis-gate' },

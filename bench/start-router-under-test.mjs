@@ -1,8 +1,9 @@
 /**
  * The router as the benchmark runs it: the shipped config/ copied to a temp directory with every
  * provider pointed at the fake upstream (so nothing can leave the machine), router/frontier routed to
- * openai alone, and plan limits so high they never reject. A max-plan account with its own (BYOK)
- * openai key is created with the real CLI, then `node bin/router serve --json` is started.
+ * one provider alone (openai unless `provider` says anthropic or gemini, whose adapters translate every
+ * request and stream chunk), and plan limits so high they never reject. A max-plan account with its own
+ * (BYOK) key for that provider is created with the real CLI, then `node bin/router serve --json` is started.
  * `rateLimit` settings (keyPrefix, quotaGate) are written into the copy of server.yaml, so the CLI
  * calls and the server read the same ones.
  * The server secret, router key and provider key are generated here and never printed.
@@ -25,20 +26,23 @@ export const FUSION_PANEL_MODELS = ['gpt-4.1', 'gpt-5', 'bench-panel'];
 export const FUSION_JUDGE_MODEL = 'bench-judge';
 
 export const BENCH_PLAN_LIMITS = { monthlyRequests: 1_000_000_000, requestsPerMinute: 100_000_000 };
+/** The upstream model router/frontier is sent to, per provider (names the shipped prices know). */
+const FRONTIER_MODEL = { openai: 'gpt-4.1', anthropic: 'claude-sonnet-4-5', gemini: 'gemini-2.5-pro' };
 
 /**
  * @param {{ repoDir: string, workDir: string, name: string, upstreamBaseUrl: string, storage: string,
  *   redisUrl?: string, rateLimit?: Record<string, unknown>, ledger?: Record<string, unknown>, nodeFlags?: string[], serveArgs?: string[],
- *   workers?: number }} options
+ *   workers?: number, provider?: 'openai' | 'anthropic' | 'gemini' }} options
  *   rateLimit: merged into server.yaml's rateLimit section (e.g. { keyPrefix, quotaGate })
  *   ledger: merged into server.yaml's ledger section (e.g. { enabled: false })
  *   serveArgs: what to run instead of `bin/router serve --json` (a script printing the same line)
  *   workers: listen.workers (ROUTER_WORKERS); more than 1 is cluster mode, whose primary is `component.pid`
+ *   provider: the one provider router/frontier goes to (default openai)
  * @returns {Promise<{ url: string, apiKey: string, accountId: string, component: Awaited<ReturnType<typeof spawnComponent>> }>}
  */
-export async function startRouterUnderTest({ repoDir, workDir, name, upstreamBaseUrl, storage, redisUrl, rateLimit, ledger, nodeFlags, serveArgs, workers = 1 }) {
+export async function startRouterUnderTest({ repoDir, workDir, name, upstreamBaseUrl, storage, redisUrl, rateLimit, ledger, nodeFlags, serveArgs, workers = 1, provider = 'openai' }) {
   const configDir = join(workDir, `${name}-config`);
-  writeBenchConfig(join(repoDir, 'config'), configDir, upstreamBaseUrl, { rateLimit, ledger });
+  writeBenchConfig(join(repoDir, 'config'), configDir, upstreamBaseUrl, provider, { rateLimit, ledger });
   const env = {
     ...process.env,
     ROUTER_CONFIG: configDir,
@@ -56,7 +60,7 @@ export async function startRouterUnderTest({ repoDir, workDir, name, upstreamBas
   };
   const { account } = await cli(['accounts', 'create', '--email', 'bench@example.com', '--plan', 'max']);
   const { key: apiKey } = await cli(['keys', 'create', '--account', account.id, '--name', 'bench']);
-  await cli(['provider-keys', 'set', '--account', account.id, '--provider', 'openai', '--key-stdin'], `sk-bench-${randomBytes(16).toString('hex')}`);
+  await cli(['provider-keys', 'set', '--account', account.id, '--provider', provider, '--key-stdin'], `sk-bench-${randomBytes(16).toString('hex')}`);
 
   const component = await spawnComponent({
     name,
@@ -69,16 +73,16 @@ export async function startRouterUnderTest({ repoDir, workDir, name, upstreamBas
   return { url: component.ready.listening, apiKey, accountId: account.id, component };
 }
 
-function writeBenchConfig(sourceDir, configDir, upstreamBaseUrl, server) {
+function writeBenchConfig(sourceDir, configDir, upstreamBaseUrl, provider, server) {
   mkdirSync(configDir, { recursive: true });
   for (const file of readdirSync(sourceDir).filter((f) => f.endsWith('.yaml'))) copyFileSync(join(sourceDir, file), join(configDir, file));
   rewrite(join(configDir, 'providers.yaml'), (doc) => {
-    for (const provider of doc.providers) provider.baseUrl = upstreamBaseUrl;
+    for (const entry of doc.providers) entry.baseUrl = upstreamBaseUrl;
     doc.managedAccess = { enabled: false };
   });
   rewrite(join(configDir, 'routes.yaml'), (doc) => {
     const frontier = doc.routes.find((route) => route.id === 'router/frontier');
-    frontier.tiers = [[{ provider: 'openai', model: 'gpt-4.1' }]];
+    frontier.tiers = [[{ provider, model: FRONTIER_MODEL[provider] }]];
     // router/fusion over the one fake: three panel models, a judge model the fake answers with valid analysis JSON, a writer.
     const fusion = doc.routes.find((route) => route.id === 'router/fusion');
     fusion.tiers = [[{ provider: 'openai', model: 'gpt-4.1' }]];

@@ -18,7 +18,7 @@ export interface RateLimitConfig {
   redisUrl?: string;
   /** Prefix of the Redis keys (default `rl:`), so deployments can share one Redis. */
   keyPrefix: string;
-  /** With backend `redis`: admit the monthly quota in Redis as well, on blocks reserved in the store (default true). */
+  /** Admit the monthly quota in a gate on blocks reserved in the store: Redis with backend `redis`, memory on SQLite (default true). */
   quotaGate: boolean;
 }
 

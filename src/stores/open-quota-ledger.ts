@@ -1,7 +1,9 @@
-/** Picks the monthly quota ledger from the `rateLimit` setting (config/server.yaml); Redis is imported only when used. */
+/** Picks the monthly quota ledger from the `rateLimit` setting (config/server.yaml) and the store; Redis is imported only when used. */
 import type { RateLimitConfig } from '../config/types.js';
 import { forgetOnAccountChange } from './forget-on-account-change.js';
 import type { QuotaLedger } from './quota-ledger.js';
+import { createSqliteQuotaGate } from './sqlite/create-sqlite-quota-gate.js';
+import { sqliteDataVersion } from './sqlite/sqlite-data-version.js';
 import type { Store } from './store.js';
 import { createStoreQuotaLedger } from './store-quota-ledger.js';
 
@@ -13,9 +15,10 @@ export interface OpenQuotaLedgerOptions {
 }
 
 /**
- * The Redis gate when the windows are in Redis and `quotaGate` is not switched off; the store's own
- * admission otherwise. Comes with the store to use from then on: the same store, whose plan changes and
- * deactivations also reach the ledger, so no caller can open one without the other.
+ * With `quotaGate` on (the default): the Redis gate when the windows are in Redis, the embedded SQLite
+ * gate on an SQLite store with the memory limiter; the store's own admission per request otherwise.
+ * Comes with the store to use from then on: the same store, whose plan changes and deactivations also
+ * reach the ledger, so no caller can open one without the other.
  */
 export async function openQuotaLedger(
   config: RateLimitConfig,
@@ -27,7 +30,12 @@ export async function openQuotaLedger(
 }
 
 async function pickLedger(config: RateLimitConfig, store: Store, options: OpenQuotaLedgerOptions): Promise<QuotaLedger> {
-  if (config.backend !== 'redis' || config.quotaGate === false) return createStoreQuotaLedger(store);
+  if (config.quotaGate === false) return createStoreQuotaLedger(store);
+  if (config.backend !== 'redis') {
+    // One host: the embedded gate keeps SQLite writes off the request path; PostgreSQL admits per request.
+    const dataVersion = sqliteDataVersion(store);
+    return dataVersion ? createSqliteQuotaGate({ store, dataVersion }) : createStoreQuotaLedger(store);
+  }
   if (!config.redisUrl) throw new Error('rateLimit.backend is redis but rateLimit.redisUrl is not set');
   const { createRedisQuotaGate } = await import('./redis/create-redis-quota-gate.js');
   return createRedisQuotaGate({ store, url: config.redisUrl, keyPrefix: config.keyPrefix, onUnavailable: options.onUnavailable });

@@ -14,6 +14,7 @@ export function createStoreQuotaLedger(store: Store): QuotaLedger {
       return { ...admission, refund: () => store.refundQuota(input.accountId, input.period, input.weight) };
     },
     peek: (accountId, period, limitsByPlan) => peekInStore(store, accountId, period, limitsByPlan),
+    settle: async () => undefined,
     forgetAccount: async () => undefined,
     close: async () => undefined,
   };

@@ -55,6 +55,8 @@ describe(`${CONCURRENT} concurrent requests against one SQLite router`, () => {
     expect(admittedValues(outcomes, (outcome) => outcome.quotaUsed)).toEqual(range(1, MONTHLY));
     expect(outcomes.filter((outcome) => outcome.status === 429).every((outcome) => outcome.retryAfter === null)).toBe(true);
     expect(fakes.openai.requests).toHaveLength(MONTHLY);
+    // The quota gate settles its admissions every second; settle() writes them now.
+    await router.server.runtime.quota.settle();
     expect(await router.server.runtime.store.readQuota(accountId, '2026-11')).toBe(MONTHLY);
   });
 
@@ -67,6 +69,7 @@ describe(`${CONCURRENT} concurrent requests against one SQLite router`, () => {
     // The clock is frozen, so the whole window is ahead: every rejection says 60 s.
     expect(new Set(outcomes.filter((outcome) => outcome.status === 429).map((outcome) => outcome.retryAfter))).toEqual(new Set(['60']));
     expect(fakes.openai.requests).toHaveLength(PER_MINUTE);
+    await router.server.runtime.quota.settle();
     expect(await router.server.runtime.store.readQuota(accountId, '2026-11')).toBe(PER_MINUTE);
   });
 });

@@ -70,6 +70,7 @@ describe('limits over time and across an account (manual clock)', () => {
       'ratelimit-policy': '"minute";q=3;w=60, "monthly";q=5;w=2678400',
     });
     expect(fresh.headers.get('ratelimit')).toMatch(/"monthly";r=4;t=2678400$/);
+    await router.server.runtime.quota.settle();
     expect(await router.server.runtime.store.readQuota(accountId, '2026-11')).toBe(5);
     expect(await router.server.runtime.store.readQuota(accountId, '2026-12')).toBe(1);
   });

@@ -25,7 +25,11 @@ describe('monthly refunds (manual clock, three failing fakes)', () => {
   let router: TestRouter;
   let account: { accountId: string; key: string };
   const chat = (extra: Record<string, unknown> = {}) => postChat(router.baseURL, account.key, extra);
-  const stored = () => router.server.runtime.store.readQuota(account.accountId, PERIOD);
+  /** The store's count once the quota gate has settled what it admitted. */
+  const stored = async () => {
+    await router.server.runtime.quota.settle();
+    return router.server.runtime.store.readQuota(account.accountId, PERIOD);
+  };
   const failEverywhere = () => {
     for (const fake of [fakes.openai, fakes.anthropic, fakes.gemini]) fake.failAlways({ kind: 'status', status: 503 });
   };

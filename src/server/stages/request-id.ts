@@ -1,5 +1,5 @@
-import { randomBytes } from 'node:crypto';
 import type { H3Event } from 'h3';
+import { randomHex } from '../../core/random-hex.js';
 import type { RouterRequestContext } from '../request-context.js';
 
 const VALID_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -19,5 +19,5 @@ export function assignRequestId(event: H3Event, now: number): RouterRequestConte
  * after old ones, so the usage ledger's index of request ids grows at its end instead of at random places.
  */
 export function newRequestId(now: number = Date.now()): string {
-  return `req_${Math.max(0, Math.floor(now)).toString(16).padStart(12, '0').slice(-12)}${randomBytes(10).toString('hex')}`;
+  return `req_${Math.max(0, Math.floor(now)).toString(16).padStart(12, '0').slice(-12)}${randomHex(10)}`;
 }

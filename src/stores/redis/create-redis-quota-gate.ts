@@ -16,10 +16,13 @@ import type { Redis } from 'ioredis';
 import { describeError } from '../../core/describe-error.js';
 import { periodEndMs } from '../../core/quota-period.js';
 import type { QuotaDecision, QuotaLedger, QuotaLedgerStatus } from '../quota-ledger.js';
+import { reservationBlock } from '../quota-reservation.js';
 import { peekInStore } from '../store-quota-ledger.js';
 import { NotFoundInStoreError, StoreUnavailableError, type QuotaAdmitInput, type Store } from '../store.js';
 import { connectRedis, firstAttempt, watchAvailability } from './connect-redis.js';
 import { createSettlementQueue } from './settlement-queue.js';
+
+export { MAX_RESERVATION, reservationBlock } from '../quota-reservation.js';
 import {
   ADMIT_SCRIPT,
   APPLY_RESERVATION_SCRIPT,
@@ -68,17 +71,11 @@ const MAX_STEPS = 16;
 const LOCK_MS = 12_000;
 /** Waits between steps while another instance holds the lock: 1, 2, 4 … 16 ms, about 0.2 s in all. */
 const lockWait = (step: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, Math.min(2 ** step, 16)));
-/** The largest block reserved at once: what a lost Redis can cost an account at most, per reservation. */
-export const MAX_RESERVATION = 100;
 /** A generation must outlive any store read that started before the change it guards against. */
 const GENERATION_KEEP_MS = 24 * 60 * 60 * 1000;
 /** Counters outlive their period by a day, for clocks that disagree a little. */
 const COUNTER_GRACE_MS = 24 * 60 * 60 * 1000;
 
-/** Units to reserve at once: 1% of the limit, at least 1 and at most MAX_RESERVATION. */
-export function reservationBlock(limit: number): number {
-  return Math.max(1, Math.min(MAX_RESERVATION, Math.floor(limit / 100)));
-}
 
 /** A store that neither answers nor refuses within `ms` (a hung network) counts as unavailable. */
 function answersWithin(call: Promise<void>, ms: number): Promise<void> {
@@ -295,6 +292,8 @@ export function createRedisQuotaGate(options: RedisQuotaGateOptions): QuotaLedge
         return standing;
       }
     },
+
+    settle: () => settlements.flush(),
 
     async forgetAccount(accountId) {
       await connected;

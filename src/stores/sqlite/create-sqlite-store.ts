@@ -15,6 +15,7 @@ import { sqliteMigrations } from '../migrations/sqlite-migrations.js';
 import { NotFoundInStoreError, StoreUnavailableError, type QuotaAdmission, type QuotaAdmitInput, type Store } from '../store.js';
 import { migrateSqlite } from './migrate-sqlite.js';
 import { prepareSqliteStatements, type SqliteStatements } from './prepare-sqlite-statements.js';
+import type { SqliteStore } from './sqlite-data-version.js';
 import { createSqliteAccountAuth } from './sqlite-account-auth.js';
 import { createSqliteBilling } from './sqlite-billing.js';
 import { toAccount, toApiKey, toAuditEvent, toProviderKey, type AccountRow, type ApiKeyRow } from './sqlite-rows.js';
@@ -61,10 +62,11 @@ const newId = (prefix: string): string => prefix + randomBytes(12).toString('hex
 
 /** A retired key (revoked, or past the expiry a rotation gave it) can be neither rotated nor revoked again. */
 
-export function createSqliteStore(options: SqliteStoreOptions): Store {
+export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
   const { clock } = options;
   const db = openDatabase(options.path, options.busyTimeoutMs ?? 5000);
   const ping = db.prepare('SELECT 1');
+  const dataVersion = db.prepare<[], number>('PRAGMA data_version').pluck();
   let statements: SqliteStatements | undefined;
   // Prepared on first use: the tables exist only once migrate() ran (here or in another process).
   const sql = (): SqliteStatements => (statements ??= prepareSqliteStatements(db));
@@ -163,6 +165,7 @@ export function createSqliteStore(options: SqliteStoreOptions): Store {
 
     migrate: guarded(() => migrateSqlite(db, sqliteMigrations, isoAt(clock.now()))),
     ping: guarded(() => void ping.get()),
+    dataVersion: { current: () => guard(() => dataVersion.get() ?? 0) },
     close: async () => void db.close(),
 
     createAccount: write((input: { email: string; plan: string }, actor: string) => {
