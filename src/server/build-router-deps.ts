@@ -59,6 +59,7 @@ export async function buildRouterDeps(config: RouterConfig, options: BuildOption
   const rawStore = metrics ? timeStore(openedStore, metrics.storeDuration, 'main') : openedStore;
   await rawStore.migrate();
   const { quota, store } = await openQuotaLedger(config.server.rateLimit, rawStore, {
+    clusterWorker: options.primary !== undefined,
     onUnavailable: (reason) => logger.warn(`monthly quota gate unavailable (${reason}); admitting in the store until Redis is back`),
     onForgetFailed: (accountId, error) =>
       logger.warn(`account ${accountId} changed, but the quota gate could not be told (${describeError(error)}); its cached plan expires within a minute`),

@@ -12,6 +12,13 @@ export interface OpenQuotaLedgerOptions {
   onUnavailable?: (reason: string) => void;
   /** Called when an account change is committed but the gate could not be told (warn about it). */
   onForgetFailed: (accountId: string, error: unknown) => void;
+  /**
+   * A cluster worker: the embedded SQLite gate is left off. Each worker would hold its own blocks, and a
+   * worker the primary replaces after a crash strands its block (counted as used, never admitted) while
+   * the other workers' refusals wait on units that cannot come back. The store's per-request admission is
+   * exact across workers and loses nothing to a crash; cluster mode buys its throughput with cores.
+   */
+  clusterWorker?: boolean;
 }
 
 /**
@@ -33,7 +40,7 @@ async function pickLedger(config: RateLimitConfig, store: Store, options: OpenQu
   if (config.quotaGate === false) return createStoreQuotaLedger(store);
   if (config.backend !== 'redis') {
     // One host: the embedded gate keeps SQLite writes off the request path; PostgreSQL admits per request.
-    const dataVersion = sqliteDataVersion(store);
+    const dataVersion = options.clusterWorker ? undefined : sqliteDataVersion(store);
     return dataVersion ? createSqliteQuotaGate({ store, dataVersion }) : createStoreQuotaLedger(store);
   }
   if (!config.redisUrl) throw new Error('rateLimit.backend is redis but rateLimit.redisUrl is not set');

@@ -36,13 +36,16 @@ export async function deliverEvent(
   return { status: response.status, body: (await response.json()) as never };
 }
 
-/** A person who signed up in the app, made their first key and added an OpenAI key; with the SDK on that key. */
+/** A person who signed up in the app, made their first key and added a key for each provider; with the SDK on that key. */
 export async function billingCustomer(router: AppRouter, email: string) {
   const browser = new AppClient(router.url);
   await browser.signUp(email, 'correct horse battery staple');
   const key = shownKey((await browser.post('/app/onboarding/key', {})).html)!;
   await browser.get('/app/provider-keys');
+  // One key per provider: router/fusion's panel spans all three and needs two answers.
   await browser.post('/app/provider-keys', { provider: 'openai', key: 'sk-proj-billing-test-1234' });
+  await browser.post('/app/provider-keys', { provider: 'anthropic', key: 'sk-ant-billing-test-1234' });
+  await browser.post('/app/provider-keys', { provider: 'gemini', key: 'AIzaBillingTest1234' });
   const accountId = (await router.server.runtime.store.findLoginByEmail(email))!.account.id;
   return { browser, key, accountId, sdk: sdkClient(router, key) };
 }

@@ -253,9 +253,10 @@ export function limitHeadersOf(response: Response): Record<string, string> {
 }
 
 /** POST a one-message chat completion for `router/frontier` the way a well-behaved client does. */
-export function postChat(baseURL: string, key: string, extra: Record<string, unknown> = {}): Promise<Response> {
+export function postChat(baseURL: string, key: string, extra: Record<string, unknown> = {}, signal?: AbortSignal): Promise<Response> {
   return fetch(`${baseURL}/chat/completions`, {
     method: 'POST',
+    signal,
     headers: { 'user-agent': 'router-tests/1.0', authorization: `Bearer ${key}`, 'content-type': 'application/json' },
     body: JSON.stringify({ model: 'router/frontier', messages: [{ role: 'user', content: 'hi' }], ...extra }),
   });
