@@ -4,7 +4,6 @@
  * admitted between them (monthly quota and per-minute window, each on its own), a worker killed with
  * SIGKILL mid-load is replaced and nothing is counted twice, and SIGTERM drains every worker.
  */
-import Database from 'better-sqlite3';
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -12,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { burst, json, planLimits, postChat, tally, writeConfigDir } from './router-harness.js';
-import { jsonLogLines, startSpawnedRouter, type SpawnedRouter } from '../security/process-harness.js';
+import { jsonLogLines, startSpawnedRouter, usedThisMonth, type SpawnedRouter } from '../security/process-harness.js';
 
 const CONCURRENT = 200;
 
@@ -39,15 +38,6 @@ function workerPids(router: SpawnedRouter): number[] {
   return messages(router).flatMap((msg) => /^worker \d+ \(pid (\d+)\) listening$/.exec(msg)?.slice(1).map(Number) ?? []);
 }
 
-function usedThisMonth(router: SpawnedRouter, accountId: string): number {
-  const db = new Database(join(router.dataDir, 'router.db'), { readonly: true });
-  try {
-    const row = db.prepare('SELECT SUM(used) AS used FROM quota_usage WHERE account_id = ?').get(accountId) as { used: number | null };
-    return row.used ?? 0;
-  } finally {
-    db.close();
-  }
-}
 
 async function until(check: () => boolean, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;

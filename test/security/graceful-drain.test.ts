@@ -3,11 +3,9 @@
  * requests in flight finish if they can, a stream still running at the deadline ends with its in-stream
  * error event, counts settle, and the process exits 0. A second signal ends the remaining requests at once.
  */
-import Database from 'better-sqlite3';
-import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { json, postChat, type RawSseEvent } from '../e2e/router-harness.js';
-import { jsonLogLines, startSpawnedRouter, type SpawnedRouter } from './process-harness.js';
+import { jsonLogLines, startSpawnedRouter, usedThisMonth, type SpawnedRouter } from './process-harness.js';
 
 const DRAIN_MS = 1500;
 const UA = 'router-tests/1.0';
@@ -45,15 +43,6 @@ async function startStream(router: SpawnedRouter, key: string): Promise<{ rest: 
   return { rest };
 }
 
-function usedThisMonth(router: SpawnedRouter, accountId: string): number {
-  const db = new Database(join(router.dataDir, 'router.db'), { readonly: true });
-  try {
-    const row = db.prepare('SELECT SUM(used) AS used FROM quota_usage WHERE account_id = ?').get(accountId) as { used: number | null };
-    return row.used ?? 0;
-  } finally {
-    db.close();
-  }
-}
 
 describe('graceful drain on SIGTERM (a spawned router)', () => {
   let router: SpawnedRouter | undefined;

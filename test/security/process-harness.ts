@@ -3,6 +3,7 @@
  * account per plan created through the CLI: what an attacker or an operator meets. Crashes, exit codes,
  * signals and log lines can only be observed honestly from outside the process.
  */
+import Database from 'better-sqlite3';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { connect } from 'node:net';
@@ -142,4 +143,15 @@ export function jsonLogLines(output: string): Array<Record<string, unknown>> {
         return [];
       }
     });
+}
+
+/** The account's monthly count as the spawned router's SQLite file holds it (summed over periods). */
+export function usedThisMonth(router: SpawnedRouter, accountId: string): number {
+  const db = new Database(join(router.dataDir, 'router.db'), { readonly: true });
+  try {
+    const row = db.prepare('SELECT SUM(used) AS used FROM quota_usage WHERE account_id = ?').get(accountId) as { used: number | null };
+    return row.used ?? 0;
+  } finally {
+    db.close();
+  }
 }
