@@ -1,13 +1,21 @@
 /**
  * Writes Server-Sent Events to the client: headers once (at the commit point), every event as
- * serialized JSON (so model text can never inject events), each flushed, with write backpressure.
+ * serialized JSON (so model text can never inject events), with write backpressure.
+ *
+ * Writes are corked until the end of the current tick: the events translated from one upstream read
+ * (often a dozen in one TCP segment) leave in one syscall instead of one each, and nothing waits longer
+ * than the tick that produced it. One write per event made the stream path cost 3–5x the bare proxy's
+ * CPU, most of it in `writev` (bench/README.md).
  */
 import type { ServerResponse } from 'node:http';
 
 export class SseWriter {
+  #corked = false;
+
   constructor(private readonly res: ServerResponse) {}
 
   open(headers: Record<string, string>): void {
+    this.#corkForThisTick();
     this.res.writeHead(200, {
       ...headers,
       'content-type': 'text/event-stream; charset=utf-8',
@@ -43,8 +51,20 @@ export class SseWriter {
     if (!this.res.writableEnded) this.res.end();
   }
 
+  /** Holds writes until the tick ends; `end()` flushes at once (Node uncorks fully on end). */
+  #corkForThisTick(): void {
+    if (this.#corked) return;
+    this.#corked = true;
+    this.res.cork();
+    process.nextTick(() => {
+      this.#corked = false;
+      this.res.uncork();
+    });
+  }
+
   private async write(frame: string): Promise<void> {
     if (this.closed) return;
+    this.#corkForThisTick();
     if (!this.res.write(frame)) {
       await new Promise<void>((resolve) => {
         const settle = () => {
