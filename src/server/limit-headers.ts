@@ -2,40 +2,37 @@
  * The quota and rate-limit headers every authenticated /v1 response carries (success, error and
  * streams alike), plus the IETF draft RateLimit-Policy / RateLimit fields with the same numbers.
  */
+import type { ServerResponse } from 'node:http';
 import type { RouterRequestContext } from './request-context.js';
 
-export function limitHeaders(ctx: RouterRequestContext, nowMs: number): Record<string, string> {
-  const headers: Record<string, string> = {};
+/** Set straight on the response (every request pays for this, so no intermediate object). */
+export function setLimitHeaders(res: ServerResponse, ctx: RouterRequestContext, nowMs: number): void {
   const { quota, rate } = ctx;
-  const policies: string[] = [];
-  const states: string[] = [];
+  let policy = '';
+  let state = '';
   if (rate) {
-    headers['x-ratelimit-limit'] = String(rate.limit);
-    headers['x-ratelimit-remaining'] = String(rate.remaining);
-    headers['x-ratelimit-reset'] = String(rate.resetSeconds);
-    policies.push(`"minute";q=${rate.limit};w=60`);
-    states.push(`"minute";r=${rate.remaining};t=${rate.resetSeconds}`);
+    res.setHeader('x-ratelimit-limit', String(rate.limit));
+    res.setHeader('x-ratelimit-remaining', String(rate.remaining));
+    res.setHeader('x-ratelimit-reset', String(rate.resetSeconds));
+    policy = `"minute";q=${rate.limit};w=60`;
+    state = `"minute";r=${rate.remaining};t=${rate.resetSeconds}`;
   }
   if (quota) {
+    const { period } = quota;
     const remaining = Math.max(0, quota.limit - quota.used);
-    const secondsToReset = Math.max(0, Math.ceil((Date.parse(quota.resetsAt) - nowMs) / 1000));
-    headers['x-quota-limit'] = String(quota.limit);
-    headers['x-quota-used'] = String(quota.used);
-    headers['x-quota-remaining'] = String(remaining);
-    headers['x-quota-period'] = 'monthly';
-    headers['x-quota-reset'] = quota.resetsAt;
-    policies.push(`"monthly";q=${quota.limit};w=${monthSeconds(quota.period)}`);
-    states.push(`"monthly";r=${remaining};t=${secondsToReset}`);
+    const secondsToReset = Math.max(0, Math.ceil((period.resetsAtMs - nowMs) / 1000));
+    res.setHeader('x-quota-limit', String(quota.limit));
+    res.setHeader('x-quota-used', String(quota.used));
+    res.setHeader('x-quota-remaining', String(remaining));
+    res.setHeader('x-quota-period', 'monthly');
+    res.setHeader('x-quota-reset', period.resetsAt);
+    const monthly = `"monthly";q=${quota.limit};w=${(period.resetsAtMs - period.startsAtMs) / 1000}`;
+    const monthlyState = `"monthly";r=${remaining};t=${secondsToReset}`;
+    policy = policy === '' ? monthly : `${policy}, ${monthly}`;
+    state = state === '' ? monthlyState : `${state}, ${monthlyState}`;
   }
-  if (policies.length > 0) {
-    headers['ratelimit-policy'] = policies.join(', ');
-    headers['ratelimit'] = states.join(', ');
+  if (policy !== '') {
+    res.setHeader('ratelimit-policy', policy);
+    res.setHeader('ratelimit', state);
   }
-  return headers;
-}
-
-/** Length in seconds of the calendar month named by a `YYYY-MM` period key. */
-function monthSeconds(period: string): number {
-  const [year, month] = period.split('-').map(Number) as [number, number];
-  return (Date.UTC(year, month, 1) - Date.UTC(year, month - 1, 1)) / 1000;
 }

@@ -1,6 +1,7 @@
 /** Per-request state the pipeline stages fill in, kept on `event.context.router`. */
 import type { H3Event } from 'h3';
 import type { PlanConfig, RouteProfileConfig } from '../config/types.js';
+import type { QuotaPeriod } from '../core/quota-period.js';
 import type { TokenUsage } from '../core/token-usage.js';
 import type { AttemptSummary, RoutedMeta } from '../routing/failover.js';
 import type { FusionCall, FusionTrace } from '../routing/fusion/index.js';
@@ -15,8 +16,7 @@ export interface AuthenticatedCaller {
 export interface QuotaState {
   limit: number;
   used: number;
-  period: string;
-  resetsAt: string;
+  period: Readonly<QuotaPeriod>;
 }
 
 export interface RouterRequestContext {

@@ -9,7 +9,7 @@ import { RouterError, isRouterError, type ErrorCode } from '../core/errors.js';
 import { StoreUnavailableError } from '../stores/store.js';
 import { UpstreamTransportError } from '../upstream/upstream-client.js';
 import { shuttingDown } from './drain.js';
-import { limitHeaders } from './limit-headers.js';
+import { setLimitHeaders } from './limit-headers.js';
 import { observeRequestOutcome, type RequestOutcome } from './request-outcome.js';
 import type { RouterDeps } from './router-deps.js';
 import { requestContext, type RouterRequestContext } from './request-context.js';
@@ -64,7 +64,7 @@ export function createV1Handler(deps: RouterDeps, stages: readonly Stage[], hand
 export function applyLimitHeaders(event: H3Event, ctx: RouterRequestContext, deps: RouterDeps): void {
   const res = event.node.res;
   if (res.headersSent) return;
-  for (const [name, value] of Object.entries(limitHeaders(ctx, deps.clock.now()))) res.setHeader(name, value);
+  setLimitHeaders(res, ctx, deps.clock.now());
 }
 
 async function failRequest(event: H3Event, ctx: RouterRequestContext, deps: RouterDeps, error: unknown): Promise<string | undefined> {

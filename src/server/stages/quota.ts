@@ -20,7 +20,7 @@ export function createQuotaStage(deps: QuotaDeps): Stage {
     const admission = await deps.quota.admit({ accountId: ctx.caller!.accountId, period: period.key, weight, limitsByPlan: deps.quotaLimits });
     if (admission.status !== 'active') throw new RouterError('inactive_account', INACTIVE_ACCOUNT_MESSAGE);
     ctx.plan = deps.plans.get(admission.plan);
-    ctx.quota = { limit: admission.limit, used: admission.used, period: period.key, resetsAt: period.resetsAt };
+    ctx.quota = { limit: admission.limit, used: admission.used, period };
     if (!admission.admitted) {
       throw new RouterError(
         'monthly_quota_exceeded',
@@ -48,5 +48,5 @@ export async function peekQuota(deps: QuotaDeps, ctx: RouterRequestContext): Pro
   const standing = await deps.quota.peek(ctx.caller!.accountId, period.key, deps.quotaLimits);
   if (!standing || standing.status !== 'active') return;
   ctx.plan = deps.plans.get(standing.plan);
-  ctx.quota = { limit: standing.limit, used: standing.used, period: period.key, resetsAt: period.resetsAt };
+  ctx.quota = { limit: standing.limit, used: standing.used, period };
 }
