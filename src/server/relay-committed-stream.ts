@@ -26,7 +26,7 @@ const SHUT_DOWN: UpstreamFailure = {
 export async function relayCommittedStream<T>(
   writer: SseWriter,
   stream: { head: T[]; tail: AsyncIterator<T> },
-  emit: (item: T) => Promise<void>,
+  emit: (item: T) => Promise<void> | undefined,
   stopped: AbortSignal,
 ): Promise<UpstreamFailure | undefined> {
   try {

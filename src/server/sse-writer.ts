@@ -9,6 +9,8 @@
  */
 import type { ServerResponse } from 'node:http';
 
+const WRITTEN: Promise<void> = Promise.resolve();
+
 export class SseWriter {
   #corked = false;
 
@@ -31,20 +33,23 @@ export class SseWriter {
     return this.res.destroyed || this.res.writableEnded;
   }
 
-  /** `data: <json>` (chat) or `event: <name>\ndata: <json>` (Responses). */
-  async send(data: unknown, eventName?: string): Promise<void> {
+  /**
+   * `data: <json>` (chat) or `event: <name>\ndata: <json>` (Responses). Resolves once the client can take
+   * more: at once, unless the response's buffer is full.
+   */
+  send(data: unknown, eventName?: string): Promise<void> {
     const frame = eventName === undefined ? `data: ${JSON.stringify(data)}\n\n` : `event: ${eventName}\ndata: ${JSON.stringify(data)}\n\n`;
-    await this.write(frame);
+    return this.write(frame);
   }
 
   /** A comment line (`: text`), which SSE clients ignore: keeps proxies and clients from timing out while nothing else is ready. */
-  async comment(text: string): Promise<void> {
-    await this.write(`: ${text.replace(/[\r\n]+/g, ' ')}\n\n`);
+  comment(text: string): Promise<void> {
+    return this.write(`: ${text.replace(/[\r\n]+/g, ' ')}\n\n`);
   }
 
   /** The chat stream terminator. */
-  async done(): Promise<void> {
-    await this.write('data: [DONE]\n\n');
+  done(): Promise<void> {
+    return this.write('data: [DONE]\n\n');
   }
 
   end(): void {
@@ -62,19 +67,22 @@ export class SseWriter {
     });
   }
 
-  private async write(frame: string): Promise<void> {
-    if (this.closed) return;
+  /**
+   * Not an async function: a stream writes every event through here, and without backpressure one
+   * shared settled promise costs far less than the two an async function makes per call.
+   */
+  private write(frame: string): Promise<void> {
+    if (this.closed) return WRITTEN;
     this.#corkForThisTick();
-    if (!this.res.write(frame)) {
-      await new Promise<void>((resolve) => {
-        const settle = () => {
-          this.res.off('drain', settle);
-          this.res.off('close', settle);
-          resolve();
-        };
-        this.res.on('drain', settle);
-        this.res.on('close', settle);
-      });
-    }
+    if (this.res.write(frame)) return WRITTEN;
+    return new Promise<void>((resolve) => {
+      const settle = () => {
+        this.res.off('drain', settle);
+        this.res.off('close', settle);
+        resolve();
+      };
+      this.res.on('drain', settle);
+      this.res.on('close', settle);
+    });
   }
 }

@@ -50,13 +50,13 @@ async function writeChatStream(
   const writer = new SseWriter(event.node.res);
   writer.open(routingHeaders(ctx.served!));
   ctx.firstByteAt = deps.clock.now();
-  const emit = async (chunk: ChatCompletionChunk) => {
+  const emit = (chunk: ChatCompletionChunk): Promise<void> | undefined => {
     chunk.model = model;
     if (chunk.usage) ctx.usage = tokenUsageFromChat(chunk.usage);
-    if (chunk.usage && chunk.choices.length === 0 && !includeUsage) return;
+    if (chunk.usage && chunk.choices.length === 0 && !includeUsage) return undefined;
     if (includeUsage) chunk.usage ??= null;
     else delete chunk.usage;
-    await writer.send(chunk);
+    return writer.send(chunk);
   };
   const failure = await relayCommittedStream(writer, stream, emit, deps.drain.deadline);
   if (failure) {
