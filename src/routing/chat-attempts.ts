@@ -74,7 +74,12 @@ function redactedReply(response: UpstreamResponse, redact: (text: string) => str
     text: async () => redact(await response.text()),
     async *events() {
       const decoder = createSseDecoder();
-      const clean = (event: SseEvent): SseEvent => ({ ...event, data: redact(event.data), ...(event.raw === undefined ? {} : { raw: redact(event.raw) }) });
+      // In place: each event is a fresh object of the decoder's, seen by no one before this.
+      const clean = (event: SseEvent): SseEvent => {
+        event.data = redact(event.data);
+        if (event.raw !== undefined) event.raw = redact(event.raw);
+        return event;
+      };
       for await (const bytes of response.body) {
         for (const event of decoder.push(bytes)) yield clean(event);
       }
