@@ -1,0 +1,93 @@
+/**
+ * `npm run build && node bench/measure-stack-floor.mjs`: what the card's parts cost by themselves.
+ * Runs the bare proxy, the smallest gateways built from the router's parts (stack-floor-server.mjs:
+ * h3 and undici, each swapped for node:http) and the router, side by side in front of one fake
+ * upstream, and measures CPU per request interleaved (as the main benchmark does) for chat and streams
+ * at 16 and 128 connections. If the parts alone cost about what the bare proxy costs, the router's
+ * excess over the proxy is its own pipeline's work, not h3's or undici's.
+ * Writes bench/results/stack-floor.md. Bounded: about 2 minutes, stopped after 300 s.
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { benchTargets } from './bench-targets.mjs';
+import { runLoadCells } from './run-load-cells.mjs';
+import { spawnComponent } from './spawn-component.mjs';
+import { startRouterUnderTest } from './start-router-under-test.mjs';
+
+const benchDir = dirname(fileURLToPath(import.meta.url));
+const STACKS = ['h3+undici', 'node:http+undici', 'h3+node:http'];
+const CONNECTIONS = [16, 128];
+const workDir = mkdtempSync(join(tmpdir(), 'llm-router-floor-'));
+const stops = [];
+const watchdog = setTimeout(() => {
+  console.error('stack floor: no result within 300 s; stopping');
+  void stopAll().finally(() => process.exit(2));
+}, 300_000);
+
+async function stopAll() {
+  while (stops.length > 0) await stops.pop()().catch(() => undefined);
+}
+
+try {
+  const upstream = await spawnComponent({ name: 'fake-upstream', args: [join(benchDir, 'fake-upstream.mjs')], logPath: join(workDir, 'upstream.log') });
+  stops.push(upstream.stop);
+  const origin = `http://127.0.0.1:${upstream.ready.port}`;
+  const gateways = { proxy: await spawnComponent({ name: 'proxy', args: [join(benchDir, 'bare-proxy.mjs')], env: { ...process.env, BENCH_PROXY_TARGET: origin }, logPath: join(workDir, 'proxy.log') }) };
+  stops.push(gateways.proxy.stop);
+  for (const stack of STACKS) {
+    const env = { ...process.env, BENCH_PROXY_TARGET: origin, BENCH_FLOOR_STACK: stack };
+    gateways[stack] = await spawnComponent({ name: stack, args: [join(benchDir, 'stack-floor-server.mjs')], env, logPath: join(workDir, 'floor.log') });
+    stops.push(gateways[stack].stop);
+  }
+  const router = await startRouterUnderTest({ repoDir: dirname(benchDir), workDir, name: 'router', upstreamBaseUrl: `${origin}/v1`, storage: `sqlite:${join(workDir, 'router.db')}` });
+  stops.push(router.component.stop);
+
+  const plain = benchTargets({ upstreamOrigin: origin, proxyOrigin: origin, router }).proxy;
+  const targetsFor = (stream) => [
+    ...Object.entries(gateways).map(([label, component]) => ({
+      ...plain,
+      label,
+      url: `http://127.0.0.1:${component.ready.port}/v1/chat/completions`,
+      body: stream ? plain.streamBody : plain.body,
+      watch: { [label]: component.pid },
+    })),
+    { ...benchTargets({ upstreamOrigin: origin, proxyOrigin: origin, router }).router, label: 'router', watch: { router: router.component.pid } },
+  ].map((target) => (target.label === 'router' && stream ? { ...target, body: target.streamBody } : target));
+
+  const rows = [];
+  for (const stream of [false, true]) {
+    const targets = targetsFor(stream);
+    await runLoadCells(targets, { connections: 16, warmupS: 0, rounds: 1, sliceS: 2 });
+    for (const connections of CONNECTIONS) {
+      const cells = await runLoadCells(targets, { connections, warmupS: 1, rounds: 3, sliceS: 1 });
+      const proxyCpu = cells.proxy.cpuMsPerRequest.proxy;
+      for (const { label } of targets) {
+        const cell = cells[label];
+        if (cell.failures > 0 || cell.requests === 0) throw new Error(`${label} failed ${cell.failures} of its requests`);
+        rows.push({ kind: stream ? 'stream' : 'chat', connections, label, rps: cell.rps, cpu: cell.cpuMsPerRequest[label], ratio: cell.cpuMsPerRequest[label] / proxyCpu });
+      }
+    }
+  }
+  const report = [
+    '# Stack floor: the card\'s parts alone against the bare proxy and the router',
+    '',
+    'CPU per request of each gateway process, interleaved in one run (3 × 1 s per cell after 1 s of warm-up).',
+    '',
+    '| requests | connections | gateway | req/s | CPU ms/request | ÷ bare proxy |',
+    '| --- | --- | --- | --- | --- | --- |',
+    ...rows.map((r) => `| ${r.kind} | ${r.connections} | ${r.label} | ${r.rps.toFixed(0)} | ${r.cpu.toFixed(3)} | ${r.ratio.toFixed(2)} |`),
+  ].join('\n');
+  const resultsDir = join(benchDir, 'results');
+  mkdirSync(resultsDir, { recursive: true });
+  writeFileSync(join(resultsDir, 'stack-floor.md'), `${report}\n`);
+  process.stdout.write(`${report}\n\nwritten to bench/results/stack-floor.md\n`);
+} catch (error) {
+  console.error(`stack floor could not run: ${error.stack ?? error.message}`);
+  process.exitCode = 1;
+} finally {
+  await stopAll();
+  rmSync(workDir, { recursive: true, force: true });
+  clearTimeout(watchdog);
+}
