@@ -1,7 +1,8 @@
 /**
  * `npm run build && node bench/measure-stack-floor.mjs`: what the card's parts cost by themselves.
- * Runs the bare proxy, the smallest gateways built from the router's parts (stack-floor-server.mjs:
- * h3 and undici, each swapped for node:http) and the router, side by side in front of one fake
+ * Runs the bare proxy (as the main benchmark runs it, and its pipe-only variant), the smallest gateways
+ * built from the router's parts (stack-floor-server.mjs: h3 and undici, each swapped for node:http) and
+ * the router, side by side in front of one fake
  * upstream, and measures CPU per request interleaved (as the main benchmark does) for chat and streams
  * at 16 and 128 connections. If the parts alone cost about what the bare proxy costs, the router's
  * excess over the proxy is its own pipeline's work, not h3's or undici's.
@@ -34,8 +35,13 @@ try {
   const upstream = await spawnComponent({ name: 'fake-upstream', args: [join(benchDir, 'fake-upstream.mjs')], logPath: join(workDir, 'upstream.log') });
   stops.push(upstream.stop);
   const origin = `http://127.0.0.1:${upstream.ready.port}`;
-  const gateways = { proxy: await spawnComponent({ name: 'proxy', args: [join(benchDir, 'bare-proxy.mjs')], env: { ...process.env, BENCH_PROXY_TARGET: origin }, logPath: join(workDir, 'proxy.log') }) };
-  stops.push(gateways.proxy.stop);
+  const gateways = {};
+  // The bare proxy as the main benchmark runs it (parsing both ways), and the lighter one piping answers back.
+  for (const [label, mode] of [['proxy', 'parse'], ['proxy (pipe)', 'pipe']]) {
+    const env = { ...process.env, BENCH_PROXY_TARGET: origin, BENCH_PROXY_MODE: mode };
+    gateways[label] = await spawnComponent({ name: label, args: [join(benchDir, 'bare-proxy.mjs')], env, logPath: join(workDir, 'proxy.log') });
+    stops.push(gateways[label].stop);
+  }
   for (const stack of STACKS) {
     const env = { ...process.env, BENCH_PROXY_TARGET: origin, BENCH_FLOOR_STACK: stack };
     gateways[stack] = await spawnComponent({ name: stack, args: [join(benchDir, 'stack-floor-server.mjs')], env, logPath: join(workDir, 'floor.log') });
@@ -63,21 +69,22 @@ try {
     for (const connections of CONNECTIONS) {
       const cells = await runLoadCells(targets, { connections, warmupS: 1, rounds: 3, sliceS: 1 });
       const proxyCpu = cells.proxy.cpuMsPerRequest.proxy;
+      const pipeCpu = cells['proxy (pipe)'].cpuMsPerRequest['proxy (pipe)'];
       for (const { label } of targets) {
         const cell = cells[label];
         if (cell.failures > 0 || cell.requests === 0) throw new Error(`${label} failed ${cell.failures} of its requests`);
-        rows.push({ kind: stream ? 'stream' : 'chat', connections, label, rps: cell.rps, cpu: cell.cpuMsPerRequest[label], ratio: cell.cpuMsPerRequest[label] / proxyCpu });
+        rows.push({ kind: stream ? 'stream' : 'chat', connections, label, rps: cell.rps, cpu: cell.cpuMsPerRequest[label], ratio: cell.cpuMsPerRequest[label] / proxyCpu, pipeRatio: cell.cpuMsPerRequest[label] / pipeCpu });
       }
     }
   }
   const report = [
     '# Stack floor: the card\'s parts alone against the bare proxy and the router',
     '',
-    'CPU per request of each gateway process, interleaved in one run (3 × 1 s per cell after 1 s of warm-up).',
+    'CPU per request of each gateway process, interleaved in one run (3 × 1 s per cell after 1 s of warm-up); ratios to `proxy`, the bare proxy of the main benchmark (parsing the request, the answer and every SSE line), and to `proxy (pipe)`, which pipes answers back unparsed as the stack-floor gateways do (they parse only the request).',
     '',
-    '| requests | connections | gateway | req/s | CPU ms/request | ÷ bare proxy |',
-    '| --- | --- | --- | --- | --- | --- |',
-    ...rows.map((r) => `| ${r.kind} | ${r.connections} | ${r.label} | ${r.rps.toFixed(0)} | ${r.cpu.toFixed(3)} | ${r.ratio.toFixed(2)} |`),
+    '| requests | connections | gateway | req/s | CPU ms/request | ÷ bare proxy | ÷ proxy (pipe) |',
+    '| --- | --- | --- | --- | --- | --- | --- |',
+    ...rows.map((r) => `| ${r.kind} | ${r.connections} | ${r.label} | ${r.rps.toFixed(0)} | ${r.cpu.toFixed(3)} | ${r.ratio.toFixed(2)} | ${r.pipeRatio.toFixed(2)} |`),
   ].join('\n');
   const resultsDir = join(benchDir, 'results');
   mkdirSync(resultsDir, { recursive: true });
