@@ -11,6 +11,7 @@ import type { AdapterRegistry } from '../providers/registry.js';
 import { LRUCache } from 'lru-cache';
 import { secretRedactor } from '../core/redact-secrets.js';
 import { createSseDecoder } from '../upstream/sse-decoder.js';
+import { translateStream } from './translate-stream.js';
 import type { SseEvent } from '../upstream/sse-event.js';
 import { UpstreamTransportError, type UpstreamClient, type UpstreamResponse } from '../upstream/upstream-client.js';
 import { AttemptFailed, type Candidate } from './failover.js';
@@ -39,8 +40,8 @@ export function adapterContext(candidate: Candidate, stream: boolean): AdapterCo
 export interface UpstreamReply {
   /** The whole body as text (non-stream answers). */
   text(): Promise<string>;
-  /** The body as SSE events, decoded in the one place that decodes SSE. */
-  events(): AsyncGenerator<SseEvent>;
+  /** The body as SSE events, decoded in the one place that decodes SSE: the events of each network read together. */
+  eventBatches(): AsyncGenerator<SseEvent[]>;
 }
 
 /**
@@ -72,18 +73,22 @@ export async function sendOrFail(
 function redactedReply(response: UpstreamResponse, redact: (text: string) => string): UpstreamReply {
   return {
     text: async () => redact(await response.text()),
-    async *events() {
+    async *eventBatches() {
       const decoder = createSseDecoder();
       // In place: each event is a fresh object of the decoder's, seen by no one before this.
-      const clean = (event: SseEvent): SseEvent => {
-        event.data = redact(event.data);
-        if (event.raw !== undefined) event.raw = redact(event.raw);
-        return event;
+      const clean = (events: SseEvent[]): SseEvent[] => {
+        for (const event of events) {
+          event.data = redact(event.data);
+          if (event.raw !== undefined) event.raw = redact(event.raw);
+        }
+        return events;
       };
       for await (const bytes of response.body) {
-        for (const event of decoder.push(bytes)) yield clean(event);
+        const events = decoder.push(bytes);
+        if (events.length > 0) yield clean(events);
       }
-      for (const event of decoder.end()) yield clean(event);
+      const rest = decoder.end();
+      if (rest.length > 0) yield clean(rest);
     },
   };
 }
@@ -100,18 +105,12 @@ export async function streamChatAttempt(deps: AttemptDeps, candidate: Candidate,
   const ctx = adapterContext(candidate, true);
   const reply = await sendOrFail(deps, adapter, candidate, adapter.buildChatRequest(chat, ctx), signal);
   const translator = adapter.createChatStreamTranslator(ctx);
-  const chunks = translateStream(reply.events(), (event) => translator.onEvent(event), () => translator.onEnd());
+  const chunks = translateStream(reply.eventBatches(), (event) => translator.onEvent(event), () => translator.onEnd());
   return commitWhen(chunks, isCommittingChunk);
 }
 
-/** SSE events → translated items, then the closing ones, in that order, in one place. */
-export async function* translateStream<T>(events: AsyncIterable<SseEvent>, onEvent: (event: SseEvent) => T[], onEnd: () => T[]): AsyncGenerator<T> {
-  for await (const event of events) yield* onEvent(event);
-  yield* onEnd();
-}
-
 /** Pull items until one satisfies `commits`; failures before that are attempt failures. */
-export async function commitWhen<T>(items: AsyncGenerator<T>, commits: (item: T) => boolean): Promise<CommittedStream<T>> {
+export async function commitWhen<T>(items: AsyncIterator<T>, commits: (item: T) => boolean): Promise<CommittedStream<T>> {
   const head: T[] = [];
   try {
     for (;;) {

@@ -23,12 +23,12 @@ import {
   parseJsonBody,
   sendOrFail,
   streamChatAttempt,
-  translateStream,
   type AttemptDeps,
   type CommittedStream,
 } from './chat-attempts.js';
 import type { ChatCompletionChunk } from '../formats/openai-chat.js';
 import { AttemptFailed, type Candidate } from './failover.js';
+import { translateStream } from './translate-stream.js';
 
 /** A Responses stream event as sent to the client (`event:` is its `type`). */
 export interface ResponsesOutEvent {
@@ -120,7 +120,7 @@ async function streamNative(deps: Deps, candidate: Candidate, call: ResponsesCal
   let committed = false;
   let ended = false;
   const events = translateStream<ResponsesOutEvent>(
-    reply.events(),
+    reply.eventBatches(),
     (event) => {
       if (event.data === '' || event.data === '[DONE]') return [];
       const json = rewriteResponsesModel(parseJsonBody(event.data), call.model) as ResponsesOutEvent;

@@ -1,0 +1,74 @@
+/**
+ * SSE events → translated items, then the closing ones, in that order, in one place.
+ *
+ * The upstream's events arrive in batches (all the events of one network read, often a dozen at once)
+ * and are translated lazily, one event at a time as items are pulled, exactly as a generator would:
+ * a translator that decides by what has been committed so far (responses-attempts.ts) sees each event
+ * only when the consumer reaches it. Written as a plain iterator rather than async generators stacked
+ * per event: those cost several promises and microtask turns per item, which made the stream path
+ * cost 3–5× the bare proxy's CPU per request (bench/README.md).
+ */
+import type { SseEvent } from '../upstream/sse-event.js';
+
+export function translateStream<T>(batches: AsyncIterator<SseEvent[]>, onEvent: (event: SseEvent) => T[], onEnd: () => T[]): AsyncIterator<T> {
+  return new TranslatedStream(batches, onEvent, onEnd);
+}
+
+const DONE: IteratorReturnResult<undefined> = { done: true, value: undefined };
+
+class TranslatedStream<T> implements AsyncIterator<T> {
+  #events: SseEvent[] = [];
+  #nextEvent = 0;
+  #items: T[] = [];
+  #nextItem = 0;
+  /** The upstream ended (onEnd's items are buffered), failed, or the consumer returned. */
+  #finished = false;
+
+  constructor(
+    private readonly batches: AsyncIterator<SseEvent[]>,
+    private readonly onEvent: (event: SseEvent) => T[],
+    private readonly onEnd: () => T[],
+  ) {}
+
+  async next(): Promise<IteratorResult<T>> {
+    try {
+      for (;;) {
+        if (this.#nextItem < this.#items.length) return { done: false, value: this.#items[this.#nextItem++]! };
+        if (this.#nextEvent < this.#events.length) {
+          this.#items = this.onEvent(this.#events[this.#nextEvent++]!);
+          this.#nextItem = 0;
+          continue;
+        }
+        if (this.#finished) return DONE;
+        const batch = await this.batches.next();
+        if (batch.done) {
+          this.#finished = true;
+          this.#items = this.onEnd();
+          this.#nextItem = 0;
+          continue;
+        }
+        this.#events = batch.value;
+        this.#nextEvent = 0;
+      }
+    } catch (error) {
+      // Like a generator that threw: nothing more comes out of it.
+      this.#drop();
+      throw error;
+    }
+  }
+
+  /** The consumer stops early: the upstream's body is released (the batches' own finally blocks run). */
+  async return(): Promise<IteratorResult<T>> {
+    this.#drop();
+    await this.batches.return?.(undefined);
+    return DONE;
+  }
+
+  #drop(): void {
+    this.#finished = true;
+    this.#events = [];
+    this.#items = [];
+    this.#nextEvent = 0;
+    this.#nextItem = 0;
+  }
+}
