@@ -1,0 +1,103 @@
+/**
+ * `npm run build && BENCH_BASE_DIR=<other checkout> node bench/compare-builds.mjs`: this build's router
+ * against another build's, side by side in one run, with the bare proxy as the floor. Separate runs of
+ * `npm run bench` drift by 10–40% in absolute CPU on a shared machine (the proxy's own figures included),
+ * so a change is judged here: both routers get the same priming and interleaved slices. The other
+ * checkout needs its own `dist/` built and its `node_modules` (a symlink to this one's will do).
+ *
+ * Env: BENCH_BASE_DIR (required), BENCH_COMPARE_STREAM=1 for stream: true, BENCH_CONNECTIONS (16,128),
+ * BENCH_ROUNDS (5). Writes bench/results/compare-builds.md (or compare-builds-stream.md). About 2 minutes.
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { execFileSync } from 'node:child_process';
+import { benchTargets } from './bench-targets.mjs';
+import { readProcStats } from './read-proc-stats.mjs';
+import { runLoadCells } from './run-load-cells.mjs';
+import { spawnComponent } from './spawn-component.mjs';
+import { startRouterUnderTest } from './start-router-under-test.mjs';
+
+const benchDir = dirname(fileURLToPath(import.meta.url));
+const repoDir = dirname(benchDir);
+if (!process.env.BENCH_BASE_DIR) {
+  console.error('Set BENCH_BASE_DIR to another checkout of the router with dist/ built.');
+  process.exit(2);
+}
+const baseDir = resolve(process.env.BENCH_BASE_DIR);
+const stream = process.env.BENCH_COMPARE_STREAM === '1';
+const connections = (process.env.BENCH_CONNECTIONS ?? '16,128').split(',').map(Number);
+const rounds = Number(process.env.BENCH_ROUNDS ?? 5);
+const workDir = mkdtempSync(join(tmpdir(), 'llm-router-compare-'));
+const stops = [];
+const watchdog = setTimeout(() => {
+  console.error('compare-builds: no result within 300 s; stopping');
+  void stopAll().finally(() => process.exit(2));
+}, 300_000);
+
+async function stopAll() {
+  while (stops.length > 0) await stops.pop()().catch(() => undefined);
+}
+
+const commitOf = (dir) => {
+  try {
+    return execFileSync('git', ['-C', dir, 'log', '-1', '--format=%h'], { encoding: 'utf8' }).trim();
+  } catch {
+    return 'unknown';
+  }
+};
+
+try {
+  const upstream = await spawnComponent({ name: 'fake-upstream', args: [join(benchDir, 'fake-upstream.mjs')], logPath: join(workDir, 'upstream.log') });
+  stops.push(upstream.stop);
+  const origin = `http://127.0.0.1:${upstream.ready.port}`;
+  const proxy = await spawnComponent({ name: 'proxy', args: [join(benchDir, 'bare-proxy.mjs')], env: { ...process.env, BENCH_PROXY_TARGET: origin }, logPath: join(workDir, 'proxy.log') });
+  stops.push(proxy.stop);
+  const routers = {};
+  for (const [label, dir] of [['base', baseDir], ['this', repoDir]]) {
+    const routerDir = join(workDir, label);
+    mkdirSync(routerDir);
+    routers[label] = await startRouterUnderTest({ repoDir: dir, workDir: routerDir, name: label, upstreamBaseUrl: `${origin}/v1`, storage: `sqlite:${join(routerDir, 'router.db')}` });
+    stops.push(routers[label].component.stop);
+  }
+  const pick = (target) => (stream ? target.streamBody : target.body);
+  const proxyTarget = benchTargets({ upstreamOrigin: origin, proxyOrigin: `http://127.0.0.1:${proxy.ready.port}`, router: routers.base }).proxy;
+  const targets = [{ ...proxyTarget, label: 'proxy', body: pick(proxyTarget), watch: { gateway: proxy.pid } }];
+  for (const [label, router] of Object.entries(routers)) {
+    const target = benchTargets({ upstreamOrigin: origin, proxyOrigin: origin, router }).router;
+    targets.push({ ...target, label, body: pick(target), watch: { gateway: router.component.pid } });
+  }
+  await runLoadCells(targets, { connections: 16, warmupS: 0, rounds: 1, sliceS: 3 });
+  const rows = [];
+  for (const c of connections) {
+    const cells = await runLoadCells(targets, { connections: c, warmupS: 1, rounds, sliceS: 1 });
+    for (const { label } of targets) {
+      const cell = cells[label];
+      if (cell.failures > 0 || cell.requests === 0) throw new Error(`${label} failed ${cell.failures} of its requests at c=${c}`);
+      rows.push({ c, label, ...cell, cpu: cell.cpuMsPerRequest.gateway, vsProxy: cell.cpuMsPerRequest.gateway / cells.proxy.cpuMsPerRequest.gateway, vsBase: cell.cpuMsPerRequest.gateway / cells.base.cpuMsPerRequest.gateway });
+    }
+  }
+  const rss = Object.fromEntries(Object.entries(routers).map(([label, router]) => [label, readProcStats(router.component.pid).peakRssMb]));
+  const report = [
+    `# This build (${commitOf(repoDir)}) against ${baseDir} (${commitOf(baseDir)}): ${stream ? 'streams' : 'chat'}, one run`,
+    '',
+    `Interleaved: ${rounds} × 1 s per target and cell after 1 s of warm-up, all targets primed alike. Peak RSS after the run: base ${rss.base.toFixed(0)} MB, this ${rss.this.toFixed(0)} MB.`,
+    '',
+    '| connections | target | req/s | p50 | p99 | CPU ms/req | ÷ bare proxy | ÷ base router |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- |',
+    ...rows.map((r) => `| ${r.c} | ${r.label} | ${r.rps.toFixed(0)} | ${r.p50.toFixed(2)} ms | ${r.p99.toFixed(2)} ms | ${r.cpu.toFixed(3)} | ${r.vsProxy.toFixed(2)} | ${r.label === 'proxy' ? '—' : r.vsBase.toFixed(2)} |`),
+  ].join('\n');
+  const resultsDir = join(benchDir, 'results');
+  mkdirSync(resultsDir, { recursive: true });
+  const name = stream ? 'compare-builds-stream.md' : 'compare-builds.md';
+  writeFileSync(join(resultsDir, name), `${report}\n`);
+  process.stdout.write(`${report}\n\nwritten to bench/results/${name}\n`);
+} catch (error) {
+  console.error(`compare-builds could not run: ${error.stack ?? error.message}`);
+  process.exitCode = 1;
+} finally {
+  await stopAll();
+  rmSync(workDir, { recursive: true, force: true });
+  clearTimeout(watchdog);
+}
