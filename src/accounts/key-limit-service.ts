@@ -17,7 +17,7 @@ export class KeyLimitService {
     clock: Clock,
     cacheTtlMs: number,
   ) {
-    this.#cache = new LRUCache({ max: 50_000, ttl: Math.max(1, cacheTtlMs), perf: { now: () => clock.now() } });
+    this.#cache = new LRUCache({ max: 50_000, ttl: Math.max(1, cacheTtlMs), ttlResolution: 0, perf: { now: () => clock.now() } });
   }
 
   async get(keyId: string): Promise<KeyLimits> {

@@ -51,6 +51,8 @@ export class KeyService {
     this.#cache = new LRUCache({
       max: options.cacheMax ?? 50_000,
       ttl: Math.max(1, options.cacheTtlMs),
+      // Read the clock on every check: lru-cache's default (cache it for 1 ms) arms a timer every millisecond under load.
+      ttlResolution: 0,
       perf: { now: () => this.#clock.now() },
     });
   }

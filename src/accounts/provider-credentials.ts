@@ -34,6 +34,7 @@ export function createCredentialResolver(options: {
   const cache = new LRUCache<string, AccountCredentials>({
     max: 50_000,
     ttl: Math.max(1, options.cacheTtlMs),
+    ttlResolution: 0,
     perf: { now: () => options.clock.now() },
   });
 

@@ -14,7 +14,7 @@ export interface MemoryRateLimiterOptions {
 
 export function createMemoryRateLimiter(options: MemoryRateLimiterOptions = {}): RateLimiter {
   // An account idle for a whole window has nothing left in it, so forgetting it after 60 s loses nothing.
-  const logs = new LRUCache<string, SlidingWindowLog>({ max: options.maxAccounts ?? 100_000, ttl: RATE_WINDOW_MS });
+  const logs = new LRUCache<string, SlidingWindowLog>({ max: options.maxAccounts ?? 100_000, ttl: RATE_WINDOW_MS, ttlResolution: 0 });
 
   function currentLog(accountId: string, limit: number, nowMs: number): SlidingWindowLog | undefined {
     const log = logs.get(accountId);
