@@ -4,8 +4,8 @@
  *
  * Writes are corked until the end of the current tick: the events translated from one upstream read
  * (often a dozen in one TCP segment) leave in one syscall instead of one each, and nothing waits longer
- * than the tick that produced it. One write per event made the stream path cost 3–5x the bare proxy's
- * CPU, most of it in `writev` (bench/README.md).
+ * than the tick that produced it (one write per event: `writeUtf8String` alone was 4.6% of the
+ * router's busy time on streams).
  */
 import type { ServerResponse } from 'node:http';
 

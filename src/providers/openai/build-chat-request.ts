@@ -5,15 +5,15 @@ import { isRecord } from './is-record.js';
 import { openaiRequest } from './openai-request.js';
 import { removeRouterTools } from './remove-router-tools.js';
 
+/** Fields of the client's request the router sets itself (or leaves out) in the upstream body. */
+const SET_BY_ROUTER: ReadonlySet<string> = new Set(['model', 'max_tokens', 'max_completion_tokens', 'stream', 'stream_options']);
+
 /**
  * The client's chat request as the OpenAI-compatible host should see it. Everything the client sent is
  * passed through (these hosts speak the same format) except what is the router's business: the model
  * becomes the route's upstream model, the output cap moves to the field the host understands, stream
  * usage is requested where supported, and the router's own tools are removed.
  */
-/** Fields of the client's request the router sets itself (or leaves out) in the upstream body. */
-const SET_BY_ROUTER: ReadonlySet<string> = new Set(['model', 'max_tokens', 'max_completion_tokens', 'stream', 'stream_options']);
-
 export function buildChatRequest(request: ChatRequest, ctx: AdapterContext): UpstreamRequest {
   // Copied field by field, leaving out what the router sets: measured faster than a spread followed by
   // deletes (which turn the body into a slow dictionary) and than object rest (1.1 vs 1.5 vs 1.8 µs).
