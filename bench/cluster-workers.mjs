@@ -19,6 +19,7 @@ import { benchTargets, checkTarget } from './bench-targets.mjs';
 import { startMachineCpuWatch } from './read-machine-cpu.mjs';
 import { readProcStats } from './read-proc-stats.mjs';
 import { processTree, processTreeCpu } from './read-process-tree-cpu.mjs';
+import { boundedRun } from './run-bounded.mjs';
 import { runLoadCells } from './run-load-cells.mjs';
 import { spawnComponent } from './spawn-component.mjs';
 import { startRouterUnderTest } from './start-router-under-test.mjs';
@@ -36,28 +37,25 @@ const settings = {
 const WORKER_COUNTS = [1, 2];
 const TIME_LIMIT_MS = 300_000;
 
-const cleanups = [];
-async function cleanUp() {
-  while (cleanups.length > 0) await cleanups.pop()().catch((error) => console.error(`cleanup: ${error.message}`));
-}
+const bench = boundedRun('bench', TIME_LIMIT_MS);
 
 async function main() {
   const workDir = mkdtempSync(join(tmpdir(), 'llm-router-bench-cluster-'));
-  cleanups.push(async () => rmSync(workDir, { recursive: true, force: true }));
+  bench.onCleanup(() => rmSync(workDir, { recursive: true, force: true }));
   const upstream = await spawnComponent({
     name: 'fake-upstream',
     args: [join(benchDir, 'fake-upstream.mjs')],
     env: { ...process.env, BENCH_LATENCY_MS: String(settings.latencyMs) },
     logPath: join(workDir, 'fake-upstream.log'),
   });
-  cleanups.push(upstream.stop);
+  bench.onCleanup(upstream.stop);
   const upstreamOrigin = `http://127.0.0.1:${upstream.ready.port}`;
 
   const targets = [];
   for (const workers of WORKER_COUNTS) {
     const name = `router-workers-${workers}`;
     const router = await startRouterUnderTest({ repoDir, workDir, name, upstreamBaseUrl: `${upstreamOrigin}/v1`, storage: `sqlite:${join(workDir, `${name}.db`)}`, workers });
-    cleanups.push(router.component.stop);
+    bench.onCleanup(router.component.stop);
     const target = { ...benchTargets({ upstreamOrigin, proxyOrigin: upstreamOrigin, router }).router, label: `workers=${workers}`, workers, router };
     await checkTarget(target);
     targets.push({ ...target, watch: { gateway: processTreeCpu(router.component.pid), upstream: upstream.pid } });
@@ -115,18 +113,4 @@ function log(line) {
   process.stderr.write(`${line}\n`);
 }
 
-const watchdog = setTimeout(() => {
-  console.error(`bench: no result within ${TIME_LIMIT_MS / 1000} s; stopping`);
-  void cleanUp().finally(() => process.exit(2));
-}, TIME_LIMIT_MS);
-for (const signal of ['SIGINT', 'SIGTERM']) process.once(signal, () => void cleanUp().finally(() => process.exit(130)));
-
-try {
-  await main();
-} catch (error) {
-  console.error(`bench could not run: ${error.stack ?? error.message}`);
-  process.exitCode = 1;
-} finally {
-  await cleanUp();
-  clearTimeout(watchdog);
-}
+await bench.run(main);

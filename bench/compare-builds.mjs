@@ -15,6 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { execFileSync } from 'node:child_process';
 import { benchTargets } from './bench-targets.mjs';
 import { readProcStats } from './read-proc-stats.mjs';
+import { boundedRun } from './run-bounded.mjs';
 import { runLoadCells } from './run-load-cells.mjs';
 import { spawnComponent } from './spawn-component.mjs';
 import { startRouterUnderTest } from './start-router-under-test.mjs';
@@ -30,15 +31,8 @@ const stream = process.env.BENCH_COMPARE_STREAM === '1';
 const connections = (process.env.BENCH_CONNECTIONS ?? '16,128').split(',').map(Number);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 5);
 const workDir = mkdtempSync(join(tmpdir(), 'llm-router-compare-'));
-const stops = [];
-const watchdog = setTimeout(() => {
-  console.error('compare-builds: no result within 300 s; stopping');
-  void stopAll().finally(() => process.exit(2));
-}, 300_000);
-
-async function stopAll() {
-  while (stops.length > 0) await stops.pop()().catch(() => undefined);
-}
+const comparison = boundedRun('compare-builds', 300_000);
+comparison.onCleanup(() => rmSync(workDir, { recursive: true, force: true }));
 
 const commitOf = (dir) => {
   try {
@@ -48,18 +42,18 @@ const commitOf = (dir) => {
   }
 };
 
-try {
+await comparison.run(async () => {
   const upstream = await spawnComponent({ name: 'fake-upstream', args: [join(benchDir, 'fake-upstream.mjs')], logPath: join(workDir, 'upstream.log') });
-  stops.push(upstream.stop);
+  comparison.onCleanup(upstream.stop);
   const origin = `http://127.0.0.1:${upstream.ready.port}`;
   const proxy = await spawnComponent({ name: 'proxy', args: [join(benchDir, 'bare-proxy.mjs')], env: { ...process.env, BENCH_PROXY_TARGET: origin }, logPath: join(workDir, 'proxy.log') });
-  stops.push(proxy.stop);
+  comparison.onCleanup(proxy.stop);
   const routers = {};
   for (const [label, dir] of [['base', baseDir], ['this', repoDir]]) {
     const routerDir = join(workDir, label);
     mkdirSync(routerDir);
     routers[label] = await startRouterUnderTest({ repoDir: dir, workDir: routerDir, name: label, upstreamBaseUrl: `${origin}/v1`, storage: `sqlite:${join(routerDir, 'router.db')}` });
-    stops.push(routers[label].component.stop);
+    comparison.onCleanup(routers[label].component.stop);
   }
   const pick = (target) => (stream ? target.streamBody : target.body);
   const proxyTarget = benchTargets({ upstreamOrigin: origin, proxyOrigin: `http://127.0.0.1:${proxy.ready.port}`, router: routers.base }).proxy;
@@ -93,11 +87,4 @@ try {
   const name = stream ? 'compare-builds-stream.md' : 'compare-builds.md';
   writeFileSync(join(resultsDir, name), `${report}\n`);
   process.stdout.write(`${report}\n\nwritten to bench/results/${name}\n`);
-} catch (error) {
-  console.error(`compare-builds could not run: ${error.stack ?? error.message}`);
-  process.exitCode = 1;
-} finally {
-  await stopAll();
-  rmSync(workDir, { recursive: true, force: true });
-  clearTimeout(watchdog);
-}
+});

@@ -20,6 +20,7 @@ import { benchTargets, checkTarget } from './bench-targets.mjs';
 import { measureStreamTtfb } from './measure-stream-ttfb.mjs';
 import { measureUpstreamClientCalls } from './measure-upstream-client-calls.mjs';
 import { readProcStats } from './read-proc-stats.mjs';
+import { boundedRun } from './run-bounded.mjs';
 import { runLoadCells } from './run-load-cells.mjs';
 import { spawnComponent } from './spawn-component.mjs';
 import { startRouterUnderTest } from './start-router-under-test.mjs';
@@ -39,14 +40,8 @@ const log = (line) => process.stderr.write(`${line}\n`);
 const fixed = (value, digits = 2) => (Number.isFinite(value) ? value.toFixed(digits) : 'n/a');
 
 const workDir = mkdtempSync(join(tmpdir(), 'llm-router-compare-'));
-const stops = [];
-async function stopAll() {
-  while (stops.length > 0) await stops.pop()().catch(() => undefined);
-}
-const timeLimit = setTimeout(() => {
-  console.error(`compare: no result within ${TIME_LIMIT_MS / 1000} s; stopping`);
-  void stopAll().finally(() => process.exit(2));
-}, TIME_LIMIT_MS);
+const comparison = boundedRun('compare', TIME_LIMIT_MS);
+comparison.onCleanup(() => rmSync(workDir, { recursive: true, force: true }));
 
 const SHIPPED = 'router (as built)';
 const EARLIER = 'router (ofetch → fetch)';
@@ -54,14 +49,14 @@ const EARLIER = 'router (ofetch → fetch)';
 async function startRouters(origin) {
   const common = { repoDir: dirname(benchDir), workDir, upstreamBaseUrl: `${origin}/v1` };
   const shipped = await startRouterUnderTest({ ...common, name: 'router-built', storage: `sqlite:${join(workDir, 'built.db')}` });
-  stops.push(shipped.component.stop);
+  comparison.onCleanup(shipped.component.stop);
   const earlier = await startRouterUnderTest({
     ...common,
     name: 'router-fetch',
     storage: `sqlite:${join(workDir, 'fetch.db')}`,
     serveArgs: [join(benchDir, 'serve-with-fetch-client.mjs')],
   });
-  stops.push(earlier.component.stop);
+  comparison.onCleanup(earlier.component.stop);
   return { shipped, earlier };
 }
 
@@ -123,9 +118,9 @@ function render(calls, inRouter) {
   ].join('\n');
 }
 
-try {
+await comparison.run(async () => {
   const upstream = await spawnComponent({ name: 'fake-upstream', args: [join(benchDir, 'fake-upstream.mjs')], logPath: join(workDir, 'upstream.log') });
-  stops.push(upstream.stop);
+  comparison.onCleanup(upstream.stop);
   const origin = `http://127.0.0.1:${upstream.ready.port}`;
   const calls = await measureUpstreamClientCalls(origin, { durationS: settings.callS, connections: 16, log });
   const inRouter = await compareInRouter(origin);
@@ -133,11 +128,4 @@ try {
   mkdirSync(join(benchDir, 'results'), { recursive: true });
   writeFileSync(join(benchDir, 'results', 'upstream-clients.md'), `${report}\n`);
   process.stdout.write(`${report}\n\nwritten to bench/results/upstream-clients.md\n`);
-} catch (error) {
-  console.error(`comparison could not run: ${error.stack ?? error.message}`);
-  process.exitCode = 1;
-} finally {
-  await stopAll();
-  rmSync(workDir, { recursive: true, force: true });
-  clearTimeout(timeLimit);
-}
+});

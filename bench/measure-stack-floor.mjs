@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { benchTargets } from './bench-targets.mjs';
+import { boundedRun } from './run-bounded.mjs';
 import { runLoadCells } from './run-load-cells.mjs';
 import { spawnComponent } from './spawn-component.mjs';
 import { startRouterUnderTest } from './start-router-under-test.mjs';
@@ -21,34 +22,27 @@ const benchDir = dirname(fileURLToPath(import.meta.url));
 const STACKS = ['h3+undici', 'node:http+undici', 'h3+node:http'];
 const CONNECTIONS = [16, 128];
 const workDir = mkdtempSync(join(tmpdir(), 'llm-router-floor-'));
-const stops = [];
-const watchdog = setTimeout(() => {
-  console.error('stack floor: no result within 300 s; stopping');
-  void stopAll().finally(() => process.exit(2));
-}, 300_000);
+const floor = boundedRun('stack floor', 300_000);
+floor.onCleanup(() => rmSync(workDir, { recursive: true, force: true }));
 
-async function stopAll() {
-  while (stops.length > 0) await stops.pop()().catch(() => undefined);
-}
-
-try {
+await floor.run(async () => {
   const upstream = await spawnComponent({ name: 'fake-upstream', args: [join(benchDir, 'fake-upstream.mjs')], logPath: join(workDir, 'upstream.log') });
-  stops.push(upstream.stop);
+  floor.onCleanup(upstream.stop);
   const origin = `http://127.0.0.1:${upstream.ready.port}`;
   const gateways = {};
   // The bare proxy as the main benchmark runs it (parsing both ways), and the lighter one piping answers back.
   for (const [label, mode] of [['proxy', 'parse'], ['proxy (pipe)', 'pipe']]) {
     const env = { ...process.env, BENCH_PROXY_TARGET: origin, BENCH_PROXY_MODE: mode };
     gateways[label] = await spawnComponent({ name: label, args: [join(benchDir, 'bare-proxy.mjs')], env, logPath: join(workDir, 'proxy.log') });
-    stops.push(gateways[label].stop);
+    floor.onCleanup(gateways[label].stop);
   }
   for (const stack of STACKS) {
     const env = { ...process.env, BENCH_PROXY_TARGET: origin, BENCH_FLOOR_STACK: stack };
     gateways[stack] = await spawnComponent({ name: stack, args: [join(benchDir, 'stack-floor-server.mjs')], env, logPath: join(workDir, 'floor.log') });
-    stops.push(gateways[stack].stop);
+    floor.onCleanup(gateways[stack].stop);
   }
   const router = await startRouterUnderTest({ repoDir: dirname(benchDir), workDir, name: 'router', upstreamBaseUrl: `${origin}/v1`, storage: `sqlite:${join(workDir, 'router.db')}` });
-  stops.push(router.component.stop);
+  floor.onCleanup(router.component.stop);
 
   const plain = benchTargets({ upstreamOrigin: origin, proxyOrigin: origin, router }).proxy;
   const targetsFor = (stream) => [
@@ -90,11 +84,4 @@ try {
   mkdirSync(resultsDir, { recursive: true });
   writeFileSync(join(resultsDir, 'stack-floor.md'), `${report}\n`);
   process.stdout.write(`${report}\n\nwritten to bench/results/stack-floor.md\n`);
-} catch (error) {
-  console.error(`stack floor could not run: ${error.stack ?? error.message}`);
-  process.exitCode = 1;
-} finally {
-  await stopAll();
-  rmSync(workDir, { recursive: true, force: true });
-  clearTimeout(watchdog);
-}
+});

@@ -14,6 +14,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { benchTargets, checkTarget } from './bench-targets.mjs';
+import { boundedRun } from './run-bounded.mjs';
 import { runLoadCells } from './run-load-cells.mjs';
 import { spawnComponent } from './spawn-component.mjs';
 import { startRouterUnderTest } from './start-router-under-test.mjs';
@@ -41,23 +42,16 @@ const GROUPS = [
 ];
 
 const workDir = mkdtempSync(join(tmpdir(), 'llm-router-profile-'));
-const stops = [];
+const profiling = boundedRun('profile', 120_000);
+profiling.onCleanup(() => rmSync(workDir, { recursive: true, force: true }));
 const nowUs = () => Number(process.hrtime.bigint() / 1000n);
-const timeLimit = setTimeout(() => {
-  console.error('profile: no result within 120 s; stopping');
-  void stopAll().finally(() => process.exit(2));
-}, 120_000);
 
-async function stopAll() {
-  while (stops.length > 0) await stops.pop()().catch(() => undefined);
-}
-
-try {
+await profiling.run(async () => {
   const profileDir = join(workDir, 'profile');
   // The heap snapshot goes there too, and Node writes it only into a directory that exists.
   mkdirSync(profileDir, { recursive: true });
   const upstream = await spawnComponent({ name: 'fake-upstream', args: [join(benchDir, 'fake-upstream.mjs')], logPath: join(workDir, 'upstream.log') });
-  stops.push(upstream.stop);
+  profiling.onCleanup(upstream.stop);
   const origin = `http://127.0.0.1:${upstream.ready.port}`;
   const router = await startRouterUnderTest({
     repoDir: dirname(benchDir),
@@ -67,7 +61,7 @@ try {
     storage: `sqlite:${join(workDir, 'router.db')}`,
     nodeFlags: ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, '--cpu-prof-interval=250', ...(heap ? ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${profileDir}`] : [])],
   });
-  stops.push(router.component.stop);
+  profiling.onCleanup(router.component.stop);
   const target = benchTargets({ upstreamOrigin: origin, proxyOrigin: origin, router }).router;
   await checkTarget(target);
   const load = [{ ...target, label: 'router', body: stream ? target.streamBody : target.body, watch: { router: router.component.pid } }];
@@ -93,14 +87,7 @@ try {
   writeFileSync(join(resultsDir, `${reportName}.md`), `${report}\n`);
   copyFileSync(join(profileDir, file), join(resultsDir, `${reportName.replace('-profile', '')}.cpuprofile`));
   process.stdout.write(`${report}\n\nwritten to bench/results/${reportName}.md and its .cpuprofile\n`);
-} catch (error) {
-  console.error(`profile could not run: ${error.stack ?? error.message}`);
-  process.exitCode = 1;
-} finally {
-  await stopAll();
-  rmSync(workDir, { recursive: true, force: true });
-  clearTimeout(timeLimit);
-}
+});
 
 /** SIGUSR2 makes the router (started with --heapsnapshot-signal) write a snapshot; it takes a few seconds under its own heap. */
 async function takeHeapSnapshot(pid, dir) {

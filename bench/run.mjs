@@ -27,6 +27,7 @@ import { startMachineCpuWatch } from './read-machine-cpu.mjs';
 import { readProcStats } from './read-proc-stats.mjs';
 import { sampleServerCpu, visibleServers } from './read-server-cpu.mjs';
 import { renderReport } from './render-report.mjs';
+import { boundedRun } from './run-bounded.mjs';
 import { runLoadCells } from './run-load-cells.mjs';
 import { spawnComponent } from './spawn-component.mjs';
 import { BENCH_PLAN_LIMITS, startRouterUnderTest } from './start-router-under-test.mjs';
@@ -55,18 +56,15 @@ const settings = {
 // A hard bound on the whole run: a hung component must not keep the benchmark (or CI) waiting.
 const TIME_LIMIT_MS = 600_000 + settings.soakS * 1000;
 
-const cleanups = [];
-async function cleanUp() {
-  while (cleanups.length > 0) await cleanups.pop()().catch((error) => console.error(`cleanup: ${error.message}`));
-}
+const bench = boundedRun('bench', TIME_LIMIT_MS);
 
 async function main() {
   const machine = startMachineCpuWatch();
   const workDir = mkdtempSync(join(tmpdir(), 'llm-router-bench-'));
-  cleanups.push(async () => rmSync(workDir, { recursive: true, force: true }));
+  bench.onCleanup(() => rmSync(workDir, { recursive: true, force: true }));
   const start = async (name, script, env) => {
     const component = await spawnComponent({ name, args: [join(benchDir, script)], env: { ...process.env, ...env }, logPath: join(workDir, `${name}.log`) });
-    cleanups.push(component.stop);
+    bench.onCleanup(component.stop);
     return component;
   };
 
@@ -152,7 +150,7 @@ async function main() {
 
 async function startRouter(workDir, name, upstreamOrigin, storage, redisUrl, rateLimit, ledger, provider) {
   const router = await startRouterUnderTest({ repoDir, workDir, name, upstreamBaseUrl: `${upstreamOrigin}/v1`, storage, redisUrl, rateLimit, ledger, provider });
-  cleanups.push(router.component.stop);
+  bench.onCleanup(router.component.stop);
   return router;
 }
 
@@ -229,7 +227,7 @@ async function measureSharedStores(workDir, upstreamOrigin, upstreamPid) {
     log(`shared-limits stage skipped: ${stores.skipped}`);
     return { connections, skipped: stores.skipped };
   }
-  cleanups.push(() => stores.cleanup());
+  bench.onCleanup(() => stores.cleanup());
   // The servers' CPU is read only when both run here; otherwise the column says n/a.
   const servers = visibleServers();
   const watchServers = stores.onLoopback && servers.has('postgres') && servers.has('redis-server');
@@ -318,25 +316,4 @@ function log(line) {
   process.stderr.write(`${line}\n`);
 }
 
-const watchdog = setTimeout(() => {
-  console.error(`bench: no result within ${TIME_LIMIT_MS / 1000} s; stopping`);
-  void cleanUp().finally(() => process.exit(2));
-}, TIME_LIMIT_MS);
-let interrupted = false;
-for (const signal of ['SIGINT', 'SIGTERM']) {
-  process.once(signal, () => {
-    interrupted = true;
-    void cleanUp().finally(() => process.exit(130));
-  });
-}
-
-try {
-  await main();
-} catch (error) {
-  // Once interrupted, components are being stopped under the running stage: its errors are expected.
-  if (!interrupted) console.error(`bench could not run: ${error.stack ?? error.message}`);
-  process.exitCode = 1;
-} finally {
-  await cleanUp();
-  clearTimeout(watchdog);
-}
+await bench.run(main);
