@@ -5,9 +5,10 @@
  */
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
-import { afterAll, afterEach, beforeAll } from 'vitest';
+import { afterAll, afterEach, beforeAll, expect } from 'vitest';
 import { systemClock } from '../../../src/core/clock.js';
 import { quotaPeriod } from '../../../src/core/quota-period.js';
+import { forgetOnAccountChange } from '../../../src/stores/forget-on-account-change.js';
 import { createPostgresStore } from '../../../src/stores/postgres/create-postgres-store.js';
 import type { QuotaDecision, QuotaLedger } from '../../../src/stores/quota-ledger.js';
 import { createRedisQuotaGate, type RedisQuotaGateOptions } from '../../../src/stores/redis/create-redis-quota-gate.js';
@@ -44,6 +45,36 @@ export const admittedUsed = (decisions: readonly QuotaDecision[]): number[] =>
     .filter((decision) => decision.admitted)
     .map((decision) => decision.used)
     .sort((a, b) => a - b);
+/** One admission of `weight` units under the file's plan limits. */
+export const admitOnce = (ledger: QuotaLedger, accountId: string, period = PERIOD, weight = 1): Promise<QuotaDecision> =>
+  ledger.admit({ accountId, period, weight, limitsByPlan: LIMITS });
+
+/** `calls` admissions of weight 1 at once, spread over `ledgers`. */
+export const admitAll = (ledgers: readonly QuotaLedger[], accountId: string, calls: number, period = PERIOD): Promise<QuotaDecision[]> =>
+  Promise.all(Array.from({ length: calls }, (_, i) => admitOnce(ledgers[i % ledgers.length]!, accountId, period)));
+
+/**
+ * What every gate owes account changes: a plan change or a deactivation made through
+ * forgetOnAccountChange decides the very next admission, and what was admitted is in the store's count
+ * once the gate has closed. `accountId` is a fresh account on the `medium` plan.
+ */
+export async function expectAccountChangesAtTheNextAdmission(store: Store, ledger: QuotaLedger, accountId: string): Promise<void> {
+  const failures: unknown[] = [];
+  const accounts = forgetOnAccountChange(store, ledger, (_id, error) => failures.push(error));
+  for (let i = 0; i < 4; i++) await admitOnce(ledger, accountId);
+
+  await accounts.setAccountPlan(accountId, 'small', 'cli');
+  expect(await admitOnce(ledger, accountId)).toMatchObject({ plan: 'small', status: 'active', admitted: false, used: 4, limit: 2 });
+  await accounts.setAccountPlan(accountId, 'large', 'cli');
+  expect(await admitOnce(ledger, accountId)).toMatchObject({ plan: 'large', status: 'active', admitted: true, used: 5, limit: 20 });
+  await accounts.deactivateAccount(accountId, 'cli');
+  expect(await admitOnce(ledger, accountId)).toMatchObject({ plan: 'large', status: 'inactive', admitted: false });
+  expect(failures).toEqual([]);
+
+  await ledger.close();
+  expect(await store.readQuota(accountId, PERIOD)).toBe(5);
+}
+
 export const oneTo = (n: number): number[] => Array.from({ length: n }, (_, i) => i + 1);
 
 /**
@@ -142,9 +173,8 @@ export function useQuotaGateFixture(name: string): QuotaGateFixture {
     },
     closeAfterTest: (resource) => void opened.push(resource),
     newAccount: async (plan, on = fixture.store) => (await on.createAccount({ email: 'gate@example.com', plan }, 'cli')).id,
-    admitOnce: (ledger, accountId, period = PERIOD, weight = 1) => ledger.admit({ accountId, period, weight, limitsByPlan: LIMITS }),
-    admitAll: (ledgers, accountId, calls, period = PERIOD) =>
-      Promise.all(Array.from({ length: calls }, (_, i) => fixture.admitOnce(ledgers[i % ledgers.length]!, accountId, period))),
+    admitOnce,
+    admitAll,
   };
   return fixture;
 }

@@ -9,13 +9,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { systemClock } from '../../../src/core/clock.js';
-import { forgetOnAccountChange } from '../../../src/stores/forget-on-account-change.js';
-import type { QuotaDecision, QuotaLedger } from '../../../src/stores/quota-ledger.js';
+import type { QuotaLedger } from '../../../src/stores/quota-ledger.js';
 import { createSqliteQuotaGate } from '../../../src/stores/sqlite/create-sqlite-quota-gate.js';
 import { createSqliteStore } from '../../../src/stores/sqlite/create-sqlite-store.js';
 import type { SqliteStore } from '../../../src/stores/sqlite/sqlite-data-version.js';
 import { NotFoundInStoreError, type Store } from '../../../src/stores/store.js';
-import { admittedUsed, LIMITS, NEXT_PERIOD, oneTo, PERIOD, until, watchHolds } from './quota-gate-fixtures.js';
+import { admitAll, admitOnce, admittedUsed, expectAccountChangesAtTheNextAdmission, LIMITS, NEXT_PERIOD, oneTo, PERIOD, until, watchHolds } from './quota-gate-fixtures.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'sqlite-quota-gate-'));
 let files = 0;
@@ -52,9 +51,6 @@ function gateOn(store: SqliteStore, options: { settleMs?: number; holdsOn?: Stor
 
 const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
 const newAccount = async (store: Store, plan: string) => (await store.createAccount({ email: 'gate@example.com', plan }, 'cli')).id;
-const admitOnce = (gate: QuotaLedger, accountId: string, period = PERIOD, weight = 1) => gate.admit({ accountId, period, weight, limitsByPlan: LIMITS });
-const admitAll = (gates: readonly QuotaLedger[], accountId: string, calls: number): Promise<QuotaDecision[]> =>
-  Promise.all(Array.from({ length: calls }, (_, i) => admitOnce(gates[i % gates.length]!, accountId)));
 
 describe('sqlite quota gate', () => {
   it('admits exactly the limit of 37 out of 200 concurrent requests on one connection, each at its own count', async () => {
@@ -177,21 +173,7 @@ describe('sqlite quota gate', () => {
 
   it('applies plan changes and deactivation made through forgetOnAccountChange to the very next admission', async () => {
     const { stores } = await openFile();
-    const gate = gateOn(stores[0]!);
-    const failures: unknown[] = [];
-    const accounts = forgetOnAccountChange(stores[0]!, gate, (_id, error) => failures.push(error));
-    const accountId = await newAccount(stores[0]!, 'medium');
-    for (let i = 0; i < 4; i++) await admitOnce(gate, accountId);
-
-    await accounts.setAccountPlan(accountId, 'small', 'cli');
-    expect(await admitOnce(gate, accountId)).toMatchObject({ plan: 'small', status: 'active', admitted: false, used: 4, limit: 2 });
-    await accounts.setAccountPlan(accountId, 'large', 'cli');
-    expect(await admitOnce(gate, accountId)).toMatchObject({ plan: 'large', status: 'active', admitted: true, used: 5, limit: 20 });
-    await accounts.deactivateAccount(accountId, 'cli');
-    expect(await admitOnce(gate, accountId)).toMatchObject({ plan: 'large', status: 'inactive', admitted: false });
-    expect(failures).toEqual([]);
-    await gate.close();
-    expect(await stores[0]!.readQuota(accountId, PERIOD)).toBe(5);
+    await expectAccountChangesAtTheNextAdmission(stores[0]!, gateOn(stores[0]!), await newAccount(stores[0]!, 'medium'));
   });
 
   it('applies a plan change or deactivation another connection committed (the CLI, another process) to the next admission', async () => {
