@@ -7,6 +7,8 @@ import { createLedgerRecordIds } from '../stores/ledger-record-ids.js';
 import { MAIN_CALL, type LedgerRecord } from '../stores/ledger-store.js';
 import { costNanoUsd, type PriceBook } from '../usage/model-prices.js';
 import type { UsageLedger } from '../usage/usage-ledger.js';
+import type { TokenUsage } from '../core/token-usage.js';
+import type { CredentialSource } from '../routing/failover.js';
 import type { FusionCall } from '../routing/fusion/index.js';
 import type { RequestObserver, RequestOutcome } from './request-outcome.js';
 
@@ -32,9 +34,7 @@ export function ledgerRecordsOf(outcome: RequestOutcome, prices: PriceBook, reco
   const served = outcome.servedBy;
   // Nothing served means no upstream did billable work the router knows of: zero, not unknown.
   const usage = served ? outcome.usage : NO_TOKENS;
-  const price = served ? prices.priceOf(served.providerId, served.upstreamModel) : undefined;
-  const cost = usage === null ? null : served === null ? 0 : price === undefined ? null : costNanoUsd(price, usage);
-  const managed = served?.credentialSource === 'managed';
+  const cost = costOf(prices, served?.providerId ?? null, served?.upstreamModel ?? null, usage);
   const main: LedgerRecord = {
       id: recordId(outcome.startedAt),
       requestId: outcome.requestId,
@@ -53,8 +53,7 @@ export function ledgerRecordsOf(outcome: RequestOutcome, prices: PriceBook, reco
       attempts: outcome.attempts.map((attempt) => ({ ...attempt, error: safeCode(attempt.error) })),
       usage,
       costNanoUsd: cost,
-      // Managed spend is metered at the real cost, or at the held estimate when the cost is unknown.
-      meteredNanoUsd: managed ? (cost ?? outcome.spendReservation?.estimateNanoUsd ?? 0) : 0,
+      meteredNanoUsd: metered(outcome, served?.credentialSource ?? null, cost),
       firstByteMs: outcome.firstByteMs,
       totalMs: outcome.totalMs,
       clientClosed: outcome.clientClosed,
@@ -65,8 +64,7 @@ export function ledgerRecordsOf(outcome: RequestOutcome, prices: PriceBook, reco
 
 /** A fusion call's own record: its provider, tokens and cost, linked to the request by its id. */
 function callRecord(outcome: RequestOutcome, call: FusionCall, prices: PriceBook, recordId: (startedAtMs: number) => string): LedgerRecord {
-  const price = call.provider && call.model ? prices.priceOf(call.provider, call.model) : undefined;
-  const cost = call.usage === null ? null : call.provider === null ? 0 : price === undefined ? null : costNanoUsd(price, call.usage);
+  const cost = costOf(prices, call.provider, call.model, call.usage);
   return {
     id: recordId(outcome.startedAt),
     requestId: outcome.requestId,
@@ -85,13 +83,28 @@ function callRecord(outcome: RequestOutcome, call: FusionCall, prices: PriceBook
     attempts: call.attempts.map((attempt) => ({ ...attempt, error: safeCode(attempt.error) })),
     usage: call.usage,
     costNanoUsd: cost,
-    // An unknown cost on managed access is metered at the request's whole estimate: never under the real spend.
-    meteredNanoUsd: call.credentialSource === 'managed' ? (cost ?? outcome.spendReservation?.estimateNanoUsd ?? 0) : 0,
+    meteredNanoUsd: metered(outcome, call.credentialSource, cost),
     firstByteMs: null,
     totalMs: call.latencyMs,
     clientClosed: outcome.clientClosed,
     reservationId: null,
   };
+}
+
+/** What a call cost: nothing when no provider served it, unknown when its tokens or its model's price are. */
+function costOf(prices: PriceBook, providerId: string | null, model: string | null, usage: TokenUsage | null): number | null {
+  if (usage === null) return null;
+  if (providerId === null) return 0;
+  const price = model === null ? undefined : prices.priceOf(providerId, model);
+  return price === undefined ? null : costNanoUsd(price, usage);
+}
+
+/**
+ * Managed spend is metered at the real cost, or, when the cost is unknown, at the request's whole held
+ * estimate (never under the real spend); calls on the account's own keys meter nothing.
+ */
+function metered(outcome: RequestOutcome, source: CredentialSource | null, cost: number | null): number {
+  return source === 'managed' ? (cost ?? outcome.spendReservation?.estimateNanoUsd ?? 0) : 0;
 }
 
 /** A call's own outcome as an HTTP-like status (the ledger's `status`). */
