@@ -55,6 +55,33 @@ describe('SseWriter', () => {
     expect(text).toContain('data: [DONE]');
   });
 
+  it('hands the frames of one tick to the response as one chunk, and the rest with the end', async () => {
+    const chunks: string[] = [];
+    const { server, client, reads, done } = await serveOnce(async (res) => {
+      const write = res.write.bind(res) as (chunk: string) => boolean;
+      res.write = ((chunk: string) => {
+        chunks.push(chunk);
+        return write(chunk);
+      }) as typeof res.write;
+      const writer = new SseWriter(res);
+      writer.open({});
+      await Promise.all([writer.send({ n: 1 }), writer.send({ n: 2 }, 'delta')]);
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(chunks).toEqual(['data: {"n":1}\n\nevent: delta\ndata: {"n":2}\n\n']);
+      await writer.send({ n: 3 });
+      await writer.done();
+      writer.end();
+      // Held in the same tick as the end: written by res.end, not by a write of their own.
+      expect(chunks).toHaveLength(1);
+    });
+    cleanups.push(() => client.destroy(), () => server.close());
+    await done;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const text = Buffer.concat(reads).toString('utf8');
+    expect(text).toContain('data: {"n":3}\n\ndata: [DONE]\n\n');
+    expect(text.endsWith('0\r\n\r\n')).toBe(true);
+  });
+
   it('still waits for a slow reader to drain when the buffer is full, and finishes once it reads', async () => {
     const big = 'x'.repeat(256 * 1024);
     let paused = 0;
