@@ -160,12 +160,13 @@ export async function runWithFailover<T>(
 
 async function usableCandidates(deps: FailoverDeps, call: FailoverCall): Promise<{ candidates: Candidate[]; withoutCredential: string[] }> {
   const candidates: Candidate[] = [];
-  const withoutCredential = new Set<string>();
+  // Made only when a provider lacks a credential: the usual request has one for every candidate.
+  let withoutCredential: Set<string> | undefined;
   for (const target of candidateOrder(call.route, deps.random)) {
     const provider = deps.providers.get(target.provider);
     if (!provider) continue;
     const credential = await deps.credentialFor(call.accountId, provider.id);
-    if (credential === undefined) withoutCredential.add(provider.id);
+    if (credential === undefined) (withoutCredential ??= new Set()).add(provider.id);
     else candidates.push({ target, provider, credential: credential.value, credentialSource: credential.source });
   }
   if (candidates.length === 0) {
@@ -174,6 +175,7 @@ async function usableCandidates(deps: FailoverDeps, call: FailoverCall): Promise
       `No provider credential is available to this account for ${call.route.id}. Add your own key for one of its providers (${[...new Set(call.route.tiers.flat().map((t) => t.provider))].join(', ')}) on your account page.`,
     );
   }
+  if (!withoutCredential) return { candidates, withoutCredential: [] };
   return { candidates, withoutCredential: [...withoutCredential].filter((id) => !candidates.some((candidate) => candidate.provider.id === id)) };
 }
 
