@@ -5,8 +5,10 @@
  * so a change is judged here: both routers get the same priming and interleaved slices. The other
  * checkout needs its own `dist/` built and its `node_modules` (a symlink to this one's will do).
  *
- * Env: BENCH_BASE_DIR (required), BENCH_COMPARE_STREAM=1 for stream: true, BENCH_CONNECTIONS (16,128),
- * BENCH_ROUNDS (5). Writes bench/results/compare-builds.md (or compare-builds-stream.md). About 2 minutes.
+ * Env: BENCH_BASE_DIR (required; `.` compares this build with itself, e.g. under other Node flags),
+ * BENCH_COMPARE_STREAM=1 for stream: true, BENCH_CONNECTIONS (16,128), BENCH_ROUNDS (5),
+ * BENCH_BASE_NODE_FLAGS / BENCH_THIS_NODE_FLAGS (space-separated Node/V8 flags for each router, e.g.
+ * `--max-semi-space-size=4`). Writes bench/results/compare-builds.md (or compare-builds-stream.md). About 2 minutes.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -30,6 +32,8 @@ const baseDir = resolve(process.env.BENCH_BASE_DIR);
 const stream = process.env.BENCH_COMPARE_STREAM === '1';
 const connections = (process.env.BENCH_CONNECTIONS ?? '16,128').split(',').map(Number);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 5);
+const nodeFlagsOf = (name) => (process.env[name] ?? '').split(' ').filter(Boolean);
+const nodeFlags = { base: nodeFlagsOf('BENCH_BASE_NODE_FLAGS'), this: nodeFlagsOf('BENCH_THIS_NODE_FLAGS') };
 const workDir = mkdtempSync(join(tmpdir(), 'llm-router-compare-'));
 const comparison = boundedRun('compare-builds', 300_000);
 comparison.onCleanup(() => rmSync(workDir, { recursive: true, force: true }));
@@ -42,6 +46,8 @@ const commitOf = (dir) => {
   }
 };
 
+const flagsNote = (flags) => (flags.length > 0 ? `, ${flags.join(' ')}` : '');
+
 await comparison.run(async () => {
   const upstream = await spawnComponent({ name: 'fake-upstream', args: [join(benchDir, 'fake-upstream.mjs')], logPath: join(workDir, 'upstream.log') });
   comparison.onCleanup(upstream.stop);
@@ -52,7 +58,7 @@ await comparison.run(async () => {
   for (const [label, dir] of [['base', baseDir], ['this', repoDir]]) {
     const routerDir = join(workDir, label);
     mkdirSync(routerDir);
-    routers[label] = await startRouterUnderTest({ repoDir: dir, workDir: routerDir, name: label, upstreamBaseUrl: `${origin}/v1`, storage: `sqlite:${join(routerDir, 'router.db')}` });
+    routers[label] = await startRouterUnderTest({ repoDir: dir, workDir: routerDir, name: label, upstreamBaseUrl: `${origin}/v1`, storage: `sqlite:${join(routerDir, 'router.db')}`, nodeFlags: nodeFlags[label] });
     comparison.onCleanup(routers[label].component.stop);
   }
   const pick = (target) => (stream ? target.streamBody : target.body);
@@ -74,7 +80,7 @@ await comparison.run(async () => {
   }
   const rss = Object.fromEntries(Object.entries(routers).map(([label, router]) => [label, readProcStats(router.component.pid).peakRssMb]));
   const report = [
-    `# This build (${commitOf(repoDir)}) against ${baseDir} (${commitOf(baseDir)}): ${stream ? 'streams' : 'chat'}, one run`,
+    `# This build (${commitOf(repoDir)}${flagsNote(nodeFlags.this)}) against ${baseDir} (${commitOf(baseDir)}${flagsNote(nodeFlags.base)}): ${stream ? 'streams' : 'chat'}, one run`,
     '',
     `Interleaved: ${rounds} × 1 s per target and cell after 1 s of warm-up, all targets primed alike. Peak RSS after the run: base ${rss.base.toFixed(0)} MB, this ${rss.this.toFixed(0)} MB.`,
     '',
