@@ -2,7 +2,8 @@
  * Per-key limits as the pipeline and the app see them: read through a short-lived cache (the same bound
  * as verified keys), and evicted at once when the app changes them on this instance.
  */
-import { LRUCache } from 'lru-cache';
+import type { LRUCache } from 'lru-cache';
+import { createBoundedCache } from '../core/bounded-cache.js';
 import type { Clock } from '../core/clock.js';
 import type { KeyLimits } from '../stores/key-limit-store.js';
 import type { Store } from '../stores/store.js';
@@ -17,7 +18,7 @@ export class KeyLimitService {
     clock: Clock,
     cacheTtlMs: number,
   ) {
-    this.#cache = new LRUCache({ max: 50_000, ttl: Math.max(1, cacheTtlMs), ttlResolution: 0, perf: { now: () => clock.now() } });
+    this.#cache = createBoundedCache({ entries: 50_000, ttlMs: cacheTtlMs, now: () => clock.now() });
   }
 
   async get(keyId: string): Promise<KeyLimits> {

@@ -4,7 +4,8 @@
  * costs no store read; changes made here evict at once, changes made by another process (the CLI)
  * are seen within the cache TTL.
  */
-import { LRUCache } from 'lru-cache';
+import type { LRUCache } from 'lru-cache';
+import { createBoundedCache } from '../core/bounded-cache.js';
 import { generateApiKey, hashApiKey, hashesEqual, isWellFormedApiKey, lastFour } from '../core/api-key.js';
 import type { Clock } from '../core/clock.js';
 import { RouterError } from '../core/errors.js';
@@ -48,13 +49,7 @@ export class KeyService {
     this.#store = options.store;
     this.#clock = options.clock;
     this.#secret = options.secret;
-    this.#cache = new LRUCache({
-      max: options.cacheMax ?? 50_000,
-      ttl: Math.max(1, options.cacheTtlMs),
-      // Read the clock on every check: lru-cache's default (cache it for 1 ms) arms a timer every millisecond under load.
-      ttlResolution: 0,
-      perf: { now: () => this.#clock.now() },
-    });
+    this.#cache = createBoundedCache({ entries: options.cacheMax ?? 50_000, ttlMs: options.cacheTtlMs, now: () => this.#clock.now() });
   }
 
   /** Resolve an Authorization header value to an active key, or throw the contract's 401. */

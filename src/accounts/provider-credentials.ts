@@ -4,7 +4,7 @@
  * used only when managed access is active and the account's plan is resellable. Decrypted credentials
  * are cached briefly (same bound as API keys), so a hot account costs no store read per request.
  */
-import { LRUCache } from 'lru-cache';
+import { createBoundedCache } from '../core/bounded-cache.js';
 import type { ProviderConfig } from '../config/types.js';
 import type { Clock } from '../core/clock.js';
 import { openSecret } from '../core/secret-box.js';
@@ -31,12 +31,7 @@ export function createCredentialResolver(options: {
   /** The account's requests will use operator keys: it brought none of its own and its plan is resellable. */
   usesManagedAccess(accountId: string): Promise<boolean>;
 } {
-  const cache = new LRUCache<string, AccountCredentials>({
-    max: 50_000,
-    ttl: Math.max(1, options.cacheTtlMs),
-    ttlResolution: 0,
-    perf: { now: () => options.clock.now() },
-  });
+  const cache = createBoundedCache<string, AccountCredentials>({ entries: 50_000, ttlMs: options.cacheTtlMs, now: () => options.clock.now() });
 
   const load = async (accountId: string): Promise<AccountCredentials> => {
     const cached = cache.get(accountId);

@@ -3,7 +3,8 @@
  * further attempts are refused (with the same generic message) until the window passes. In memory per
  * instance: a bound on guessing speed, not an account lock-out an attacker could use against its owner.
  */
-import { LRUCache } from 'lru-cache';
+import type { LRUCache } from 'lru-cache';
+import { createBoundedCache } from '../core/bounded-cache.js';
 import type { Clock } from '../core/clock.js';
 
 export const THROTTLE_WINDOW_MS = 15 * 60_000;
@@ -14,7 +15,7 @@ export class SigninThrottle {
   readonly #failures: LRUCache<string, number[]>;
 
   constructor(private readonly clock: Clock) {
-    this.#failures = new LRUCache({ max: 100_000 });
+    this.#failures = createBoundedCache({ entries: 100_000 });
   }
 
   /** True when another attempt for this email from this IP may be checked now. */

@@ -8,7 +8,7 @@
 import type { ChatCompletion, ChatCompletionChunk, ChatRequest } from '../formats/openai-chat.js';
 import { UpstreamStreamError, type AdapterContext, type ProviderAdapter, type UpstreamRequest } from '../providers/adapter.js';
 import type { AdapterRegistry } from '../providers/registry.js';
-import { LRUCache } from 'lru-cache';
+import { createBoundedCache } from '../core/bounded-cache.js';
 import { secretRedactor } from '../core/redact-secrets.js';
 import { createSseDecoder } from '../upstream/sse-decoder.js';
 import { translateStream } from './translate-stream.js';
@@ -49,7 +49,7 @@ export interface UpstreamReply {
  * cost 1.2% of the router's busy time when done per attempt. The credentials are the ones
  * accounts/provider-credentials.ts already keeps decrypted for as long; bounded like its cache.
  */
-const redactors = new LRUCache<string, (text: string) => string>({ max: 10_000 });
+const redactors = createBoundedCache<string, (text: string) => string>({ entries: 10_000 });
 function redactorFor(credential: string): (text: string) => string {
   let redact = redactors.get(credential);
   if (!redact) redactors.set(credential, (redact = secretRedactor([credential])));

@@ -3,7 +3,7 @@
  * timeouts: connect, first byte (response headers) and idle between body chunks. Requests are
  * aborted with the client's signal, so a caller that goes away cancels the upstream at once.
  */
-import { LRUCache } from 'lru-cache';
+import { createBoundedCache } from '../core/bounded-cache.js';
 import { Agent } from 'undici';
 import type { ProviderConfig } from '../config/types.js';
 import type { UpstreamRequest } from '../providers/adapter.js';
@@ -42,7 +42,7 @@ const MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
  * An upstream URL split as undici wants it. The URLs are few (a provider's base URL and a path, per
  * model for Gemini), so each is parsed once rather than by `new URL` on every call.
  */
-const splitUrls = new LRUCache<string, { origin: string; path: string }>({ max: 1000 });
+const splitUrls = createBoundedCache<string, { origin: string; path: string }>({ entries: 1000 });
 function splitUrl(href: string): { origin: string; path: string } {
   let split = splitUrls.get(href);
   if (!split) {

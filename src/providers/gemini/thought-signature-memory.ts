@@ -1,4 +1,4 @@
-import { LRUCache } from 'lru-cache';
+import { createBoundedCache } from '../../core/bounded-cache.js';
 
 /**
  * Where the adapter keeps Gemini thought signatures between turns, keyed by the tool-call id it minted.
@@ -20,9 +20,9 @@ export interface ThoughtSignatureMemoryOptions {
  * builder then falls back to the documented validator-skip value.
  */
 export function createThoughtSignatureMemory(options: ThoughtSignatureMemoryOptions = {}): ThoughtSignatureMemory {
-  const cache = new LRUCache<string, string>({
-    max: options.maxEntries ?? 10_000,
-    ttl: options.ttlMs ?? 60 * 60 * 1000,
+  const cache = createBoundedCache<string, string>({
+    entries: options.maxEntries ?? 10_000,
+    ttlMs: options.ttlMs ?? 60 * 60 * 1000,
   });
   return {
     get: (toolCallId) => cache.get(toolCallId),

@@ -2,7 +2,7 @@
  * Per-instance requests-per-minute limiter: an exact sliding-window log per account (docs/limits.md).
  * Used alone for a single instance, and by the Redis limiter as its fallback while Redis is down.
  */
-import { LRUCache } from 'lru-cache';
+import { createBoundedCache } from '../../core/bounded-cache.js';
 import type { RateDecision, RateLimiter } from '../rate-limiter.js';
 import { RATE_WINDOW_MS, rateDecision } from './rate-decision.js';
 import { SlidingWindowLog } from './sliding-window-log.js';
@@ -14,7 +14,7 @@ export interface MemoryRateLimiterOptions {
 
 export function createMemoryRateLimiter(options: MemoryRateLimiterOptions = {}): RateLimiter {
   // An account idle for a whole window has nothing left in it, so forgetting it after 60 s loses nothing.
-  const logs = new LRUCache<string, SlidingWindowLog>({ max: options.maxAccounts ?? 100_000, ttl: RATE_WINDOW_MS, ttlResolution: 0 });
+  const logs = createBoundedCache<string, SlidingWindowLog>({ entries: options.maxAccounts ?? 100_000, ttlMs: RATE_WINDOW_MS });
 
   function currentLog(accountId: string, limit: number, nowMs: number): SlidingWindowLog | undefined {
     const log = logs.get(accountId);
