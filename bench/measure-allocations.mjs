@@ -7,7 +7,8 @@
  *
  * Each gateway runs with bench/sample-allocations.mjs preloaded; after priming, sampling covers a fixed
  * number of requests at 16 connections. Writes bench/results/allocations.md.
- * Env: BENCH_ALLOC_REQUESTS (4000), BENCH_ROUTER_DIR (a checkout with dist/ built, to measure another build).
+ * Env: BENCH_ALLOC_REQUESTS (4000), BENCH_ROUTER_DIR (a checkout with dist/ built, to measure another build),
+ * BENCH_ALLOC_FUNCTIONS (20: how many functions each table lists).
  */
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -129,7 +130,7 @@ function summarize(profile, ok) {
   };
   visit(profile.head);
   const perRequest = (map, n) => [...map].sort((a, b) => b[1] - a[1]).slice(0, n).map(([name, bytes]) => ({ name, bytes: bytes / ok }));
-  return { bytesPerRequest: total / ok, modules: perRequest(byModule, 14), functions: perRequest(byFunction, 20) };
+  return { bytesPerRequest: total / ok, modules: perRequest(byModule, 14), functions: perRequest(byFunction, Number(process.env.BENCH_ALLOC_FUNCTIONS ?? 20)) };
 }
 
 function render(results) {
