@@ -7,11 +7,12 @@
  *
  * Env: BENCH_PROFILE_CONNECTIONS (16), BENCH_PROFILE_S (10), BENCH_PRIME_S (3), BENCH_PROFILE_STREAM (set to 1 for stream: true),
  * BENCH_PROFILE_NAME (router-profile: the report's file name, to keep several), BENCH_PROFILE_HEAP (set to 1 for a
- * heap snapshot at the end of the load, summarized in the report: what the resident memory holds).
+ * heap snapshot at the end of the load, summarized in the report: what the resident memory holds), BENCH_ROUTER_DIR
+ * (profile the router of another checkout with dist/ built, e.g. a "before").
  */
 import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { benchTargets, checkTarget } from './bench-targets.mjs';
 import { boundedRun } from './run-bounded.mjs';
@@ -54,7 +55,7 @@ await profiling.run(async () => {
   profiling.onCleanup(upstream.stop);
   const origin = `http://127.0.0.1:${upstream.ready.port}`;
   const router = await startRouterUnderTest({
-    repoDir: dirname(benchDir),
+    repoDir: resolve(process.env.BENCH_ROUTER_DIR ?? dirname(benchDir)),
     workDir,
     name: 'router',
     upstreamBaseUrl: `${origin}/v1`,

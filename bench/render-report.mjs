@@ -110,7 +110,7 @@ export function renderReport(results) {
     `# Router benchmark — ${results.meta.date}`,
     '',
     ...(failed.length > 0 ? [`**Warning: requests failed in ${failed.join(', ')}; the figures of those cells do not measure the normal path.**`, ''] : []),
-    `Node ${results.meta.node}, ${results.meta.cpus} CPUs; upstream latency ${results.meta.latencyMs} ms; each cell ${results.meta.warmupS} s warm-up + ${results.meta.durationS} s measured; all on 127.0.0.1.`,
+    `Router under test: ${results.meta.router ?? 'this checkout'}. Node ${results.meta.node}, ${results.meta.cpus} CPUs; upstream latency ${results.meta.latencyMs} ms; each cell ${results.meta.warmupS} s warm-up + ${results.meta.durationS} s measured; all on 127.0.0.1.`,
     ...otherLoadLines(results.meta.otherLoad),
     '',
     '## Summary',

@@ -11,11 +11,15 @@
  * the PostgreSQL schema and Redis keys are removed in every case. See bench/README.md.
  *
  * Env: BENCH_DURATION_S (5), BENCH_ROUNDS (5), BENCH_WARMUP_S (2), BENCH_PRIME_S (3), BENCH_STREAM_REQUESTS (200),
- *      BENCH_LATENCY_MS (20), BENCH_SOAK_S (0: off; 300 for the 5-minute soak), ROUTER_BENCH_POSTGRES_URL, ROUTER_BENCH_REDIS_URL.
+ *      BENCH_LATENCY_MS (20), BENCH_SOAK_S (0: off; 300 for the 5-minute soak), ROUTER_BENCH_POSTGRES_URL, ROUTER_BENCH_REDIS_URL,
+ *      BENCH_ROUTER_DIR (the router from another checkout with dist/ built, measured by this checkout's bench:
+ *      a "before" taken on the same day as the "after", since figures from different days do not compare),
+ *      BENCH_SKIP_STORES=1 (no stage 5: for a build from before the embedded SQLite quota gate, whose backends it checks).
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { benchTargets, checkTarget } from './bench-targets.mjs';
 import { measureAdapters } from './measure-adapters.mjs';
@@ -33,7 +37,7 @@ import { spawnComponent } from './spawn-component.mjs';
 import { BENCH_PLAN_LIMITS, startRouterUnderTest } from './start-router-under-test.mjs';
 
 const benchDir = dirname(fileURLToPath(import.meta.url));
-const repoDir = dirname(benchDir);
+const repoDir = resolve(process.env.BENCH_ROUTER_DIR ?? dirname(benchDir));
 const settings = {
   // Measured seconds per target and cell, split into interleaved rounds (see run-load-cells.mjs).
   durationS: Number(process.env.BENCH_DURATION_S ?? 5),
@@ -57,6 +61,15 @@ const settings = {
 const TIME_LIMIT_MS = 600_000 + settings.soakS * 1000;
 
 const bench = boundedRun('bench', TIME_LIMIT_MS);
+
+/** Which build is measured: the checkout and its commit. */
+function routerUnderTest() {
+  try {
+    return `${repoDir} at ${execFileSync('git', ['-C', repoDir, 'log', '-1', '--format=%h'], { encoding: 'utf8' }).trim()}`;
+  } catch {
+    return repoDir;
+  }
+}
 
 async function main() {
   const machine = startMachineCpuWatch();
@@ -126,7 +139,7 @@ async function main() {
   log(`CPU used by other processes meanwhile: ${otherLoad.othersCpuS.toFixed(1)} s of ${otherLoad.busyCpuS.toFixed(0)} s busy in ${otherLoad.wallS.toFixed(0)} s (${otherLoad.othersCores.toFixed(2)} cores on average)`);
 
   const results = {
-    meta: { date: new Date().toISOString(), node: process.versions.node, cpus: availableParallelism(), otherLoad, ...settings },
+    meta: { date: new Date().toISOString(), node: process.versions.node, cpus: availableParallelism(), router: routerUnderTest(), otherLoad, ...settings },
     concurrency: settings.concurrency,
     cells,
     streamConcurrency: settings.streamConcurrency,
@@ -222,6 +235,11 @@ const SHARED_VARIANTS = [
 
 async function measureSharedStores(workDir, upstreamOrigin, upstreamPid) {
   const connections = settings.sharedConnections;
+  if (process.env.BENCH_SKIP_STORES === '1') {
+    // A build from before the embedded SQLite gate cannot show the backends these cells check for.
+    log('shared-limits stage skipped: BENCH_SKIP_STORES=1');
+    return { connections, skipped: 'BENCH_SKIP_STORES=1' };
+  }
   const stores = await openSharedStores();
   if ('skipped' in stores) {
     log(`shared-limits stage skipped: ${stores.skipped}`);
