@@ -14,10 +14,10 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { execFileSync } from 'node:child_process';
 import { benchTargets } from './bench-targets.mjs';
 import { readProcStats } from './read-proc-stats.mjs';
 import { boundedRun } from './run-bounded.mjs';
+import { commitOf } from './router-checkout.mjs';
 import { runLoadCells } from './run-load-cells.mjs';
 import { spawnComponent } from './spawn-component.mjs';
 import { startRouterUnderTest } from './start-router-under-test.mjs';
@@ -37,14 +37,6 @@ const nodeFlags = { base: nodeFlagsOf('BENCH_BASE_NODE_FLAGS'), this: nodeFlagsO
 const workDir = mkdtempSync(join(tmpdir(), 'llm-router-compare-'));
 const comparison = boundedRun('compare-builds', 300_000);
 comparison.onCleanup(() => rmSync(workDir, { recursive: true, force: true }));
-
-const commitOf = (dir) => {
-  try {
-    return execFileSync('git', ['-C', dir, 'log', '-1', '--format=%h'], { encoding: 'utf8' }).trim();
-  } catch {
-    return 'unknown';
-  }
-};
 
 const flagsNote = (flags) => (flags.length > 0 ? `, ${flags.join(' ')}` : '');
 

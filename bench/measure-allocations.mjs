@@ -12,16 +12,17 @@
  */
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { benchTargets, checkTarget } from './bench-targets.mjs';
 import { boundedRun } from './run-bounded.mjs';
+import { commitOf, routerCheckout } from './router-checkout.mjs';
 import { spawnComponent } from './spawn-component.mjs';
 import { startRouterUnderTest } from './start-router-under-test.mjs';
 
 const benchDir = dirname(fileURLToPath(import.meta.url));
-const routerDir = resolve(process.env.BENCH_ROUTER_DIR ?? dirname(benchDir));
+const routerDir = routerCheckout();
 const requests = Number(process.env.BENCH_ALLOC_REQUESTS ?? 4000);
 const CONNECTIONS = 16;
 const preload = ['--import', join(benchDir, 'sample-allocations.mjs')];
@@ -139,7 +140,7 @@ function render(results) {
   const lines = [
     `# Bytes allocated per request: router against the bare proxy, one run`,
     '',
-    `${requests} requests per target and mode at ${CONNECTIONS} connections after 3000 to prime; V8's sampling heap profiler (one sample per 4 KB, collected objects included). Router: ${routerDir}.`,
+    `${requests} requests per target and mode at ${CONNECTIONS} connections after 3000 to prime; V8's sampling heap profiler (one sample per 4 KB, collected objects included). Router: ${routerDir} at ${commitOf(routerDir)}.`,
     '',
     '| mode | bare proxy KB/request | router KB/request | router ÷ proxy |',
     '| --- | --- | --- | --- |',

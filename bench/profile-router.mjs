@@ -12,10 +12,11 @@
  */
 import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { benchTargets, checkTarget } from './bench-targets.mjs';
 import { boundedRun } from './run-bounded.mjs';
+import { routerCheckout } from './router-checkout.mjs';
 import { runLoadCells } from './run-load-cells.mjs';
 import { spawnComponent } from './spawn-component.mjs';
 import { startRouterUnderTest } from './start-router-under-test.mjs';
@@ -55,7 +56,7 @@ await profiling.run(async () => {
   profiling.onCleanup(upstream.stop);
   const origin = `http://127.0.0.1:${upstream.ready.port}`;
   const router = await startRouterUnderTest({
-    repoDir: resolve(process.env.BENCH_ROUTER_DIR ?? dirname(benchDir)),
+    repoDir: routerCheckout(),
     workDir,
     name: 'router',
     upstreamBaseUrl: `${origin}/v1`,

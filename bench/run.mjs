@@ -18,8 +18,7 @@
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
-import { execFileSync } from 'node:child_process';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { benchTargets, checkTarget } from './bench-targets.mjs';
 import { measureAdapters } from './measure-adapters.mjs';
@@ -32,12 +31,13 @@ import { readProcStats } from './read-proc-stats.mjs';
 import { sampleServerCpu, visibleServers } from './read-server-cpu.mjs';
 import { renderReport } from './render-report.mjs';
 import { boundedRun } from './run-bounded.mjs';
+import { commitOf, routerCheckout } from './router-checkout.mjs';
 import { runLoadCells } from './run-load-cells.mjs';
 import { spawnComponent } from './spawn-component.mjs';
 import { BENCH_PLAN_LIMITS, startRouterUnderTest } from './start-router-under-test.mjs';
 
 const benchDir = dirname(fileURLToPath(import.meta.url));
-const repoDir = resolve(process.env.BENCH_ROUTER_DIR ?? dirname(benchDir));
+const repoDir = routerCheckout();
 const settings = {
   // Measured seconds per target and cell, split into interleaved rounds (see run-load-cells.mjs).
   durationS: Number(process.env.BENCH_DURATION_S ?? 5),
@@ -62,14 +62,7 @@ const TIME_LIMIT_MS = 600_000 + settings.soakS * 1000;
 
 const bench = boundedRun('bench', TIME_LIMIT_MS);
 
-/** Which build is measured: the checkout and its commit. */
-function routerUnderTest() {
-  try {
-    return `${repoDir} at ${execFileSync('git', ['-C', repoDir, 'log', '-1', '--format=%h'], { encoding: 'utf8' }).trim()}`;
-  } catch {
-    return repoDir;
-  }
-}
+
 
 async function main() {
   const machine = startMachineCpuWatch();
@@ -139,7 +132,7 @@ async function main() {
   log(`CPU used by other processes meanwhile: ${otherLoad.othersCpuS.toFixed(1)} s of ${otherLoad.busyCpuS.toFixed(0)} s busy in ${otherLoad.wallS.toFixed(0)} s (${otherLoad.othersCores.toFixed(2)} cores on average)`);
 
   const results = {
-    meta: { date: new Date().toISOString(), node: process.versions.node, cpus: availableParallelism(), router: routerUnderTest(), otherLoad, ...settings },
+    meta: { date: new Date().toISOString(), node: process.versions.node, cpus: availableParallelism(), router: `${repoDir} at ${commitOf(repoDir)}`, otherLoad, ...settings },
     concurrency: settings.concurrency,
     cells,
     streamConcurrency: settings.streamConcurrency,
