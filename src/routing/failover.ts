@@ -175,8 +175,8 @@ async function usableCandidates(deps: FailoverDeps, call: FailoverCall): Promise
       `No provider credential is available to this account for ${call.route.id}. Add your own key for one of its providers (${[...new Set(call.route.tiers.flat().map((t) => t.provider))].join(', ')}) on your account page.`,
     );
   }
-  if (!withoutCredential) return { candidates, withoutCredential: [] };
-  return { candidates, withoutCredential: [...withoutCredential].filter((id) => !candidates.some((candidate) => candidate.provider.id === id)) };
+  const lacking = withoutCredential ? [...withoutCredential].filter((id) => !candidates.some((candidate) => candidate.provider.id === id)) : [];
+  return { candidates, withoutCredential: lacking };
 }
 
 /**
