@@ -24,9 +24,13 @@ export interface RateLimiter {
   readonly kind: 'memory' | 'primary' | 'redis';
   /** Which window is in force right now (for /readyz and logs). */
   status(): RateLimiterStatus;
-  /** Count this request if the window has room. `nowMs` comes from the injected clock. */
-  admit(accountId: string, limit: number, nowMs: number): Promise<RateDecision>;
+  /**
+   * Count this request if the window has room. `nowMs` comes from the injected clock. `windowMs`
+   * (default 60 s) is for the few callers that need a longer log, such as the sign-in throttle; one key
+   * is always asked about with the same window.
+   */
+  admit(accountId: string, limit: number, nowMs: number, windowMs?: number): Promise<RateDecision>;
   /** The window's state without counting (for headers on responses that were not admitted). */
-  peek(accountId: string, limit: number, nowMs: number): Promise<RateDecision>;
+  peek(accountId: string, limit: number, nowMs: number, windowMs?: number): Promise<RateDecision>;
   close(): Promise<void>;
 }

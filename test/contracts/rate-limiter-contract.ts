@@ -106,5 +106,16 @@ export function runRateLimiterContract(name: string, makeLimiter: MakeRateLimite
     it('rejects everything at a limit of 0 and asks for a whole window', async () => {
       expect(await limiter.admit('acct_zero', 0, T0)).toEqual(decision(false, 0, 0, 0, 60));
     });
+
+    it('keeps a longer window when asked (the sign-in throttle’s 15 minutes)', async () => {
+      const window = 15 * 60_000;
+      expect(await limiter.admit('signin_a', 2, T0, window)).toEqual(decision(true, 2, 1, 900, 0));
+      expect(await limiter.admit('signin_a', 2, T0 + 120_000, window)).toEqual(decision(true, 2, 0, 780, 0));
+      // Well past a minute, both admissions still count.
+      expect(await limiter.peek('signin_a', 2, T0 + 600_000, window)).toEqual(decision(false, 2, 0, 300, 300));
+      expect(await limiter.admit('signin_a', 2, T0 + 899_999, window)).toEqual(decision(false, 2, 0, 1, 1));
+      expect(await limiter.admit('signin_a', 2, T0 + 900_000, window)).toEqual(decision(true, 2, 0, 120, 0));
+      expect(await limiter.admit('signin_empty', 0, T0, window)).toEqual(decision(false, 0, 0, 0, 900));
+    });
   });
 }

@@ -23,6 +23,8 @@ export interface RateQuestion {
   accountId: string;
   limit: number;
   nowMs: number;
+  /** Absent: the per-minute window. */
+  windowMs?: number;
 }
 
 /** The primary's answer to one question; no decision means it could not decide (the worker answers 503). */
@@ -31,10 +33,27 @@ export interface RateAnswer {
   decision?: RateDecision;
 }
 
+/** A worker asks for one in-flight slot of an account (stores/cluster/serve-in-flight-slots.ts). */
+export interface SlotQuestion {
+  id: number;
+  accountId: string;
+  limit: number;
+}
+
+/** The primary's answer; no `allowed` means it could not decide (the worker answers 503). */
+export interface SlotAnswer {
+  id: number;
+  allowed?: boolean;
+  inFlight?: number;
+}
+
 export type ClusterMessage =
   // Questions and answers travel in batches: one IPC message per event-loop turn, not per request.
   | { router: 'rate'; questions: RateQuestion[] }
   | { router: 'rate-answer'; answers: RateAnswer[] }
+  // Slots to take (answered) and slots given back (by the ids they were taken with; not answered).
+  | { router: 'slots'; take: SlotQuestion[]; give: number[] }
+  | { router: 'slots-answer'; answers: SlotAnswer[] }
   | { router: 'metrics'; id: number }
   | { router: 'metrics-answer'; id: number; text: string | null }
   | { router: 'metrics-snapshot'; id: number }

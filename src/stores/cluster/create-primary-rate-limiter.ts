@@ -46,7 +46,7 @@ export function createPrimaryRateLimiter(options: PrimaryRateLimiterOptions): Ra
     options.channel.send({ router: 'rate', questions });
   };
 
-  function ask(op: 'admit' | 'peek', accountId: string, limit: number, nowMs: number): Promise<RateDecision> {
+  function ask(op: 'admit' | 'peek', accountId: string, limit: number, nowMs: number, windowMs: number | undefined): Promise<RateDecision> {
     const id = nextId++;
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
@@ -55,15 +55,15 @@ export function createPrimaryRateLimiter(options: PrimaryRateLimiterOptions): Ra
       }, timeoutMs);
       pending.set(id, { resolve, reject, timer });
       if (batch.length === 0) setImmediate(flush);
-      batch.push({ id, op, accountId, limit, nowMs });
+      batch.push(windowMs === undefined ? { id, op, accountId, limit, nowMs } : { id, op, accountId, limit, nowMs, windowMs });
     });
   }
 
   return {
     kind: 'primary',
     status: () => ({ backend: 'primary' }),
-    admit: (accountId, limit, nowMs) => ask('admit', accountId, limit, nowMs),
-    peek: (accountId, limit, nowMs) => ask('peek', accountId, limit, nowMs),
+    admit: (accountId, limit, nowMs, windowMs) => ask('admit', accountId, limit, nowMs, windowMs),
+    peek: (accountId, limit, nowMs, windowMs) => ask('peek', accountId, limit, nowMs, windowMs),
     async close() {
       stop();
       for (const [id, waiting] of pending) {

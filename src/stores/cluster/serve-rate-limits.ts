@@ -9,11 +9,17 @@ import { isClusterMessage, type PrimaryHandler, type RateAnswer, type RateQuesti
 
 export function serveRateLimits(limiter: RateLimiter): PrimaryHandler {
   const decide = async (question: RateQuestion): Promise<RateAnswer> => {
-    const { id, op, accountId, limit, nowMs } = question;
-    const wellFormed = (op === 'admit' || op === 'peek') && typeof accountId === 'string' && Number.isInteger(limit) && limit >= 0 && Number.isFinite(nowMs);
+    const { id, op, accountId, limit, nowMs, windowMs } = question;
+    const wellFormed =
+      (op === 'admit' || op === 'peek') &&
+      typeof accountId === 'string' &&
+      Number.isInteger(limit) &&
+      limit >= 0 &&
+      Number.isFinite(nowMs) &&
+      (windowMs === undefined || (Number.isInteger(windowMs) && windowMs > 0));
     if (!wellFormed) return { id };
     try {
-      return { id, decision: op === 'admit' ? await limiter.admit(accountId, limit, nowMs) : await limiter.peek(accountId, limit, nowMs) };
+      return { id, decision: op === 'admit' ? await limiter.admit(accountId, limit, nowMs, windowMs) : await limiter.peek(accountId, limit, nowMs, windowMs) };
     } catch {
       return { id };
     }

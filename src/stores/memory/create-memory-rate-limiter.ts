@@ -13,35 +13,37 @@ export interface MemoryRateLimiterOptions {
 }
 
 export function createMemoryRateLimiter(options: MemoryRateLimiterOptions = {}): RateLimiter {
-  // An account idle for a whole window has nothing left in it, so forgetting it after 60 s loses nothing.
+  // An account idle for a whole window has nothing left in it, so forgetting it after 60 s loses nothing
+  // (a longer window's entries are kept for that window instead).
   const logs = createBoundedCache<string, SlidingWindowLog>({ entries: options.maxAccounts ?? 100_000, ttlMs: RATE_WINDOW_MS });
 
-  function currentLog(accountId: string, limit: number, nowMs: number): SlidingWindowLog | undefined {
+  function currentLog(accountId: string, limit: number, nowMs: number, windowMs: number): SlidingWindowLog | undefined {
     const log = logs.get(accountId);
     log?.setCapacity(limit);
-    log?.dropThrough(nowMs - RATE_WINDOW_MS);
+    log?.dropThrough(nowMs - windowMs);
     return log;
   }
 
-  function decide(log: SlidingWindowLog | undefined, allowed: boolean, limit: number, nowMs: number): RateDecision {
-    return rateDecision({ allowed, limit, count: log?.size ?? 0, oldestMs: log?.oldest ?? null, nowMs });
+  function decide(log: SlidingWindowLog | undefined, allowed: boolean, limit: number, nowMs: number, windowMs: number): RateDecision {
+    return rateDecision({ allowed, limit, count: log?.size ?? 0, oldestMs: log?.oldest ?? null, nowMs, windowMs });
   }
 
   return {
     kind: 'memory',
     status: () => ({ backend: 'memory' }),
-    async admit(accountId, limit, nowMs) {
-      const log = currentLog(accountId, limit, nowMs) ?? new SlidingWindowLog(limit);
+    async admit(accountId, limit, nowMs, windowMs = RATE_WINDOW_MS) {
+      const log = currentLog(accountId, limit, nowMs, windowMs) ?? new SlidingWindowLog(limit);
       const allowed = log.size < limit;
       if (allowed) {
         log.push(nowMs);
-        logs.set(accountId, log);
+        if (windowMs === RATE_WINDOW_MS) logs.set(accountId, log);
+        else logs.set(accountId, log, { ttl: windowMs });
       }
-      return decide(log, allowed, limit, nowMs);
+      return decide(log, allowed, limit, nowMs, windowMs);
     },
-    async peek(accountId, limit, nowMs) {
-      const log = currentLog(accountId, limit, nowMs);
-      return decide(log, (log?.size ?? 0) < limit, limit, nowMs);
+    async peek(accountId, limit, nowMs, windowMs = RATE_WINDOW_MS) {
+      const log = currentLog(accountId, limit, nowMs, windowMs);
+      return decide(log, (log?.size ?? 0) < limit, limit, nowMs, windowMs);
     },
     async close() {
       logs.clear();

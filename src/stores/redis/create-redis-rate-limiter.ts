@@ -37,35 +37,35 @@ export function createRedisRateLimiter(options: RedisRateLimiterOptions): RateLi
   const connected = firstAttempt(redis);
   const availability = watchAvailability(redis, (reason) => options.onUnavailable?.(reason));
 
-  async function decide(accountId: string, limit: number, nowMs: number, count: boolean): Promise<RateDecision> {
+  async function decide(accountId: string, limit: number, nowMs: number, windowMs: number, count: boolean): Promise<RateDecision> {
     await connected;
     if (redis.status !== 'ready') {
       availability.down(`redis not connected (${redis.status})`);
-      return decideInMemory(accountId, limit, nowMs, count);
+      return decideInMemory(accountId, limit, nowMs, windowMs, count);
     }
     try {
       // Members must be unique per admission: two requests in the same millisecond both count.
       const member = `${nowMs}:${instanceId}:${sequence++}`;
-      const reply = await redis.routerSlidingWindow(keyPrefix + accountId, nowMs, RATE_WINDOW_MS, limit, member, count ? '1' : '0');
+      const reply = await redis.routerSlidingWindow(keyPrefix + accountId, nowMs, windowMs, limit, member, count ? '1' : '0');
       availability.up();
       const [allowed, inWindow, oldest] = reply;
-      return rateDecision({ allowed: allowed === 1, limit, count: inWindow, oldestMs: oldest === undefined ? null : Number(oldest), nowMs });
+      return rateDecision({ allowed: allowed === 1, limit, count: inWindow, oldestMs: oldest === undefined ? null : Number(oldest), nowMs, windowMs });
     } catch (error) {
       availability.down(`redis unavailable: ${describeError(error)}`);
-      return decideInMemory(accountId, limit, nowMs, count);
+      return decideInMemory(accountId, limit, nowMs, windowMs, count);
     }
   }
 
-  function decideInMemory(accountId: string, limit: number, nowMs: number, count: boolean): Promise<RateDecision> {
-    return count ? fallback.admit(accountId, limit, nowMs) : fallback.peek(accountId, limit, nowMs);
+  function decideInMemory(accountId: string, limit: number, nowMs: number, windowMs: number, count: boolean): Promise<RateDecision> {
+    return count ? fallback.admit(accountId, limit, nowMs, windowMs) : fallback.peek(accountId, limit, nowMs, windowMs);
   }
 
   return {
     kind: 'redis',
     status: (): RateLimiterStatus =>
       availability.outage === undefined ? { backend: 'redis' } : { backend: 'memory-fallback', reason: availability.outage },
-    admit: (accountId, limit, nowMs) => decide(accountId, limit, nowMs, true),
-    peek: (accountId, limit, nowMs) => decide(accountId, limit, nowMs, false),
+    admit: (accountId, limit, nowMs, windowMs = RATE_WINDOW_MS) => decide(accountId, limit, nowMs, windowMs, true),
+    peek: (accountId, limit, nowMs, windowMs = RATE_WINDOW_MS) => decide(accountId, limit, nowMs, windowMs, false),
     async close() {
       availability.close();
       redis.disconnect();
