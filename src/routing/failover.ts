@@ -1,8 +1,13 @@
 /**
  * The failover loop: try a route profile's candidates in order until one serves the request, within
- * the route's retry budget, skipping providers the account has no credential for and providers whose
- * circuit is open. An attempt "serves" the request once it returns: for streams that is the commit
- * point (first output ready); nothing after it is retried.
+ * the route's retry budget, skipping providers the account has no credential for, providers whose
+ * circuit is open and the account's own keys whose circuit is open. An attempt "serves" the request
+ * once it returns: for streams that is the commit point (first output ready); nothing after it is retried.
+ *
+ * Whose fault a failure is decides which circuit it moves: a 401, 403 or 429 to the account's own key
+ * (BYOK) is that key's (credential-health.ts), never the provider's, so one account cannot take a
+ * provider away from the others; 5xx, transport failures and the operator's managed key's 401/403/429
+ * are the provider's (provider-health.ts).
  */
 import type { ProviderConfig, RouteProfileConfig, RouteTarget } from '../config/types.js';
 import type { Clock } from '../core/clock.js';
@@ -10,6 +15,7 @@ import { RouterError } from '../core/errors.js';
 import { UpstreamStreamError, type UpstreamFailure } from '../providers/adapter.js';
 import { UpstreamTransportError } from '../upstream/upstream-client.js';
 import { candidateOrder } from './candidate-order.js';
+import { isCredentialVerdict, type CredentialHealth } from './credential-health.js';
 import { shouldFailOver } from './failover-policy.js';
 import type { ProviderHealth } from './provider-health.js';
 
@@ -46,7 +52,10 @@ export interface AttemptSummary {
   error: string | null;
   /** Time from sending to the outcome (to the commit point for streams); 0 for a skipped candidate. */
   latencyMs: number;
-  /** Not tried: its circuit was open (`error` says why). Absent for attempts that were made. */
+  /**
+   * Not tried (`error` says why): the provider's circuit was open (`circuit_open`), or the circuit of the
+   * account's own key for it (`credential_rejected`, `credential_throttled`). Absent for attempts made.
+   */
   skipped?: true;
 }
 
@@ -78,6 +87,8 @@ export interface Candidate {
 export interface FailoverDeps {
   providers: ReadonlyMap<string, ProviderConfig>;
   health: ProviderHealth;
+  /** The circuits of accounts' own keys (BYOK), apart from the providers'. */
+  credentialHealth: CredentialHealth;
   clock: Clock;
   random: () => number;
   /** The account's credential for a provider (BYOK, or managed when allowed), or undefined. */
@@ -108,15 +119,16 @@ export async function runWithFailover<T>(
       overBudget.push(provider.id);
       continue;
     }
-    if (!deps.health.tryAcquire(provider.id)) {
-      attempts.push({ provider: provider.id, model: target.model, status: null, error: 'circuit_open', latencyMs: 0, skipped: true });
+    const skip = skipReason(deps, call.accountId, candidate);
+    if (skip) {
+      attempts.push({ provider: provider.id, model: target.model, status: null, error: skip, latencyMs: 0, skipped: true });
       continue;
     }
     const startedAt = deps.clock.now();
     try {
       const value = await attempt(candidate);
       const latencyMs = deps.clock.now() - startedAt;
-      deps.health.recordSuccess(provider.id, latencyMs);
+      accepted(deps, call.accountId, candidate, latencyMs);
       attempts.push({ provider: provider.id, model: target.model, status: 200, error: null, latencyMs });
       return {
         value,
@@ -125,12 +137,12 @@ export async function runWithFailover<T>(
     } catch (error) {
       if (error instanceof CandidateUnfit && !call.signal.aborted) {
         sent++;
-        deps.health.recordSuccess(provider.id, deps.clock.now() - startedAt);
+        accepted(deps, call.accountId, candidate, deps.clock.now() - startedAt);
         attempts.push({ provider: provider.id, model: target.model, status: 200, error: error.code, latencyMs: deps.clock.now() - startedAt });
         everyAttemptTimedOut = false;
         continue;
       }
-      const failed = asAttemptFailed(error, call.signal, () => deps.health.release(provider.id));
+      const failed = asAttemptFailed(error, call.signal, () => noVerdict(deps, call.accountId, candidate));
       if (failed instanceof RouterError) {
         // This provider's adapter cannot honour the request (nothing was sent); another candidate may.
         refusal ??= failed;
@@ -140,10 +152,10 @@ export async function runWithFailover<T>(
       const { failure } = failed;
       if (!failed.transport && !shouldFailOver(failure.status)) {
         // The provider answered, and the fault is the request's: it is healthy, and no other candidate would do better.
-        deps.health.recordSuccess(provider.id, deps.clock.now() - startedAt);
+        accepted(deps, call.accountId, candidate, deps.clock.now() - startedAt);
         throw clientFault(failure, sent - 1);
       }
-      deps.health.recordFailure(provider.id);
+      failedAt(deps, call.accountId, candidate, failed);
       everyAttemptTimedOut &&= failure.status === 504;
       attempts.push({
         provider: provider.id,
@@ -156,6 +168,44 @@ export async function runWithFailover<T>(
   }
   if (refusal && sent === 0) throw refusal;
   throw allFailed(call.route.id, attempts, { withoutCredential, overBudget }, Math.max(0, sent - 1), sent > 0 && everyAttemptTimedOut);
+}
+
+/**
+ * Why not to send to this candidate now: its provider's circuit, then the circuit of the account's own
+ * key for it. Claims a half-open probe slot where it lets the request through.
+ */
+function skipReason(deps: FailoverDeps, accountId: string, candidate: Candidate): AttemptSummary['error'] {
+  const providerId = candidate.provider.id;
+  if (!deps.health.tryAcquire(providerId)) return 'circuit_open';
+  if (candidate.credentialSource !== 'byok') return null;
+  const skip = deps.credentialHealth.skipReason(accountId, providerId, candidate.credential);
+  if (skip === undefined) return null;
+  deps.health.release(providerId);
+  return skip;
+}
+
+/** The provider answered and took the credential (a success, an unfit answer, the request's own 4xx). */
+function accepted(deps: FailoverDeps, accountId: string, candidate: Candidate, latencyMs: number): void {
+  deps.health.recordSuccess(candidate.provider.id, latencyMs);
+  if (candidate.credentialSource === 'byok') deps.credentialHealth.recordSuccess(accountId, candidate.provider.id, candidate.credential);
+}
+
+/** Nothing was learned (the client left, or the router refused or failed): probe slots are released. */
+function noVerdict(deps: FailoverDeps, accountId: string, candidate: Candidate): void {
+  deps.health.release(candidate.provider.id);
+  if (candidate.credentialSource === 'byok') deps.credentialHealth.release(accountId, candidate.provider.id, candidate.credential);
+}
+
+/** A failover trigger: the account's own key's fault when the provider judged the key, else the provider's. */
+function failedAt(deps: FailoverDeps, accountId: string, candidate: Candidate, failed: AttemptFailed): void {
+  const providerId = candidate.provider.id;
+  if (candidate.credentialSource === 'byok' && !failed.transport && isCredentialVerdict(failed.failure.status)) {
+    deps.health.release(providerId);
+    deps.credentialHealth.recordFailure(accountId, providerId, candidate.credential, failed.failure);
+    return;
+  }
+  deps.health.recordFailure(providerId);
+  if (candidate.credentialSource === 'byok') deps.credentialHealth.release(accountId, providerId, candidate.credential);
 }
 
 async function usableCandidates(deps: FailoverDeps, call: FailoverCall): Promise<{ candidates: Candidate[]; withoutCredential: string[] }> {
@@ -222,7 +272,7 @@ interface NotTried {
 
 function allFailed(routeId: string, attempts: AttemptSummary[], notTried: NotTried, retryCount: number, allTimedOut: boolean): RouterError {
   const skipped = [
-    ...attempts.filter((attempt) => attempt.skipped).map((attempt) => ({ provider: attempt.provider, reason: 'circuit_open' })),
+    ...attempts.filter((attempt) => attempt.skipped).map((attempt) => ({ provider: attempt.provider, reason: attempt.error ?? 'circuit_open' })),
     ...notTried.withoutCredential.map((provider) => ({ provider, reason: 'no_credential' })),
     ...[...new Set(notTried.overBudget)].map((provider) => ({ provider, reason: 'retry_budget' })),
   ];
@@ -235,6 +285,8 @@ function allFailed(routeId: string, attempts: AttemptSummary[], notTried: NotTri
 
 const SKIP_REASON: Readonly<Record<string, string>> = {
   circuit_open: 'circuit open after repeated failures',
+  credential_rejected: 'the provider rejected your key for it',
+  credential_throttled: 'the provider is rate-limiting your key for it',
   no_credential: 'no key for it on this account',
   retry_budget: 'retry budget used up',
 };
@@ -249,10 +301,10 @@ function failedRouteMessage(routeId: string, attempts: AttemptSummary[], skipped
   const parts = [`No upstream could serve ${routeId}.`];
   if (tried.length > 0) parts.push(`Tried: ${tried.map((a) => `${a.provider} (${a.status === null ? a.error : `${a.status} ${a.error}`})`).join(', ')}.`);
   if (skipped.length > 0) parts.push(`Skipped: ${skipped.map((s) => `${s.provider} (${SKIP_REASON[s.reason]})`).join(', ')}.`);
-  const transient = tried.some(isTransient) || skipped.some((s) => s.reason === 'circuit_open');
+  const transient = tried.some(isTransient) || skipped.some((s) => s.reason === 'circuit_open' || s.reason === 'credential_throttled');
   if (transient) {
     parts.push('Retry in a few seconds; if it persists, see the status page.');
-  } else if (tried.some((a) => a.status === 401 || a.status === 403)) {
+  } else if (tried.some((a) => a.status === 401 || a.status === 403) || skipped.some((s) => s.reason === 'credential_rejected')) {
     parts.push('Retrying will not help: the provider rejected the key, so check the provider keys on your account page.');
   } else if (tried.some((a) => a.error === 'insufficient_quota')) {
     parts.push("Retrying will not help: the provider account's quota or credit is used up.");

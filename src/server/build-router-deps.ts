@@ -12,6 +12,7 @@ import { RouterMetrics } from '../metrics/router-metrics.js';
 import { timeStore } from '../metrics/time-store.js';
 import { createAdapterRegistry } from '../providers/registry.js';
 import { ProviderHealth } from '../routing/provider-health.js';
+import { CredentialHealth } from '../routing/credential-health.js';
 import { RoutingEngine } from '../routing/routing-engine.js';
 import { openQuotaLedger } from '../stores/open-quota-ledger.js';
 import { openRateLimiter } from '../stores/open-rate-limiter.js';
@@ -95,10 +96,12 @@ export async function buildRouterDeps(config: RouterConfig, options: BuildOption
       logger.info(`circuit closed for ${provider}: it answered again`, { provider, circuit: 'closed' });
     }
   });
+  const credentialHealth = new CredentialHealth(config.providers.circuitBreaker, clock);
   const credentials = createCredentialResolver({ store, clock, secretKey: secret, providers, managedAccess, cacheTtlMs: config.server.keyCacheTtlMs });
   const engine = new RoutingEngine({
     providers,
     health,
+    credentialHealth,
     clock,
     random: options.random ?? Math.random,
     credentialFor: credentials.credentialFor,
@@ -138,6 +141,7 @@ export async function buildRouterDeps(config: RouterConfig, options: BuildOption
     keys: new KeyService({ store, clock, secret, cacheTtlMs: config.server.keyCacheTtlMs }),
     engine,
     health,
+    credentialHealth,
     managedAccess,
     plans: new Map(config.plans.map((plan) => [plan.id, plan])),
     routes: new Map(config.routes.map((route) => [route.id, route])),

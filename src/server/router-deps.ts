@@ -12,6 +12,7 @@ import type { QuotaLedger } from '../stores/quota-ledger.js';
 import type { RateLimiter } from '../stores/rate-limiter.js';
 import type { ManagedAccessStatus } from '../routing/managed-access.js';
 import type { ProviderHealth } from '../routing/provider-health.js';
+import type { CredentialHealth } from '../routing/credential-health.js';
 import type { RouterMetrics } from '../metrics/router-metrics.js';
 import type { LedgerStore } from '../stores/ledger-store.js';
 import type { PriceBook } from '../usage/model-prices.js';
@@ -31,6 +32,8 @@ export interface RouterDeps {
   keys: KeyService;
   engine: RoutingEngine;
   health: ProviderHealth;
+  /** The circuits of accounts' own provider keys: what the provider-keys page shows as rejected. */
+  credentialHealth: CredentialHealth;
   managedAccess: ManagedAccessStatus;
   plans: ReadonlyMap<string, PlanConfig>;
   routes: ReadonlyMap<string, RouteProfileConfig>;

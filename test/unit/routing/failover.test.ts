@@ -4,6 +4,7 @@ import { RouterError } from '../../../src/core/errors.js';
 import { UpstreamStreamError } from '../../../src/providers/adapter.js';
 import { AttemptFailed, CandidateUnfit, runWithFailover, type Candidate, type FailoverDeps } from '../../../src/routing/failover.js';
 import { ProviderHealth } from '../../../src/routing/provider-health.js';
+import { CredentialHealth } from '../../../src/routing/credential-health.js';
 
 const provider = (id: string): ProviderConfig => ({
   id,
@@ -28,20 +29,25 @@ const route: RouteProfileConfig = {
   tiers: [[{ provider: 'a', model: 'm-a', weight: 1 }], [{ provider: 'b', model: 'm-b', weight: 1 }]],
 };
 
-function setup(options: { failureThreshold?: number; keys?: string[] } = {}) {
+function setup(options: { failureThreshold?: number; keys?: string[]; source?: 'byok' | 'managed' } = {}) {
   let now = 1_000_000;
   const clock = { now: () => now };
-  const health = new ProviderHealth({ failureThreshold: options.failureThreshold ?? 1, cooldownMs: 30_000 }, clock);
+  const breaker = { failureThreshold: options.failureThreshold ?? 1, cooldownMs: 30_000 };
+  const health = new ProviderHealth(breaker, clock);
+  const credentialHealth = new CredentialHealth(breaker, clock);
   const keys = new Set(options.keys ?? ['a', 'b']);
+  /** Each account's key for a provider; tests replace one to see a new key start clean. */
+  const keyOf = new Map<string, string>();
   const deps: FailoverDeps = {
     providers: new Map([['a', provider('a')], ['b', provider('b')]]),
     health,
+    credentialHealth,
     clock,
     random: () => 0,
-    credentialFor: async (_account, id) => (keys.has(id) ? { value: `key-${id}`, source: 'byok' } : undefined),
+    credentialFor: async (account, id) => (keys.has(id) ? { value: keyOf.get(`${account}/${id}`) ?? `key-${account}-${id}`, source: options.source ?? 'byok' } : undefined),
   };
   const call = { route, accountId: 'acct_1', signal: new AbortController().signal };
-  return { deps, call, health, advance: (ms: number) => void (now += ms) };
+  return { deps, call, health, credentialHealth, keyOf, advance: (ms: number) => void (now += ms) };
 }
 
 describe('runWithFailover: what counts against a provider', () => {
@@ -159,5 +165,93 @@ describe('runWithFailover: the all_upstreams_failed message', () => {
     const { deps, call } = setup({ failureThreshold: 10, keys: ['a'] });
     const error = await rejection(runWithFailover(deps, call, failing({ a: status(400 + 100, 'Weird Code <script> with spaces, and a very long tail that goes on') })));
     expect(error.details.attempts).toEqual([expect.objectContaining({ error: 'weird_code_script_with_spaces_and_a_very' })]);
+  });
+});
+
+describe("runWithFailover: an account's own key is judged apart from its provider", () => {
+  const rejectedKey = new AttemptFailed({ status: 401, type: 'authentication_error', code: 'invalid_api_key', message: 'bad key' });
+  const failA = (failure: AttemptFailed) => async (candidate: Candidate) => {
+    if (candidate.provider.id === 'a') throw failure;
+    return candidate.provider.id;
+  };
+
+  for (const status of [401, 403, 429]) {
+    it(`a BYOK ${status} never moves the provider's circuit, and opens only that account's key's circuit`, async () => {
+      const { deps, call, health } = setup({ failureThreshold: 2 });
+      const failure = new AttemptFailed({ status, type: 'authentication_error', code: null, message: 'no' });
+      for (let i = 0; i < 2; i++) expect((await runWithFailover(deps, call, failA(failure))).meta.retryCount).toBe(1);
+      expect(health.snapshot(['a'])[0]).toMatchObject({ state: 'closed', recentRequests: 0 });
+
+      const skipped = await runWithFailover(deps, call, failA(failure));
+      expect(skipped.meta.retryCount).toBe(0);
+      const reason = status === 429 ? 'credential_throttled' : 'credential_rejected';
+      expect(skipped.meta.attempts[0]).toEqual({ provider: 'a', model: 'm-a', status: null, error: reason, latencyMs: 0, skipped: true });
+
+      // Another account's key for the same provider is tried and serves.
+      const other = await runWithFailover(deps, { ...call, accountId: 'acct_2' }, async (candidate) => candidate.provider.id);
+      expect(other.value).toBe('a');
+    });
+  }
+
+  it("counts the operator's managed key's 401 and 429 against the provider", async () => {
+    const { deps, call, health } = setup({ failureThreshold: 2, source: 'managed' });
+    await runWithFailover(deps, call, failA(rejectedKey));
+    await runWithFailover(deps, call, failA(new AttemptFailed({ status: 429, type: 'rate_limit_error', code: 'rate_limit_exceeded', message: 'slow' })));
+    expect(health.state('a')).toBe('open');
+    const skipped = await runWithFailover(deps, { ...call, accountId: 'acct_2' }, async (candidate) => candidate.provider.id);
+    expect(skipped.meta.attempts[0]).toMatchObject({ provider: 'a', error: 'circuit_open', skipped: true });
+  });
+
+  it("counts a 5xx to an account's own key against the provider, not the key", async () => {
+    const { deps, call, health, credentialHealth } = setup({ failureThreshold: 1 });
+    await runWithFailover(deps, call, failA(new AttemptFailed({ status: 503, type: 'server_error', code: 'overloaded', message: 'busy' })));
+    expect(health.state('a')).toBe('open');
+    expect(credentialHealth.rejection('acct_1', 'a')).toBeUndefined();
+    expect(credentialHealth.skipReason('acct_1', 'a', 'key-acct_1-a')).toBeUndefined();
+  });
+
+  it('records the rejection the account app shows from the first 401, until the provider accepts the key again', async () => {
+    const { deps, call, credentialHealth, advance } = setup({ failureThreshold: 5 });
+    await runWithFailover(deps, call, failA(rejectedKey));
+    expect(credentialHealth.rejection('acct_1', 'a')).toEqual({ status: 401, at: 1_000_000 });
+    advance(1000);
+    await runWithFailover(deps, call, async (candidate) => candidate.provider.id);
+    expect(credentialHealth.rejection('acct_1', 'a')).toBeUndefined();
+  });
+
+  it('lets a replaced key through at once, and probes a rejected one after the cool-down', async () => {
+    const { deps, call, keyOf, advance } = setup({ failureThreshold: 1 });
+    await runWithFailover(deps, call, failA(rejectedKey));
+    expect((await runWithFailover(deps, call, failA(rejectedKey))).meta.attempts[0]).toMatchObject({ error: 'credential_rejected', skipped: true });
+    advance(30_000);
+    const probe = await runWithFailover(deps, call, async (candidate) => candidate.provider.id);
+    expect(probe.value).toBe('a');
+
+    await runWithFailover(deps, call, failA(rejectedKey));
+    keyOf.set('acct_1/a', 'a-new-key');
+    expect((await runWithFailover(deps, call, async (candidate) => candidate.credential)).value).toBe('a-new-key');
+  });
+
+  it('says that retrying will not help when the only way left is a rejected key, and names it', async () => {
+    const { deps, call } = setup({ failureThreshold: 1, keys: ['a'] });
+    await rejection(runWithFailover(deps, call, failA(rejectedKey)));
+    const error = await rejection(runWithFailover(deps, call, failA(rejectedKey)));
+    expect(error.details.skipped).toEqual([
+      { provider: 'a', reason: 'credential_rejected' },
+      { provider: 'b', reason: 'no_credential' },
+    ]);
+    expect(error.message).toBe(
+      'No upstream could serve router/frontier. Skipped: a (the provider rejected your key for it), b (no key for it on this account). Retrying will not help: the provider rejected the key, so check the provider keys on your account page.',
+    );
+  });
+
+  it('waits out a throttled key for the Retry-After the provider gave', async () => {
+    const { deps, call, advance } = setup({ failureThreshold: 1 });
+    const throttled = new AttemptFailed({ status: 429, type: 'rate_limit_error', code: 'rate_limit_exceeded', message: 'slow', retryAfterSeconds: 2 });
+    await runWithFailover(deps, call, failA(throttled));
+    advance(1999);
+    expect((await runWithFailover(deps, call, failA(throttled))).meta.attempts[0]).toMatchObject({ error: 'credential_throttled', skipped: true });
+    advance(1);
+    expect((await runWithFailover(deps, call, async (candidate) => candidate.provider.id)).value).toBe('a');
   });
 });
