@@ -12,6 +12,8 @@ import { credentialEcho, type FakeFailure, type FakeProvider, type FakeReply, ty
 export interface OpenAIFake extends FakeProvider {
   /** Headers of the last request received (undefined before the first). */
   lastHeaders(): RecordedRequest['headers'] | undefined;
+  /** Answer every request bearing this key with OpenAI's 401 invalid_api_key, until reset(): a revoked key among valid ones. */
+  rejectKey(credential: string): void;
 }
 
 /** Usage reported when the reply does not set one. */
@@ -48,6 +50,7 @@ export async function startOpenAIFake(options: { name?: string } = {}): Promise<
   const requests: RecordedRequest[] = [];
   const queued: Array<{ failure: FakeFailure; remaining: number }> = [];
   let always: FakeFailure | undefined;
+  const rejectedKeys = new Set<string>();
   let reply: FakeReply = {};
   let aborted = 0;
   let closing = false;
@@ -90,6 +93,7 @@ export async function startOpenAIFake(options: { name?: string } = {}): Promise<
     };
     const authError = checkAuthorization(req.headers.authorization);
     if (authError !== undefined) return sendJson(res, 401, authError);
+    if (rejectedKeys.has((req.headers.authorization ?? '').replace(/^Bearer /, ''))) return sendJson(res, 401, INVALID_KEY_ERROR);
     const failure = takeFailure();
     if (failure?.kind === 'hang') return;
     if (failure?.kind === 'slow-first-byte') await sleep(failure.delayMs);
@@ -120,6 +124,9 @@ export async function startOpenAIFake(options: { name?: string } = {}): Promise<
       return aborted;
     },
     lastHeaders: () => requests.at(-1)?.headers,
+    rejectKey(credential) {
+      rejectedKeys.add(credential);
+    },
     failNext(failure, times = 1) {
       if (times > 0) queued.push({ failure, remaining: times });
     },
@@ -133,6 +140,7 @@ export async function startOpenAIFake(options: { name?: string } = {}): Promise<
     reset() {
       queued.length = 0;
       always = undefined;
+      rejectedKeys.clear();
       reply = {};
       encoded.clear();
       requests.length = 0;

@@ -1,7 +1,8 @@
 /**
  * A free account cannot change what another account observes. Bodies that pass the request schema but
  * that no translator could send get the contract's 400 naming the field, cost nothing upstream, and
- * never count against a provider's circuit, so the next account is still served by that provider.
+ * never count against a provider's circuit, so the next account is still served by that provider. Nor
+ * does an account's own provider key that the provider rejects: that key's circuit opens, not the provider's.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -10,6 +11,7 @@ import {
   json,
   pointProvidersAt,
   postV1,
+  sdkClient,
   startFakes,
   startTestRouter,
   type Fakes,
@@ -143,6 +145,59 @@ for (const provider of ['anthropic', 'gemini'] as const) {
     }
   });
 }
+
+describe("an account's own provider key that the provider rejects", () => {
+  // The shipped breaker: five failures in a row open a circuit for 30 s.
+  const BAD_KEY = 'sk-test-openai-revoked-0000';
+  let fakes: Fakes;
+  let router: TestRouter;
+  let attacker: { key: string };
+  let bystander: { key: string };
+  const usedKey = (request: { headers: Record<string, unknown> }) => String(request.headers.authorization).replace(/^Bearer /, '');
+
+  beforeAll(async () => {
+    fakes = await startFakes();
+    router = await startTestRouter({ patch: { providers: pointProvidersAt(fakes.urls), routes: frontierOrder(['openai', 'anthropic']) } });
+    fakes.openai.rejectKey(BAD_KEY);
+    attacker = await router.createAccount('free', { providerKeys: { openai: BAD_KEY } });
+    // Only an OpenAI key: before circuits were keyed by credential, the attacker's 401s left it nothing.
+    bystander = await router.createAccount('pro', { providerKeys: { openai: PROVIDER_KEYS.openai } });
+  });
+  afterAll(async () => {
+    await router.close();
+    await fakes.close();
+  });
+
+  it("fails that account only: another account's valid key is served every time, and /status never shows the provider down", async () => {
+    const attackerAnswers: any[] = [];
+    for (let round = 0; round < 12; round++) {
+      const attacked = await postV1(router, attacker.key, '/chat/completions', { model: 'router/frontier', messages: HI });
+      expect(attacked.status).toBe(502);
+      attackerAnswers.push((await json(attacked)).error);
+
+      const served = await postV1(router, bystander.key, '/chat/completions', { model: 'router/frontier', messages: HI });
+      expect(served.status, `round ${round}`).toBe(200);
+      expect(served.headers.get('x-router-upstream')).toBe('openai');
+      expect(served.headers.get('x-router-retry-count')).toBe('0');
+      const status = await json(await fetch(`${router.url}/status`));
+      expect(status.providers.find((p: { provider: string }) => p.provider === 'openai')).toMatchObject({ state: 'closed', recentSuccessRate: 1 });
+    }
+    const streamed = await sdkClient(router, bystander.key).chat.completions.create({ model: 'router/frontier', messages: HI, stream: true });
+    let text = '';
+    for await (const chunk of streamed) text += chunk.choices[0]?.delta.content ?? '';
+    expect(text).not.toBe('');
+
+    // The rejected key was tried until its own circuit opened, then skipped: it stops costing the provider requests.
+    expect(fakes.openai.requests.filter((request) => usedKey(request) === BAD_KEY)).toHaveLength(5);
+    expect(attackerAnswers[0].attempts).toEqual([{ provider: 'openai', model: 'gpt-4.1', status: 401, error: 'invalid_api_key', latencyMs: expect.any(Number) }]);
+    expect(attackerAnswers[11].attempts).toEqual([{ provider: 'openai', model: 'gpt-4.1', status: null, error: 'credential_rejected', latencyMs: 0, skipped: true }]);
+    expect(attackerAnswers[11].skipped).toEqual([
+      { provider: 'openai', reason: 'credential_rejected' },
+      { provider: 'anthropic', reason: 'no_credential' },
+    ]);
+    expect(attackerAnswers[11].message).toMatch(/Retrying will not help: the provider rejected the key/);
+  });
+});
 
 describe('an unexpected exception inside the router', () => {
   let router: TestRouter;
