@@ -1,4 +1,5 @@
 import type { ConfigFileName, RawConfigFiles } from './config-files.js';
+import { parseCidr } from '../core/proxy-trust.js';
 import { routeTargets } from './route-targets.js';
 import { escapePointerSegment, type PointedProblem } from './locate-pointer.js';
 
@@ -53,6 +54,13 @@ export function crossCheck(files: Partial<RawConfigFiles>): FileProblem[] {
     });
   }
   if (server && plans) problems.push(...billingProblems(server, plans.plans));
+  if (server) {
+    server.trustedProxies.forEach((range, i) => {
+      if (parseCidr(range)) return;
+      const message = `trusted proxy "${range}" is not an IPv4 or IPv6 address or CIDR range (e.g. 10.0.0.0/8, 2001:db8::/32, 127.0.0.1)`;
+      problems.push({ file: 'server', pointer: `/trustedProxies/${i}`, target: 'value', message });
+    });
+  }
   if (pricing && plans) {
     const known = idsOf(plans.plans);
     for (const planId of Object.keys(pricing.features)) {

@@ -50,6 +50,11 @@ export interface ServerConfig {
    * 1 serves in one process; N > 1 or `auto` (one per available core) is cluster mode (docs/operations.md).
    */
   listen: { host: string; port: number; maxConnections: number; workers: number | 'auto' };
+  /**
+   * Reverse proxies (CIDRs or addresses, IPv4 and IPv6) whose X-Forwarded-For the account app believes
+   * when it needs the client's address (sign-in throttle, sessions, audit); empty: the socket's peer.
+   */
+  trustedProxies: readonly string[];
   /** `sqlite:PATH` or `postgres://…`. */
   storage: string;
   rateLimit: RateLimitConfig;

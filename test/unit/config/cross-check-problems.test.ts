@@ -30,6 +30,16 @@ describe('problems between files', () => {
     expect(listProblems(dir)).toEqual(['pricing.yaml:6:3 features for unknown plan "maxi" (known: free, pro, max)']);
   });
 
+  it('reports a trusted proxy that is not an IPv4 or IPv6 address or range, at the entry', () => {
+    const dir = writeConfigVariant({ 'server.yaml': replaceOnce('storage: sqlite', "trustedProxies: [10.0.0.0/8, '::1', 'fd00::/8', 10.0.0.0/33, proxy.internal, '::/129']\nstorage: sqlite") });
+    const hint = 'is not an IPv4 or IPv6 address or CIDR range (e.g. 10.0.0.0/8, 2001:db8::/32, 127.0.0.1)';
+    expect(listProblems(dir)).toEqual([
+      `server.yaml:10:49 trusted proxy "10.0.0.0/33" ${hint}`,
+      `server.yaml:10:62 trusted proxy "proxy.internal" ${hint}`,
+      `server.yaml:10:78 trusted proxy "::/129" ${hint}`,
+    ]);
+  });
+
   it('reports a duplicate id at the duplicate, with what it breaks elsewhere', () => {
     const dir = writeConfigVariant({ 'plans.yaml': replaceOnce('  - id: max', '  - id: pro') });
     expect(listProblems(dir)).toEqual([
