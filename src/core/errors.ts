@@ -57,6 +57,8 @@ export const ERROR_TABLE = {
   request_too_large: { status: 413, type: 'invalid_request_error', guidance: ['docsUrl'] },
   /** Refused by the HTTP parser: the request line and headers together exceed Node's 16 KiB. */
   request_header_too_large: { status: 431, type: 'invalid_request_error', guidance: ['docsUrl'] },
+  /** An `Expect` header asking for something other than `100-continue`, which the router cannot meet. */
+  expectation_failed: { status: 417, type: 'invalid_request_error', guidance: ['docsUrl'] },
   /** The client did not finish sending its request within the server's time limit. */
   request_timeout: { status: 408, type: 'invalid_request_error', guidance: ['docsUrl'] },
   rate_limit_exceeded: { status: 429, type: 'rate_limit_error', guidance: ['docsUrl'] },

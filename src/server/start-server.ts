@@ -9,7 +9,7 @@
 import { createServer, type Server } from 'node:http';
 import { toNodeListener } from 'h3';
 import type { RouterConfig } from '../config/types.js';
-import { answerClientErrors } from './answer-client-errors.js';
+import { answerClientErrors, requireOneHost } from './answer-client-errors.js';
 import { buildRouterDeps, type BuildOptions, type RouterRuntime } from './build-router-deps.js';
 import { createRouterApp } from './create-router-app.js';
 
@@ -33,12 +33,14 @@ export interface RunningServer {
 export async function startServer(config: RouterConfig, options: BuildOptions = {}): Promise<RunningServer> {
   const runtime = await buildRouterDeps(config, options);
   const { host, port, maxConnections } = config.server.listen;
+  const refused = (requestId: string, reason: string) => runtime.logger.debug(`[${requestId}] request refused below the app (${reason})`);
   const server = createServer(
-    { requestTimeout: config.server.requestTimeoutMs, headersTimeout: 30_000, keepAliveTimeout: 65_000 },
-    toNodeListener(createRouterApp(runtime)),
+    // Host is checked by requireOneHost, which answers in the contract's shape (Node's own check sends a bare 400).
+    { requestTimeout: config.server.requestTimeoutMs, headersTimeout: 30_000, keepAliveTimeout: 65_000, requireHostHeader: false },
+    requireOneHost(toNodeListener(createRouterApp(runtime)), config.server, refused),
   );
   server.maxConnections = maxConnections;
-  answerClientErrors(server, config.server, (requestId, reason) => runtime.logger.debug(`[${requestId}] request refused by the HTTP parser (${reason})`));
+  answerClientErrors(server, config.server, refused);
   const requests = trackRequests(server, () => runtime.drain.draining);
   try {
     await listen(server, host, port);

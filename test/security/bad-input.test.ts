@@ -23,6 +23,8 @@ describe('bad input through the public interface', () => {
   let fakes: Fakes;
   let router: TestRouter;
   let attacker: { accountId: string; key: string };
+  // The credential cases count per-minute requests: an account of their own, so the free plan's 20 stay for the rest.
+  let holder: { accountId: string; key: string };
   const logLines = (): string[] => (router.server.runtime.logger as unknown as { lines: string[] }).lines;
   const get = (path: string, key = attacker.key) => fetch(`${router.url}${path}`, { headers: { authorization: `Bearer ${key}`, 'user-agent': UA } });
 
@@ -36,6 +38,7 @@ describe('bad input through the public interface', () => {
       },
     });
     attacker = await router.createAccount('free', { providerKeys: { ...PROVIDER_KEYS } });
+    holder = await router.createAccount('pro');
   });
   afterEach(() => {
     // No request in this catalogue is a router failure: nothing is logged as one, and no stack is printed.
@@ -98,6 +101,61 @@ describe('bad input through the public interface', () => {
     expect(text).not.toMatch(/\r\nconnection: keep-alive\r\n/i);
     expect(text).toContain('data: [DONE]');
     expect(closedByServer).toBe(true);
+  });
+
+  it('a malformed chunk in a body the router is reading gets the contract JSON error, and nothing reaches a provider', async () => {
+    const head = [
+      'POST /v1/chat/completions HTTP/1.1',
+      'Host: 127.0.0.1',
+      `User-Agent: ${UA}`,
+      `Authorization: Bearer ${attacker.key}`,
+      'Content-Type: application/json',
+      'Transfer-Encoding: chunked',
+    ].join('\r\n');
+    const { text, closedByServer } = await rawExchange(router.url, `${head}\r\n\r\n5\r\n{"mod\r\nzz\r\n`);
+    const [status = '', body = ''] = text.split('\r\n\r\n');
+    expect(status).toMatch(/^HTTP\/1\.1 400 /);
+    expect(status).toMatch(/\r\nx-request-id: req_[0-9a-f]{32}\r\n/i);
+    expect(JSON.parse(body).error).toMatchObject({ type: 'invalid_request_error', code: 'invalid_request' });
+    expect(JSON.parse(body).error.message).toContain('framed wrongly');
+    expect(closedByServer).toBe(true);
+    expect(fakes.openai.requests).toHaveLength(0);
+  });
+
+  const modelsWith = async (credentialHeaders: string[]) => {
+    const head = ['GET /v1/models HTTP/1.1', 'Host: 127.0.0.1', `User-Agent: ${UA}`, ...credentialHeaders, 'Connection: close'].join('\r\n');
+    const { text } = await rawExchange(router.url, `${head}\r\n\r\n`);
+    const [status = '', body = ''] = text.split('\r\n\r\n');
+    return { status: Number(status.split(' ')[1]), head: status, body: body ? JSON.parse(body) : undefined };
+  };
+  const OTHER_KEY = 'sk_router_00000000000000000000000000000000000000';
+
+  it.each([
+    ['a valid key, then garbage', () => [`Authorization: Bearer ${holder.key}`, 'Authorization: Bearer garbage'], 'authorization'],
+    ['garbage, then a valid key', () => ['Authorization: Bearer garbage', `Authorization: Bearer ${holder.key}`], 'authorization'],
+    ['the same valid key twice', () => [`Authorization: Bearer ${holder.key}`, `authorization: Bearer ${holder.key}`], 'authorization'],
+    ['Authorization and x-api-key naming different keys', () => [`Authorization: Bearer ${holder.key}`, `x-api-key: ${OTHER_KEY}`], 'x-api-key'],
+    ['x-api-key naming a key other than Authorization', () => [`X-Api-Key: ${holder.key}`, 'Authorization: Bearer garbage'], 'x-api-key'],
+    ['two x-api-key headers', () => [`x-api-key: ${holder.key}`, `x-api-key: ${OTHER_KEY}`], 'x-api-key'],
+  ])('%s: 400 naming the header, never counted, no key echoed', async (_name, headers, param) => {
+    const before = (await get('/v1/models', holder.key)).headers.get('x-ratelimit-remaining');
+    const answer = await modelsWith(headers());
+    expect(answer.status).toBe(400);
+    expect(answer.head).toMatch(/\r\nx-request-id: req_[0-9a-f]{32}\r\n/i);
+    expect(answer.body.error).toMatchObject({ type: 'invalid_request_error', code: 'invalid_request', param });
+    expect(answer.body.error.message).toContain(param === 'authorization' ? 'Authorization' : 'x-api-key');
+    expect(answer.head + JSON.stringify(answer.body)).not.toContain(holder.key.slice(10));
+    // Refused before authentication: the per-minute window did not move.
+    expect(Number((await get('/v1/models', holder.key)).headers.get('x-ratelimit-remaining'))).toBe(Number(before) - 1);
+  });
+
+  it('accepts the key in x-api-key alone, or in both headers when they agree', async () => {
+    expect((await modelsWith([`x-api-key: ${holder.key}`])).status).toBe(200);
+    expect((await modelsWith([`Authorization: Bearer ${holder.key}`, `x-api-key: ${holder.key}`])).status).toBe(200);
+    const malformed = await modelsWith(['x-api-key: garbage']);
+    expect(malformed.status).toBe(401);
+    expect(malformed.body.error.code).toBe('malformed_api_key');
+    expect((await modelsWith([])).body.error.code).toBe('missing_api_key');
   });
 
   const postRaw = (path: string, text: string) =>
@@ -204,6 +262,19 @@ describe('requests the HTTP parser refuses', () => {
     ['two Content-Length headers', `POST /v1/chat/completions HTTP/1.1\r\n${HOST}Content-Length: 2\r\nContent-Length: 3\r\n\r\n{}`, 400, 'invalid_request'],
     ['a 64 KB header', `GET /healthz HTTP/1.1\r\n${HOST}X-Big: ${'a'.repeat(64 * 1024)}\r\n\r\n`, 431, 'request_header_too_large'],
     ['a request line that is not HTTP', 'HELLO WORLD\r\n\r\n', 400, 'invalid_request'],
+    ['an HTTP/1.1 request without Host', 'GET /healthz HTTP/1.1\r\nUser-Agent: router-tests/1.0\r\n\r\n', 400, 'invalid_request'],
+    ['two Host headers', `GET /healthz HTTP/1.1\r\n${HOST}Host: evil.example\r\n\r\n`, 400, 'invalid_request'],
+    ['Expect: bogus', `POST /v1/chat/completions HTTP/1.1\r\n${HOST}Expect: bogus\r\nContent-Length: 2\r\n\r\n{}`, 417, 'expectation_failed'],
+    ['Expect: bogus without Host', 'GET /healthz HTTP/1.1\r\nExpect: bogus\r\n\r\n', 400, 'invalid_request'],
+    ['CONNECT host:443', 'CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n', 405, 'method_not_allowed'],
+    ['a method HTTP does not define', `FROB /healthz HTTP/1.1\r\n${HOST}\r\n`, 400, 'invalid_request'],
+    ['HTTP/1.2', `GET /healthz HTTP/1.2\r\n${HOST}\r\n`, 400, 'invalid_request'],
+    ['the HTTP/2 prior-knowledge preface', 'PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n', 400, 'invalid_request'],
+    ['a space inside a header name', `GET /healthz HTTP/1.1\r\n${HOST}Bad Name: x\r\n\r\n`, 400, 'invalid_request'],
+    ['a space inside the path', `GET /heal thz HTTP/1.1\r\n${HOST}\r\n`, 400, 'invalid_request'],
+    ['a bare LF ending the request line', 'GET /healthz HTTP/1.1\nHost: 127.0.0.1\n\n', 400, 'invalid_request'],
+    ['Content-Length that is not a number', `POST /v1/chat/completions HTTP/1.1\r\n${HOST}Content-Length: 1e3\r\n\r\n{}`, 400, 'invalid_request'],
+    ['Transfer-Encoding that does not end in chunked', `POST /v1/chat/completions HTTP/1.1\r\n${HOST}Transfer-Encoding: chunked, gzip\r\n\r\n`, 400, 'invalid_request'],
   ];
 
   it.each(cases)('%s gets the contract JSON error with a request id', async (_name, bytes, status, code) => {
@@ -216,5 +287,26 @@ describe('requests the HTTP parser refuses', () => {
     expect(JSON.parse(body).error).toMatchObject({ code, type: 'invalid_request_error' });
     expect(closedByServer).toBe(true);
     expect((await fetch(`${router.url}/healthz`)).status).toBe(200);
+  });
+
+  it('CONNECT is answered with Allow naming the methods the router serves', async () => {
+    const { text } = await rawExchange(router.url, 'CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n');
+    expect(text.split('\r\n\r\n')[0]).toMatch(/\r\nallow: GET, HEAD, POST\r\n/i);
+  });
+
+  it.each([
+    ['no Host', 'GET /healthz HTTP/1.1\r\nX-Request-Id: trace-no-host-1\r\n\r\n'],
+    ['Expect: bogus', 'GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nExpect: bogus\r\nX-Request-Id: trace-expect-1\r\n\r\n'],
+    ['CONNECT', 'CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\nX-Request-Id: trace-connect-1\r\n\r\n'],
+  ])('a refusal after the headers were parsed (%s) echoes a valid incoming X-Request-Id', async (_name, bytes) => {
+    const { text } = await rawExchange(router.url, bytes);
+    const id = /\r\nx-request-id: (\S+)\r\n/i.exec(text)?.[1];
+    expect(id).toMatch(/^trace-[a-z-]+-1$/);
+  });
+
+  it('HTTP/1.0 may omit Host, and Expect: 100-continue still reaches the app', async () => {
+    expect((await rawExchange(router.url, 'GET /healthz HTTP/1.0\r\n\r\n')).text).toMatch(/^HTTP\/1\.1 200 /);
+    const { text } = await rawExchange(router.url, 'GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nExpect: 100-continue\r\nConnection: close\r\n\r\n');
+    expect(text).toMatch(/"status":"ok"/);
   });
 });

@@ -20,6 +20,7 @@ export const ERROR_DOCS: Readonly<Record<ErrorCode, { meaning: string; action: s
   invalid_request: { meaning: 'A field is missing or has the wrong type; param names it.', action: 'Fix the named field.' },
   unsupported_parameter: { meaning: 'The request uses a parameter the chosen route cannot honour.', action: 'Remove the parameter named in param, or pick another route profile.' },
   request_header_too_large: { meaning: 'The request line and headers together are larger than 16 KiB.', action: 'Send fewer or shorter headers.' },
+  expectation_failed: { meaning: 'The request carried an Expect header asking for something other than 100-continue, which the router cannot meet.', action: 'Drop the Expect header, or send "Expect: 100-continue".' },
   request_timeout: { meaning: 'The request did not arrive completely within the server’s request timeout.', action: 'Check the client’s connection and retry.' },
   request_too_large: { meaning: 'The body is larger than the server’s limit (10 MiB by default).', action: 'Send a smaller request.' },
   rate_limit_exceeded: { meaning: 'Your account’s requests-per-minute limit is reached.', action: 'Wait Retry-After seconds; the X-RateLimit-* headers show the window.' },

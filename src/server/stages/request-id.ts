@@ -6,12 +6,16 @@ const VALID_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /** First stage of every request: echo a sane incoming X-Request-Id or mint one, and expose it. */
 export function assignRequestId(event: H3Event, now: number): RouterRequestContext {
-  const incoming = event.node.req.headers['x-request-id'];
-  const requestId = typeof incoming === 'string' && VALID_REQUEST_ID.test(incoming) ? incoming : newRequestId(now);
+  const requestId = requestIdOf(event.node.req.headers['x-request-id'], now);
   event.node.res.setHeader('x-request-id', requestId);
   const ctx: RouterRequestContext = { requestId, startedAt: now };
   event.context.router = ctx;
   return ctx;
+}
+
+/** The incoming X-Request-Id when it is sane, else a fresh one. */
+export function requestIdOf(incoming: string | string[] | undefined, now: number = Date.now()): string {
+  return typeof incoming === 'string' && VALID_REQUEST_ID.test(incoming) ? incoming : newRequestId(now);
 }
 
 /**
