@@ -1,6 +1,6 @@
-import type { RawConfigFiles, RawProvider } from './config-files.js';
+import type { RawConfigFiles, RawPlan, RawProvider } from './config-files.js';
 import { Secret } from './secret.js';
-import type { ProviderConfig, RouterConfig, ServerConfig } from './types.js';
+import type { PlanConfig, ProviderConfig, RouterConfig, ServerConfig } from './types.js';
 
 /**
  * Builds RouterConfig from validated files: derives the URLs that default from others, strips
@@ -11,7 +11,7 @@ export function assembleRouterConfig(dir: string, files: RawConfigFiles): Router
   return {
     dir,
     server: assembleServer(files.server),
-    plans: files.plans.plans,
+    plans: files.plans.plans.map(assemblePlan),
     routes: files.routes.routes,
     providers: { ...files.providers, providers: files.providers.providers.map(assembleProvider) },
     catalog: files.catalog,
@@ -49,6 +49,14 @@ function assembleBilling({ stripe, ...billing }: RawConfigFiles['server']['billi
       ...(webhookSecret ? { webhookSecret: new Secret(webhookSecret) } : {}),
     },
   };
+}
+
+/**
+ * A plan without its own in-flight cap gets one that lets it use its whole per-minute rate when answers
+ * take about 10 s (Little's law: rate × time in flight), and never less than one request.
+ */
+function assemblePlan(plan: RawPlan): PlanConfig {
+  return { ...plan, maxConcurrentRequests: plan.maxConcurrentRequests ?? Math.max(1, Math.ceil(plan.requestsPerMinute / 6)) };
 }
 
 function assembleProvider({ managedKey, ...provider }: RawProvider): ProviderConfig {

@@ -28,11 +28,14 @@ export type RawServerFile = Omit<ServerConfig, 'baseUrl' | 'appUrl' | 'docsUrl' 
   billing: Omit<ServerConfig['billing'], 'stripe'> & { stripe: { secretKey?: string; webhookSecret?: string; apiUrl: string } };
 };
 
+/** A plan as written: maxConcurrentRequests may be left out (assemble-router-config.ts fills it). */
+export type RawPlan = Omit<PlanConfig, 'maxConcurrentRequests'> & { maxConcurrentRequests?: number };
+
 export type RawProvider = Omit<ProviderConfig, 'managedKey'> & { managedKey?: string };
 
 export interface RawConfigFiles {
   server: RawServerFile;
-  plans: { plans: PlanConfig[] };
+  plans: { plans: RawPlan[] };
   routes: { routes: RouteProfileConfig[] };
   providers: { providers: RawProvider[]; circuitBreaker: CircuitBreakerConfig; managedAccess: ManagedAccessConfig };
   catalog: { families: CatalogFamily[] };

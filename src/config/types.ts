@@ -114,6 +114,8 @@ export interface PlanConfig {
   name: string;
   monthlyRequests: number;
   requestsPerMinute: number;
+  /** Model requests one account may have in flight at once (filled from requestsPerMinute when absent). */
+  maxConcurrentRequests: number;
   /** Route profiles the plan may call; `router:fusion` the tool is allowed with `router/fusion`. */
   routeProfiles: readonly string[];
   priceUsdMonthly: number;

@@ -62,6 +62,8 @@ export const ERROR_TABLE = {
   /** The client did not finish sending its request within the server's time limit. */
   request_timeout: { status: 408, type: 'invalid_request_error', guidance: ['docsUrl'] },
   rate_limit_exceeded: { status: 429, type: 'rate_limit_error', guidance: ['docsUrl'] },
+  /** The account already has its plan's maxConcurrentRequests in flight (all keys, every worker and instance). */
+  concurrency_limit_exceeded: { status: 429, type: 'rate_limit_error', guidance: ['docsUrl', 'upgradeUrl'] },
   monthly_quota_exceeded: { status: 429, type: 'insufficient_quota', guidance: QUOTA, noRetry: true },
   /** Managed provider access used up its plan's monthly spend cap; the account's own provider keys keep working. */
   spend_cap_reached: { status: 402, type: 'insufficient_quota', guidance: ['docsUrl', 'accountUrl', 'upgradeUrl', 'billingUrl', 'supportUrl'], noRetry: true },

@@ -15,6 +15,7 @@ import { ProviderHealth } from '../routing/provider-health.js';
 import { CredentialHealth } from '../routing/credential-health.js';
 import { RoutingEngine } from '../routing/routing-engine.js';
 import { openQuotaLedger } from '../stores/open-quota-ledger.js';
+import { openConcurrencyLimiter } from '../stores/open-concurrency-limiter.js';
 import { openRateLimiter } from '../stores/open-rate-limiter.js';
 import { openStore } from '../stores/open-store.js';
 import type { ClusterChannel } from '../stores/cluster/cluster-channel.js';
@@ -71,6 +72,10 @@ export async function buildRouterDeps(config: RouterConfig, options: BuildOption
       onUnavailable: (reason) => logger.warn(`shared rate-limit windows unavailable (${reason}); limiting per instance until Redis is back`),
       primary: options.primary,
     }));
+  const concurrency = await openConcurrencyLimiter(config.server.rateLimit, {
+    onUnavailable: (reason) => logger.warn(`shared in-flight counts unavailable (${reason}); capping requests in flight per instance until Redis is back`),
+    primary: options.primary,
+  });
   const client = options.upstreamClient ?? createUpstreamClient();
   const secret = config.server.secretKey?.reveal();
   const providers = new Map(config.providers.providers.map((provider) => [provider.id, provider]));
@@ -135,6 +140,7 @@ export async function buildRouterDeps(config: RouterConfig, options: BuildOption
     config,
     store,
     rateLimiter,
+    concurrency,
     quota,
     clock,
     logger,
@@ -156,6 +162,7 @@ export async function buildRouterDeps(config: RouterConfig, options: BuildOption
       await usage.close();
       await client.close();
       await rateLimiter.close();
+      await concurrency.close();
       await quota.close();
       await store.close();
     },

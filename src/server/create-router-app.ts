@@ -20,6 +20,7 @@ import { chatRequestSchema, responsesRequestSchema } from './request-schemas.js'
 import { sendRouterError } from './send-error.js';
 import { createAuthenticateStage } from './stages/authenticate.js';
 import { createEdgeUserAgentStage } from './stages/edge-user-agent.js';
+import { createConcurrencyStage } from './stages/concurrency.js';
 import { createKeyLimitsStage } from './stages/key-limits.js';
 import { createQuotaPeekStage, createQuotaStage } from './stages/quota.js';
 import { createRateLimitStage } from './stages/rate-limit.js';
@@ -39,7 +40,8 @@ export function createRouterApp(deps: RouterDeps): App {
   // Per-key limits are set in the account app; both read them through one service so changes apply at once.
   const keyLimits = new KeyLimitService(deps.store, deps.clock, config.server.keyCacheTtlMs);
   const ownKeyLimits = createKeyLimitsStage(deps, keyLimits);
-  const modelTraffic = (schema: object, refuse?: BodyRule): Stage[] => [edge, authenticate, body(schema, refuse), createQuotaStage(deps), rateLimit, ownKeyLimits];
+  const inFlight = createConcurrencyStage(deps);
+  const modelTraffic = (schema: object, refuse?: BodyRule): Stage[] => [edge, authenticate, body(schema, refuse), createQuotaStage(deps), inFlight, rateLimit, ownKeyLimits];
   const otherV1: Stage[] = [edge, authenticate, createQuotaPeekStage(deps), rateLimit];
 
   const pricing = JSON.stringify(buildPricing(config, deps.managedAccess));
@@ -99,19 +101,20 @@ function notFound(): never {
 
 async function readiness(event: H3Event, deps: RouterDeps) {
   const rateLimiter = deps.rateLimiter.status();
+  const concurrency = deps.concurrency.status();
   const quota = deps.quota.status();
   // A ledger that is behind or failing still serves traffic (BYOK); it is reported, not a reason to take the instance out.
   const ledger = deps.usage.ledger?.status() ?? { state: 'off' as const };
   if (deps.drain.draining) {
     // Shutting down: a load balancer should stop sending at once.
     event.node.res.statusCode = 503;
-    return { status: 'draining', store: deps.store.kind, quota, rateLimiter, ledger };
+    return { status: 'draining', store: deps.store.kind, quota, rateLimiter, concurrency, ledger };
   }
   try {
     await deps.store.ping();
-    return { status: 'ready', store: deps.store.kind, quota, rateLimiter, ledger };
+    return { status: 'ready', store: deps.store.kind, quota, rateLimiter, concurrency, ledger };
   } catch {
     event.node.res.statusCode = 503;
-    return { status: 'unavailable', store: deps.store.kind, quota, rateLimiter, ledger };
+    return { status: 'unavailable', store: deps.store.kind, quota, rateLimiter, concurrency, ledger };
   }
 }

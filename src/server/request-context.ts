@@ -32,6 +32,8 @@ export interface RouterRequestContext {
   body?: Record<string, unknown>;
   /** The route profile the body's `model` names, when it names a known one. */
   route?: RouteProfileConfig;
+  /** Gives back the account's in-flight slot (stages/concurrency.ts); the pipeline calls it when the request has ended. */
+  releaseSlot?: () => void;
   /** The monthly count this request took, to give back when no upstream serves it. */
   admitted?: { weight: number; refund(): Promise<void> };
   /** Filled as the request is served, for the request's outcome (request-outcome.ts). */

@@ -10,6 +10,7 @@ import type { RoutingEngine } from '../routing/routing-engine.js';
 import type { Store } from '../stores/store.js';
 import type { QuotaLedger } from '../stores/quota-ledger.js';
 import type { RateLimiter } from '../stores/rate-limiter.js';
+import type { ConcurrencyLimiter } from '../stores/concurrency-limiter.js';
 import type { ManagedAccessStatus } from '../routing/managed-access.js';
 import type { ProviderHealth } from '../routing/provider-health.js';
 import type { CredentialHealth } from '../routing/credential-health.js';
@@ -25,6 +26,8 @@ export interface RouterDeps {
   config: RouterConfig;
   store: Store;
   rateLimiter: RateLimiter;
+  /** Each account's requests in flight, capped by its plan's maxConcurrentRequests. */
+  concurrency: ConcurrencyLimiter;
   /** Monthly quota decisions: the store's own, or the Redis gate drawing on the store. */
   quota: QuotaLedger;
   clock: Clock;

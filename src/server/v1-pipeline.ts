@@ -25,6 +25,7 @@ import type { Stage } from './stages/stage.js';
  */
 const REFUNDED: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
   'rate_limit_exceeded',
+  'concurrency_limit_exceeded',
   'key_quota_exceeded',
   'key_rate_limit_exceeded',
   'all_upstreams_failed',
@@ -60,6 +61,10 @@ export function createV1Handler(deps: RouterDeps, stages: readonly Stage[], hand
     } catch (error) {
       return await failRequest(event, ctx, deps, error);
     } finally {
+      // The account's in-flight slot goes back once, on every ending: served, failed, refused after it
+      // was taken, the client gone (the stream relay has stopped by then), or cut by the drain.
+      ctx.releaseSlot?.();
+      ctx.releaseSlot = undefined;
       handled();
     }
   });

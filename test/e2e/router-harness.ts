@@ -222,7 +222,7 @@ export async function waitFor(check: () => boolean, timeoutMs = 3000): Promise<v
 // ---- Limits e2e helpers: plan patches, limit headers, spawned router processes, the built CLI ----
 
 /** plans.yaml patch: override the monthly quota and per-minute limit of the named plans. */
-export function planLimits(limits: Record<string, { monthlyRequests?: number; requestsPerMinute?: number }>) {
+export function planLimits(limits: Record<string, { monthlyRequests?: number; requestsPerMinute?: number; maxConcurrentRequests?: number }>) {
   return (doc: any) => {
     for (const plan of doc.plans) Object.assign(plan, limits[plan.id] ?? {});
   };

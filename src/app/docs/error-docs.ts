@@ -24,6 +24,7 @@ export const ERROR_DOCS: Readonly<Record<ErrorCode, { meaning: string; action: s
   request_timeout: { meaning: 'The request did not arrive completely within the server’s request timeout.', action: 'Check the client’s connection and retry.' },
   request_too_large: { meaning: 'The body is larger than the server’s limit (10 MiB by default).', action: 'Send a smaller request.' },
   rate_limit_exceeded: { meaning: 'Your account’s requests-per-minute limit is reached.', action: 'Wait Retry-After seconds; the X-RateLimit-* headers show the window.' },
+  concurrency_limit_exceeded: { meaning: 'Your account already has as many requests in flight as its plan allows at once (maxConcurrentRequests, all keys together).', action: 'Wait for one of your requests to finish (Retry-After says when to try again), send fewer at once, or upgrade for a larger share.' },
   monthly_quota_exceeded: { meaning: 'Your plan’s monthly request quota is used up.', action: 'Wait for X-Quota-Reset, or upgrade your plan.' },
   key_quota_exceeded: { meaning: 'This key’s own monthly cap, set on the keys page, is used up (the account may have quota left).', action: 'Raise or remove the key’s cap, or use another key.' },
   key_rate_limit_exceeded: { meaning: 'This key’s own requests-per-minute limit, set on the keys page, is reached.', action: 'Wait Retry-After seconds, or raise the key’s limit.' },

@@ -9,6 +9,7 @@ import cluster, { type Worker } from 'node:cluster';
 import type { ConsolaInstance } from 'consola';
 import type { RouterConfig } from '../../config/types.js';
 import type { ClusterMessage, PrimaryHandler } from '../../stores/cluster/cluster-channel.js';
+import { serveInFlightSlots } from '../../stores/cluster/serve-in-flight-slots.js';
 import { serveRateLimits } from '../../stores/cluster/serve-rate-limits.js';
 import { createMemoryRateLimiter } from '../../stores/memory/create-memory-rate-limiter.js';
 import { END_GRACE_MS } from '../start-server.js';
@@ -45,6 +46,9 @@ export async function runPrimary(config: RouterConfig, options: PrimaryOptions):
   }
   const storage = await migrateStorage(config);
   const windows = config.server.rateLimit.backend === 'memory' ? createMemoryRateLimiter() : undefined;
+  // With the memory backend the primary also counts every worker's requests in flight (and gives back
+  // the slots of a worker that exits); with Redis the workers count there, like every other instance.
+  if (windows) serveInFlightSlots(cluster);
   const handlers: PrimaryHandler[] = [...(windows ? [serveRateLimits(windows)] : []), serveClusterMetrics(() => Object.values(cluster.workers ?? {}))];
   const backoff = new RestartBackoff();
   const startedAt = new Map<number, number>();

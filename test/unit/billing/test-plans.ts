@@ -6,6 +6,7 @@ export const testPlan = (id: string, price: number, stripePriceId?: string): Pla
   name: id,
   monthlyRequests: 1000,
   requestsPerMinute: 10,
+  maxConcurrentRequests: 2,
   routeProfiles: ['router/frontier'],
   priceUsdMonthly: price,
   ...(stripePriceId ? { stripePriceId } : {}),

@@ -1,0 +1,43 @@
+/**
+ * Requests in flight per account: each plan's `maxConcurrentRequests` is the account's share of the
+ * upstream connections, so one account holding many slow streams cannot make another account's requests
+ * wait (docs/limits.md). Implementations: stores/memory (one process), stores/cluster (the workers of one
+ * cluster, counted in the primary, which gives back a dead worker's slots) and stores/redis (every
+ * instance: a lease per request, refreshed while it runs, so a dead instance's slots expire).
+ */
+
+export interface InFlightDecision {
+  allowed: boolean;
+  limit: number;
+  /** The account's requests in flight after this decision (this one included when allowed). */
+  inFlight: number;
+  /**
+   * Gives the slot back; present only when allowed. Call it once the request has ended in any way;
+   * calls after the first do nothing, so every ending may call it.
+   */
+  release?: () => void;
+}
+
+export interface ConcurrencyLimiterStatus {
+  /** `memory-fallback`: Redis is unreachable and this instance counts its own requests only. */
+  backend: 'memory' | 'primary' | 'redis' | 'memory-fallback';
+  reason?: string;
+}
+
+export interface ConcurrencyLimiter {
+  readonly kind: 'memory' | 'primary' | 'redis';
+  status(): ConcurrencyLimiterStatus;
+  /** Take one of the account's `limit` slots if one is free. */
+  acquire(accountId: string, limit: number): Promise<InFlightDecision>;
+  close(): Promise<void>;
+}
+
+/** `release` wrapped so that only its first call counts. */
+export function releaseOnce(release: () => void): () => void {
+  let released = false;
+  return () => {
+    if (released) return;
+    released = true;
+    release();
+  };
+}
