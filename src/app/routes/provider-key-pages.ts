@@ -22,11 +22,22 @@ export function registerProviderKeyPages(router: Router, deps: WebDeps): void {
     const stored = new Map((await store.listProviderKeys(page.account.id)).map((record) => [record.providerId, record]));
     const rows = providers.map((provider) => {
       const record = stored.get(provider.id);
-      return { id: provider.id, name: provider.name, stored: record ? { last4: record.last4, updatedLabel: utcLabel(record.updatedAt) } : null };
+      if (!record) return { id: provider.id, name: provider.name, stored: null };
+      return { id: provider.id, name: provider.name, stored: { last4: record.last4, updatedLabel: utcLabel(record.updatedAt), rejected: rejectionOf(page.account.id, provider.id, record.updatedAt) } };
     });
     const problem = secret ? undefined : 'This server has no secret key configured (ROUTER_SECRET_KEY), so it cannot store provider keys. Ask the operator.';
     return page.view('provider-keys', { title: 'Provider keys', providers: rows, problem, ...extra }, status ? { status } : {});
   }
+
+  /**
+   * The provider's last 401 or 403 to this key on live traffic (routing/credential-health.ts: in this
+   * instance's memory), unless the key was replaced since; cleared by its next accepted request.
+   */
+  const rejectionOf = (accountId: string, providerId: string, keyUpdatedAt: string): { status: number; label: string } | null => {
+    const rejection = deps.credentialHealth.rejection(accountId, providerId);
+    if (!rejection || rejection.at < Date.parse(keyUpdatedAt)) return null;
+    return { status: rejection.status, label: utcLabel(new Date(rejection.at).toISOString()) };
+  };
 
   const knownProvider = (id: string | undefined) => providers.find((provider) => provider.id === id);
   const noSuchProvider = (event: H3Event) => errorPage(deps, event, 404, 'No such provider', 'This router does not route to that provider.');
@@ -41,6 +52,7 @@ export function registerProviderKeyPages(router: Router, deps: WebDeps): void {
       if (!secret) return view(page, {}, 503);
       if (key.length < 8 || key.length > 512 || /\s/.test(key)) return view(page, { problem: 'That does not look like a provider key: paste it without spaces.' }, 400);
       await store.setProviderKey({ accountId: page.account.id, providerId: provider.id, sealed: sealSecret(key, secret), last4: key.slice(-4) }, 'app');
+      deps.credentialHealth.forget(page.account.id, provider.id);
       return view(page, { notice: `${provider.name} key ending in ${key.slice(-4)} saved. New requests use it within seconds.` });
     }),
   );
@@ -50,6 +62,7 @@ export function registerProviderKeyPages(router: Router, deps: WebDeps): void {
       const provider = knownProvider(event.context.params?.provider);
       if (!provider) return noSuchProvider(event);
       const removed = await store.removeProviderKey(page.account.id, provider.id, 'app');
+      deps.credentialHealth.forget(page.account.id, provider.id);
       return view(page, { notice: removed ? `${provider.name} key removed.` : `No ${provider.name} key was stored.` });
     }),
   );
@@ -69,6 +82,8 @@ export function registerProviderKeyPages(router: Router, deps: WebDeps): void {
       const model = testModel.get(provider.id) ?? 'test';
       const outcome = await deps.engine.testCredential(provider.id, model, openSecret(record.sealed, secret), AbortSignal.timeout(TEST_TIMEOUT_MS));
       await store.recordAuditEvent({ actor: 'app', action: 'provider_key.test', accountId: page.account.id, details: { providerId: provider.id, ok: outcome.ok } });
+      // The provider accepts the key now: live traffic may use it again at once.
+      if (outcome.ok) deps.credentialHealth.forget(page.account.id, provider.id);
       const text = outcome.ok
         ? `${provider.name} accepted the key: a one-token call to ${outcome.model} succeeded in ${outcome.latencyMs} ms.`
         : `${provider.name} did not accept the call (${outcome.status === null ? 'no answer' : `HTTP ${outcome.status}`}, ${outcome.reason}). Check the key and its permissions.`;

@@ -161,6 +161,33 @@ describe('account app: keys and provider keys', () => {
     expect(await router.server.runtime.store.listProviderKeys((await router.server.runtime.store.findLoginByEmail('byok@example.com'))!.account.id)).toEqual([]);
   });
 
+  it('shows a provider key the provider rejected on live traffic as rejected, until a test call or a new key proves otherwise', async () => {
+    const { browser, key } = await newUser('rejected-key@example.com');
+    fakes.openai.rejectKey(OPENAI_KEY);
+    const refused = await postChat(router.baseURL, key);
+    expect(refused.status).toBe(502);
+    const rejectedAt = new Date(clock.now()).toISOString();
+    const page = await browser.get('/app/provider-keys');
+    expect(page.html).toContain(`<span class="badge rejected">rejected by the provider at ${rejectedAt.slice(0, 10)} ${rejectedAt.slice(11, 16)} UTC (HTTP 401)</span>`);
+    expect(page.html).not.toContain('badge live');
+
+    fakes.reset();
+    clock.advance(60_000);
+    const tested = await browser.post('/app/provider-keys/openai/test', {});
+    expect(tested.html).toContain('OpenAI accepted the key');
+    expect(tested.html).not.toContain('badge rejected');
+    expect(tested.html).toContain('badge live');
+
+    fakes.openai.rejectKey(OPENAI_KEY);
+    expect((await postChat(router.baseURL, key)).status).toBe(502);
+    expect((await browser.get('/app/provider-keys')).html).toContain('badge rejected');
+    const replaced = await browser.post('/app/provider-keys', { provider: 'openai', key: 'sk-proj-test-replaced-7777' });
+    expect(replaced.html).not.toContain('badge rejected');
+    clock.advance(60_000); // past the cache of decrypted provider keys
+    expect((await postChat(router.baseURL, key)).status).toBe(200);
+    fakes.reset();
+  });
+
   it('never lets one account see or touch another account’s keys, provider keys or sessions, whatever ids it guesses', async () => {
     const alice = await newUser('alice@example.com');
     const mallory = await newUser('mallory@example.com');
