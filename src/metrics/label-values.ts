@@ -8,6 +8,8 @@ import type { LedgerAttempt } from '../stores/ledger-store.js';
 
 const ROUTER_CODES: ReadonlySet<string> = new Set([...Object.keys(ERROR_TABLE), 'upstream_stream_interrupted']);
 const TRANSPORT_REASONS: ReadonlySet<string> = new Set(['connect_timeout', 'first_byte_timeout', 'idle_timeout', 'connection_error', 'aborted']);
+/** Candidates skipped without a request: the provider's circuit, or the circuit of the account's own key. */
+const SKIP_REASONS: ReadonlySet<string> = new Set(['circuit_open', 'credential_rejected', 'credential_throttled']);
 const ENDPOINTS = ['/v1/chat/completions', '/v1/responses', '/v1/models'] as const;
 
 export function endpointLabel(path: string): string {
@@ -25,7 +27,7 @@ export function statusClassLabel(status: number): string {
 
 export function attemptOutcomeLabel(attempt: LedgerAttempt): string {
   if (attempt.error === null) return 'ok';
-  if (attempt.error === 'circuit_open') return 'circuit_open';
+  if (SKIP_REASONS.has(attempt.error)) return attempt.error;
   if (attempt.status !== null && attempt.status >= 100 && attempt.status <= 599) return `http_${attempt.status}`;
   return attempt.error !== null && TRANSPORT_REASONS.has(attempt.error) ? attempt.error : 'no_response';
 }

@@ -24,6 +24,8 @@ describe('metric label values', () => {
     expect(attemptOutcomeLabel({ ...attempt, status: 503, error: 'overloaded' })).toBe('http_503');
     expect(attemptOutcomeLabel({ ...attempt, status: null, error: 'first_byte_timeout' })).toBe('first_byte_timeout');
     expect(attemptOutcomeLabel({ ...attempt, status: null, error: 'circuit_open' })).toBe('circuit_open');
+    expect(attemptOutcomeLabel({ ...attempt, status: null, error: 'credential_rejected' })).toBe('credential_rejected');
+    expect(attemptOutcomeLabel({ ...attempt, status: null, error: 'credential_throttled' })).toBe('credential_throttled');
     expect(attemptOutcomeLabel({ ...attempt, status: null, error: 'acct_123 said no' })).toBe('no_response');
     expect(endpointLabel('/v1/models/router/frontier')).toBe('/v1/models');
     expect(codeLabel('sk_router_abc')).toBe('upstream_error');
