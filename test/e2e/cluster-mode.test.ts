@@ -62,7 +62,7 @@ describe('cluster mode: two workers behind one listener (a spawned router on SQL
   });
 
   it(`admits exactly the monthly quota of a tiny plan out of ${CONCURRENT} concurrent requests, and /metrics adds up every worker`, async () => {
-    router = await startCluster({ free: { monthlyRequests: 37, requestsPerMinute: 100_000 } });
+    router = await startCluster({ free: { monthlyRequests: 37, requestsPerMinute: 100_000, maxConcurrentRequests: 1000 } });
     const ready = await json(await fetch(`${router.url}/readyz`));
     expect(ready).toMatchObject({ status: 'ready', store: 'sqlite', quota: { backend: 'store' }, rateLimiter: { backend: 'primary' } });
     const { accountId, key } = await router.account('free');
@@ -82,7 +82,7 @@ describe('cluster mode: two workers behind one listener (a spawned router on SQL
   });
 
   it(`admits exactly the per-minute limit of a tiny plan out of ${CONCURRENT} concurrent requests, refunding the rest's monthly count`, async () => {
-    router = await startCluster({ pro: { monthlyRequests: 1_000_000, requestsPerMinute: 23 } });
+    router = await startCluster({ pro: { monthlyRequests: 1_000_000, requestsPerMinute: 23, maxConcurrentRequests: 1000 } });
     const { accountId, key } = await router.account('pro');
 
     const outcomes = await burst([router.baseURL], key, CONCURRENT);
@@ -97,7 +97,7 @@ describe('cluster mode: two workers behind one listener (a spawned router on SQL
 
   it('replaces a worker killed with SIGKILL mid-load, and counts nothing twice: the store holds exactly the quota, 2xx plus what died in flight', async () => {
     const limit = 120;
-    router = await startCluster({ free: { monthlyRequests: limit, requestsPerMinute: 100_000 } });
+    router = await startCluster({ free: { monthlyRequests: limit, requestsPerMinute: 100_000, maxConcurrentRequests: 1000 } });
     const { accountId, key } = await router.account('free');
     router.fakes.openai.setReply({ latencyMs: 40 });
     const [victim] = workerPids(router);
@@ -140,6 +140,36 @@ describe('cluster mode: two workers behind one listener (a spawned router on SQL
     // The replacement serves: the account is at its quota, so it answers 429, not a connection error.
     const after = await Promise.all(Array.from({ length: 6 }, () => postChat(router!.baseURL, key).then((response) => response.status)));
     expect(after).toEqual(Array.from({ length: 6 }, () => 429));
+  });
+
+  it(`admits exactly the in-flight cap of slow requests across both workers, and a worker killed while holding slots gives them back`, async () => {
+    const cap = 6;
+    router = await startCluster({ pro: { monthlyRequests: 1_000_000, requestsPerMinute: 100_000, maxConcurrentRequests: cap } });
+    const { key } = await router.account('pro');
+    router.fakes.openai.setReply({ latencyMs: 800 });
+    const outcomes = await burst([router.baseURL], key, 60);
+    expect(tally(outcomes)).toEqual({ '200': cap, '429 concurrency_limit_exceeded': 60 - cap });
+    expect(router.fakes.openai.requests).toHaveLength(cap);
+    // One count in the primary: both workers refused some, against the same cap.
+    expect(workersThatRefused(router, 'concurrency_limit_exceeded').size).toBe(2);
+
+    // Long streams fill the cap on both workers; one worker dies with its streams' slots taken.
+    router.fakes.reset();
+    router.fakes.openai.setReply({ eventDelayMs: 500 });
+    const streams = Array.from({ length: cap }, () =>
+      postChat(router!.baseURL, key, { stream: true }, AbortSignal.timeout(10_000)).then(
+        async (response) => (await response.text()).includes('[DONE]'),
+        () => false,
+      ),
+    );
+    await until(() => router!.fakes.openai.requests.length === cap, 5000);
+    process.kill(workerPids(router)[0]!, 'SIGKILL');
+    const finished = await Promise.all(streams);
+    // Some streams died with the worker (so it held slots), the others' slots came back as they ended.
+    expect(finished.filter((done) => !done).length).toBeGreaterThan(0);
+    await until(() => workerPids(router!).length === 3, 10_000);
+    router.fakes.openai.setReply({ latencyMs: 800 });
+    expect(tally(await burst([router.baseURL], key, 30))).toEqual({ '200': cap, '429 concurrency_limit_exceeded': 30 - cap });
   });
 
   it('drains every worker on SIGTERM: in-flight requests finish, new ones get 503, and the primary exits 0 once all have exited', async () => {

@@ -1,6 +1,7 @@
 /**
  * Concurrent requests through real HTTP against one router on SQLite: exactly the limit is admitted,
- * never one more, and every admitted request is really served by the (fake) upstream.
+ * never one more, and every admitted request is really served by the (fake) upstream. The in-flight cap
+ * is lifted here so only the limit under test decides (limits-in-flight.test.ts tests that cap).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -35,7 +36,7 @@ describe(`${CONCURRENT} concurrent requests against one SQLite router`, () => {
     router = await startTestRouter({
       clock,
       patch: {
-        plans: planLimits({ free: { monthlyRequests: MONTHLY, requestsPerMinute: 1000 }, pro: { monthlyRequests: 1_000_000, requestsPerMinute: PER_MINUTE } }),
+        plans: planLimits({ free: { monthlyRequests: MONTHLY, requestsPerMinute: 1000, maxConcurrentRequests: 1000 }, pro: { monthlyRequests: 1_000_000, requestsPerMinute: PER_MINUTE, maxConcurrentRequests: 1000 } }),
         providers: pointProvidersAt(fakes.urls),
         routes: frontierOrder(['openai']),
       },

@@ -14,6 +14,7 @@ if (clusterSkipReason) console.warn(clusterSkipReason);
 const CONCURRENT = 40;
 const MONTHLY = 15;
 const PER_MINUTE = 12;
+const IN_FLIGHT = 7;
 const postChatStatus = async (baseURL: string, key: string) => (await postChat(baseURL, key)).status;
 const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i);
 
@@ -23,7 +24,11 @@ describe.skipIf(clusterSkipReason !== undefined)('limits shared by two router pr
 
   beforeAll(async () => {
     cluster = await startCluster({
-      plans: { free: { monthlyRequests: MONTHLY, requestsPerMinute: 1000 }, pro: { monthlyRequests: 1_000_000, requestsPerMinute: PER_MINUTE } },
+      plans: {
+        free: { monthlyRequests: MONTHLY, requestsPerMinute: 1000, maxConcurrentRequests: 1000 },
+        pro: { monthlyRequests: 1_000_000, requestsPerMinute: PER_MINUTE, maxConcurrentRequests: 1000 },
+        max: { monthlyRequests: 1_000_000, requestsPerMinute: 100_000, maxConcurrentRequests: IN_FLIGHT },
+      },
     });
   }, 60_000);
   afterAll(async () => {
@@ -38,6 +43,7 @@ describe.skipIf(clusterSkipReason !== undefined)('limits shared by two router pr
         store: 'postgres',
         quota: { backend: 'redis-gate' },
         rateLimiter: { backend: 'redis' },
+        concurrency: { backend: 'redis' },
         ledger: { state: 'ok', dropped: 0 },
       });
     }
@@ -72,6 +78,21 @@ describe.skipIf(clusterSkipReason !== undefined)('limits shared by two router pr
     const committed = await cluster.readQuotaCommitted(accountId);
     expect(committed).toBeGreaterThanOrEqual(PER_MINUTE);
     expect(committed).toBeLessThanOrEqual(PER_MINUTE + 2 * MAX_RESERVATION);
+  });
+
+  it(`admits exactly ${IN_FLIGHT} of ${CONCURRENT} slow requests in flight at once between both instances, and frees every slot`, async () => {
+    cluster.fakes.reset();
+    cluster.fakes.openai.setReply({ latencyMs: 800 });
+    const { key, accountId } = await cluster.createAccount('max');
+    const outcomes = await burst(baseURLs(), key, CONCURRENT);
+    expect(tally(outcomes)).toEqual({ '200': IN_FLIGHT, '429 concurrency_limit_exceeded': CONCURRENT - IN_FLIGHT });
+    expect(cluster.fakes.openai.requests).toHaveLength(IN_FLIGHT);
+    // Every lease was removed as its request ended: nothing is left in Redis, and the next burst gets the whole cap.
+    const redis = new Redis(process.env.ROUTER_TEST_REDIS_URL ?? '');
+    expect(await redis.zcard(`${cluster.keyPrefix}inflight:{${accountId}}`)).toBe(0);
+    redis.disconnect();
+    expect(tally(await burst(baseURLs(), key, CONCURRENT))).toEqual({ '200': IN_FLIGHT, '429 concurrency_limit_exceeded': CONCURRENT - IN_FLIGHT });
+    cluster.fakes.openai.setReply({});
   });
 
   it('never admits past the quota when Redis loses the quota gate mid-month: it starts again from PostgreSQL', async () => {
