@@ -9,7 +9,17 @@ import type { ResponsesRequest } from '../formats/openai-responses.js';
 import { testCredential, type CredentialTestOutcome } from './test-credential.js';
 import { completeResponsesAttempt, streamResponsesAttempt, type ResponsesOutcome, type ResponsesStreamOutcome } from './responses-attempts.js';
 
-import { completeFusion, completeWithFusionTool, streamFusion, type FusionResult, type FusionRun, type FusionToolRun, type FusionTrace } from './fusion/index.js';
+import {
+  completeFusion,
+  completeWithFusionTool,
+  fusionAccessProblem,
+  streamFusion,
+  type FusionResult,
+  type FusionRun,
+  type FusionToolRun,
+  type FusionTrace,
+} from './fusion/index.js';
+import type { RouterError } from '../core/errors.js';
 
 export type RoutingEngineDeps = FailoverDeps & AttemptDeps;
 
@@ -41,6 +51,11 @@ export class RoutingEngine {
 
   streamFusion(run: FusionRun, chat: ChatRequest, trace: FusionTrace): Promise<FusionResult<CommittedStream<ChatCompletionChunk>>> {
     return streamFusion(this.deps, run, chat, trace);
+  }
+
+  /** Why this account's keys cannot run a fusion profile at all (403 no_provider_access), or undefined when they can. */
+  fusionAccessProblem(accountId: string, route: FusionRun['route']): Promise<RouterError | undefined> {
+    return fusionAccessProblem(this.deps, accountId, route);
   }
 
   /** Any route profile with the `router:fusion` server tool. */

@@ -145,6 +145,61 @@ describe('router/fusion when upstreams fail', () => {
   });
 });
 
+describe("router/fusion and the account's provider keys", () => {
+  let rig: FusionRig;
+  const ALL_HOSTS = { judge1: 'sk-test-judge1', judge2: 'sk-test-judge2', writer1: 'sk-test-writer1', writer2: 'sk-test-writer2' };
+  const sentAnywhere = () => rig.panelRequests().length + Object.values(rig.hosts).reduce((sum, host) => sum + host.requests.length, 0);
+
+  beforeAll(async () => {
+    rig = await startFusionRig();
+  });
+  afterEach(() => rig.reset());
+  afterAll(async () => rig?.close());
+
+  it.each([
+    ['/chat/completions', false],
+    ['/chat/completions', true],
+    ['/responses', true],
+  ] as const)('without a key for any panel member: 403 no_provider_access naming them, nothing sent, nothing counted (%s, stream: %s)', async (path, stream) => {
+    const { key } = await rig.router.createAccount('pro', { providerKeys: ALL_HOSTS });
+    const body = path === '/responses' ? { model: 'router/fusion', input: 'What is the capital of France?', stream } : { model: 'router/fusion', messages: QUESTION, stream };
+    const response = await postV1(rig.router, key, path, body);
+    expect(response.status).toBe(403);
+    const { error } = (await response.json()) as { error: Record<string, any> };
+    expect(error).toMatchObject({ type: 'permission_error', code: 'no_provider_access', missingProviders: ['openai', 'anthropic', 'gemini'], accountUrl: 'http://localhost:8787/app/provider-keys' });
+    expect(error.message).toBe(
+      "router/fusion needs provider keys this account does not have: 1 panel answers are needed and this account's keys reach 0 of the 3 panel members. Add a key for openai or anthropic or gemini on your account page.",
+    );
+    expect(error.message).not.toMatch(/Retry/);
+    expect(response.headers.get('x-quota-used')).toBe('0');
+    expect(sentAnywhere()).toBe(0);
+  });
+
+  it('without a key for the writer: 403 naming the writer’s providers, before any panel call', async () => {
+    const { key } = await rig.router.createAccount('pro', { providerKeys: { openai: 'sk-test-openai-1234', judge1: 'sk-test-judge1' } });
+    const response = await postV1(rig.router, key, '/chat/completions', { model: 'router/fusion', messages: QUESTION });
+    expect(response.status).toBe(403);
+    const { error } = (await response.json()) as { error: Record<string, any> };
+    expect(error.missingProviders).toEqual(['writer1', 'writer2']);
+    expect(error.message).toContain('no key reaches the writer');
+    expect(sentAnywhere()).toBe(0);
+  });
+
+  it("a member's own key rejected by its provider drops that member without touching the provider's health", async () => {
+    const recentOf = async (provider: string) => {
+      const status = (await (await fetch(`${rig.router.url}/status`)).json()) as { providers: Array<{ provider: string; recentRequests: number; state: string }> };
+      return status.providers.find((entry) => entry.provider === provider)!;
+    };
+    const before = await recentOf('anthropic');
+    rig.fakes.anthropic.failAlways({ kind: 'status', status: 401 });
+    const response = await postV1(rig.router, rig.account.key, '/chat/completions', { model: 'router/fusion', messages: QUESTION });
+    expect(response.status).toBe(200);
+    const anthropic = routerOf(await response.json()).calls.find((call) => call.call === 'panel:2');
+    expect(anthropic).toMatchObject({ provider: 'anthropic', status: 'failed', error: 'invalid_api_key', used: false });
+    expect(await recentOf('anthropic')).toEqual(before);
+  });
+});
+
 const DISCONNECT_REQUEST_ID = 'fusion-disconnect-during-panel';
 
 function postV1Abortable(rig: FusionRig, signal: AbortSignal): Promise<Response> {

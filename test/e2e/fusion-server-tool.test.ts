@@ -50,6 +50,17 @@ describe('the router:fusion server tool', () => {
     expect(reply.usage).toMatchObject(sumOf(USAGE.modelhost, USAGE.openai, USAGE.anthropic, USAGE.gemini, USAGE.judge1, USAGE.writer1, USAGE.modelhost));
   });
 
+  it("tells the model, and sends nothing to the panel, when the account's keys cannot run it", async () => {
+    modelCallsFusion();
+    const { key } = await rig.router.createAccount('pro', { providerKeys: { modelhost: 'sk-test-modelhost', writer1: 'sk-test-writer1' } });
+    const reply = await sdkClient(rig.router, key).chat.completions.create({ model: 'router/frontier', messages: QUESTION, tools: [FUSION_TOOL] });
+    expect(reply.choices[0]?.message.content).toBe(FINAL_TEXT);
+    const toolResult = (rig.hosts.modelhost.requests[1]?.body as Body).messages.at(-1);
+    expect(toolResult).toMatchObject({ role: 'tool' });
+    expect(toolResult?.content).toMatch(/^Not run: router\/fusion needs provider keys this account does not have: .*Add a key for openai or anthropic or gemini/);
+    expect(rig.panelRequests()).toHaveLength(0);
+  });
+
   it('stops offering the tool after the round limit', async () => {
     rig.hosts.modelhost.setReply({ toolCalls: [{ name: 'router_fusion', arguments: { question: 'Again?' } }], usage: USAGE.modelhost });
     await client.chat.completions.create({ model: 'router/frontier', messages: QUESTION, tools: [FUSION_TOOL] });

@@ -12,7 +12,7 @@ export const ERROR_DOCS: Readonly<Record<ErrorCode, { meaning: string; action: s
   revoked_api_key: { meaning: 'The key was revoked, expired, or rotated and its grace period has ended.', action: 'Use the replacement key, or generate a new one on the keys page.' },
   inactive_account: { meaning: 'The account this key belongs to is deactivated.', action: 'See the deactivated-account page for what to do; contact the operator.' },
   plan_upgrade_required: { meaning: 'The route profile or tool (router/fusion, router:fusion) is not part of your plan.', action: 'Use router/frontier, or upgrade to Pro or Max.' },
-  no_provider_access: { meaning: 'No provider credential is available to your account for this route: you have not added a provider key, and managed access is off.', action: 'Add your own key for one of the route’s providers on the provider-keys page.' },
+  no_provider_access: { meaning: 'No provider credential is available to your account for this route: you have not added a provider key, and managed access is off. For router/fusion: your keys reach too few panel members, or none of the writer’s providers (missingProviders names them).', action: 'Add your own key for one of the route’s providers (for fusion, one named in missingProviders) on the provider-keys page.' },
   unknown_model: { meaning: 'The model field names no route profile your key may use.', action: 'Use one of the profiles listed in the error, or see the model catalog.' },
   not_found: { meaning: 'No such endpoint or page.', action: 'The API lives under /v1: chat/completions, responses, models.' },
   method_not_allowed: { meaning: 'The endpoint exists but not with this HTTP method.', action: 'Use the method in the Allow header.' },

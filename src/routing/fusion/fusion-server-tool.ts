@@ -11,6 +11,7 @@ import { isRouterError } from '../../core/errors.js';
 import { tokenUsageFromChat } from '../../core/token-usage.js';
 import type { ChatCompletion, ChatMessage, ChatRequest, ChatTool, ChatToolCall } from '../../formats/openai-chat.js';
 import { completeChatAttempt } from '../chat-attempts.js';
+import { fusionAccessProblem } from './fusion-access.js';
 import { completeFusion, withRetryCount, type FusionResult } from './fusion-pipeline.js';
 import { flattenToolTraffic } from './fusion-prompts.js';
 import type { FusionTrace } from './fusion-trace.js';
@@ -85,6 +86,9 @@ async function runTool(deps: FusionDeps, run: FusionToolRun, chat: ChatRequest, 
   if (trace.toolRuns >= run.fusionRoute.fusion.maxToolRounds) return 'Not run: this request reached its limit of router_fusion runs. Answer with what you have.';
   const question = questionOf(call.function.arguments);
   if (question === undefined) return 'Not run: router_fusion needs a non-empty "question" string argument.';
+  // Keys that cannot run the panel fail every run alike: the model is told why, and nothing is sent.
+  const problem = await fusionAccessProblem(deps, run.accountId, run.fusionRoute);
+  if (problem) return `Not run: ${problem.message}`;
   trace.toolRuns += 1;
   // The conversation before this turn, as context, then the question; no tools (the pipeline's writer answers in text).
   const { tools: _tools, tool_choice: _choice, parallel_tool_calls: _parallel, ...plain } = chat;

@@ -3,3 +3,4 @@ export { completeFusion, streamFusion, type FusionResult, type FusionRun } from 
 export { completeWithFusionTool, hasFusionTool, FUSION_FUNCTION_NAME, FUSION_TOOL_TYPE, type FusionToolRun } from './fusion-server-tool.js';
 export { FusionTrace, sumUsage, type FusionCall, type FusionCallStatus, type FusionRole } from './fusion-trace.js';
 export type { FusionAnalysis } from './fusion-analysis.js';
+export { fusionAccessProblem } from './fusion-access.js';

@@ -6,6 +6,7 @@
  */
 import type { FusionConfig, RouteProfileConfig } from '../../config/types.js';
 import { hasFusionTool } from '../../routing/fusion/index.js';
+import type { RoutingEngine } from '../../routing/routing-engine.js';
 
 export const FUSION_PROFILE = 'router/fusion';
 
@@ -18,6 +19,12 @@ export function fusionPlanOf(route: RouteProfileConfig, body: Readonly<Record<st
   if (!hasFusionTool(body.tools)) return undefined;
   const fusionRoute = routes.get(FUSION_PROFILE);
   return fusionRoute && isFusionRoute(fusionRoute) ? { kind: 'tool', route, fusionRoute } : undefined;
+}
+
+/** A fusion profile the account's keys cannot run is refused before its spend is reserved or a panel call is sent. */
+export async function requireFusionAccess(deps: { engine: RoutingEngine }, accountId: string, route: FusionRoute): Promise<void> {
+  const problem = await deps.engine.fusionAccessProblem(accountId, route);
+  if (problem) throw problem;
 }
 
 /** How often a streaming request waiting on fusion sends a keep-alive comment. */

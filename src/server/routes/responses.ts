@@ -11,7 +11,7 @@ import type { RouterDeps } from '../router-deps.js';
 import type { RouterRequestContext } from '../request-context.js';
 import { INTERRUPTED_CODE, relayCommittedStream } from '../relay-committed-stream.js';
 import { SseWriter } from '../sse-writer.js';
-import { fusionPlanOf, toolFusionOf } from '../fusion/fusion-plan.js';
+import { fusionPlanOf, requireFusionAccess, toolFusionOf } from '../fusion/fusion-plan.js';
 import { serveFusionResponses } from '../fusion/serve-fusion-responses.js';
 import { routingHeaders, setRoutingHeaders } from './routing-headers.js';
 
@@ -20,6 +20,7 @@ export function createResponsesRoute(deps: RouterDeps) {
     const route = authorizeRoute(ctx);
     applyOutputTokenCap(ctx.body!, ctx.plan, 'responses');
     const fusion = fusionPlanOf(route, ctx.body!, deps.routes);
+    if (fusion?.kind === 'profile') await requireFusionAccess(deps, ctx.caller!.accountId, fusion.route);
     ctx.spendReservation = await deps.spend.reserve({ accountId: ctx.caller!.accountId, plan: ctx.plan, route, body: ctx.body!, ...toolFusionOf(fusion) });
     const request = ctx.body as unknown as ResponsesRequest;
     const call = { route, accountId: ctx.caller!.accountId, signal: abortOnDisconnect(event, deps.drain.deadline) };
