@@ -249,11 +249,16 @@ function asAttemptFailed(error: unknown, signal: AbortSignal, releaseProbe: () =
   throw error;
 }
 
+/**
+ * An upstream's 4xx that is the request's fault, passed through with its status, type and code; a
+ * provider that gave no code (Anthropic's and Gemini's 400s, a bare proxy page) gets the router's own,
+ * so `code` is never null and always matches the `docsUrl` anchor's entry.
+ */
 function clientFault(failure: UpstreamFailure, retryCount: number): RouterError {
   return new RouterError('upstream_rejected_request', failure.message, {
     status: failure.status,
     param: failure.param ?? null,
-    wire: { type: failure.type, code: failure.code },
+    wire: { type: failure.type, code: failure.code ?? 'upstream_rejected_request' },
     headers: { 'x-router-retry-count': String(retryCount) },
   });
 }

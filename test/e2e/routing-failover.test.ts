@@ -112,7 +112,13 @@ describe('failover between upstreams (openai, then anthropic, then gemini)', () 
     const response = await post('/chat/completions', HELLO);
     expect(response.status).toBe(400);
     expect(response.headers.get('x-router-retry-count')).toBe('1');
-    expect((await json(response)).error).toMatchObject({ type: 'invalid_request_error', message: 'Invalid request.' });
+    // Anthropic's 400 has no code of OpenAI's kind: the router names its own, which docsUrl explains.
+    expect((await json(response)).error).toMatchObject({
+      type: 'invalid_request_error',
+      code: 'upstream_rejected_request',
+      message: 'Invalid request.',
+      docsUrl: expect.stringMatching(/\/errors#upstream_rejected_request$/),
+    });
     expect(fakes.gemini.requests).toHaveLength(0);
   });
 
