@@ -1,5 +1,6 @@
 /** Responses of the web pages: security headers on every page, bounded form bodies, redirects. */
-import { getRequestHeader, sendRedirect, setResponseHeader, setResponseStatus, type H3Event } from 'h3';
+import { getRequestHeader, getRequestIP, sendRedirect, setResponseHeader, setResponseStatus, type H3Event } from 'h3';
+import { clientAddress, type ProxyTrust } from '../core/proxy-trust.js';
 
 /** Strict: no inline script or style, nothing from other origins, never framed. */
 const CSP = [
@@ -68,6 +69,11 @@ export async function readForm(event: H3Event): Promise<Record<string, string>> 
   const form: Record<string, string> = {};
   for (const [name, value] of new URLSearchParams(body.toString('utf8'))) form[name] ??= value;
   return form;
+}
+
+/** The client's address: the connection's peer, or X-Forwarded-For read through `trust`'s proxies only. */
+export function clientAddressOf(trust: ProxyTrust): (event: H3Event) => string | null {
+  return (event) => clientAddress(getRequestIP(event) ?? null, getRequestHeader(event, 'x-forwarded-for'), trust);
 }
 
 /** True when the client asked for HTML before JSON (browsers do; SDKs and curl do not). */

@@ -4,7 +4,7 @@
  * the plain name is used for development. Sessions end after an idle and an absolute timeout, and
  * every sign-in starts a new one (no fixation).
  */
-import { deleteCookie, getCookie, getRequestHeader, getRequestIP, setCookie, type H3Event } from 'h3';
+import { deleteCookie, getCookie, getRequestHeader, setCookie, type H3Event } from 'h3';
 import type { AppConfig } from '../config/types.js';
 import type { Clock } from '../core/clock.js';
 import type { SessionRecord } from '../stores/account-auth-store.js';
@@ -27,6 +27,7 @@ export class SessionManager {
     private readonly clock: Clock,
     private readonly config: AppConfig,
     private readonly secure: boolean,
+    private readonly clientAddress: (event: H3Event) => string | null,
   ) {
     this.cookieName = secure ? '__Host-router_session' : 'router_session';
   }
@@ -34,7 +35,7 @@ export class SessionManager {
   async start(event: H3Event, accountId: string): Promise<SessionRecord> {
     const token = newToken();
     const userAgent = (getRequestHeader(event, 'user-agent') ?? '').slice(0, 200) || null;
-    const session = await this.store.createSession({ accountId, tokenHash: hashToken(token), userAgent, ip: clientIp(event) });
+    const session = await this.store.createSession({ accountId, tokenHash: hashToken(token), userAgent, ip: this.clientAddress(event) });
     setCookie(event, this.cookieName, token, {
       httpOnly: true,
       secure: this.secure,
@@ -73,8 +74,4 @@ export class SessionManager {
   clearCookie(event: H3Event): void {
     deleteCookie(event, this.cookieName, { httpOnly: true, secure: this.secure, sameSite: 'lax', path: '/' });
   }
-}
-
-export function clientIp(event: H3Event): string | null {
-  return getRequestIP(event) ?? null;
 }

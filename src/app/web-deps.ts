@@ -1,4 +1,5 @@
 /** Everything the web pages need, built once by createWebHandler. */
+import type { H3Event } from 'h3';
 import type { KeyLimitService } from '../accounts/key-limit-service.js';
 import type { AppBilling } from './billing/open-billing.js';
 import type { RouterDeps } from '../server/router-deps.js';
@@ -16,6 +17,8 @@ export interface WebDeps extends RouterDeps {
   sessions: SessionManager;
   csrf: CsrfGuard;
   throttle: SigninThrottle;
+  /** The client's address through the trusted proxies (server.trustedProxies). */
+  clientAddress: (event: H3Event) => string | null;
   keyLimits: KeyLimitService;
   statusHistory: StatusHistory;
   ledger: LedgerViews;

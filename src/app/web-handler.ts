@@ -11,12 +11,13 @@ import { createRouter, eventHandler, setResponseHeader, type EventHandler, type 
 import type { KeyLimitService } from '../accounts/key-limit-service.js';
 import { describeError } from '../core/describe-error.js';
 import { isRouterError } from '../core/errors.js';
+import { createProxyTrust } from '../core/proxy-trust.js';
 import type { RouterDeps } from '../server/router-deps.js';
 import { StoreUnavailableError } from '../stores/store.js';
 import { STATIC_DIR } from './asset-dirs.js';
 import { CsrfGuard } from './csrf.js';
 import { registerDocsPages } from './docs/docs-pages.js';
-import { sendHtml, wantsHtml } from './http-helpers.js';
+import { clientAddressOf, sendHtml, wantsHtml } from './http-helpers.js';
 import type { LedgerViews } from './ledger-seams.js';
 import { openBilling } from './billing/open-billing.js';
 import { registerBillingPages } from './billing/billing-pages.js';
@@ -58,13 +59,16 @@ export function createWebHandler(deps: RouterDeps, options: WebHandlerOptions): 
   statusHistory.start();
   // Without a server secret the form tokens are keyed per process: forms opened before a restart must be reloaded.
   const csrfSecret = server.secretKey?.reveal() ?? randomBytes(32).toString('hex');
+  const clientAddress = clientAddressOf(createProxyTrust(server.trustedProxies));
   const web: WebDeps = {
     ...deps,
     paths,
     renderer,
-    sessions: new SessionManager(deps.store, deps.clock, server.app, paths.secure),
+    sessions: new SessionManager(deps.store, deps.clock, server.app, paths.secure, clientAddress),
     csrf: new CsrfGuard(csrfSecret, paths.appOrigin, paths.secure),
-    throttle: new SigninThrottle(deps.clock),
+    // In the shared limiter: every worker and (with Redis) every instance counts the same failures.
+    throttle: new SigninThrottle(deps.rateLimiter, deps.clock),
+    clientAddress,
     keyLimits: options.keyLimits,
     statusHistory,
     ledger: options.ledger,

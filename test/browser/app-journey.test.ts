@@ -44,6 +44,10 @@ describe.skipIf(!HAVE_BROWSER)('account app in a real browser', { timeout: 120_0
     await page.getByLabel('Email').fill(email);
     await page.getByLabel(/^Password/).fill(PASSWORD);
     await page.getByRole('button', { name: 'Create account' }).click();
+    // Every sign-up is answered with the sign-in form (it never says whether the email had an account).
+    await page.getByText('Next step: sign in.').waitFor({ timeout: 8000 });
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
     await page.waitForURL('**/app/onboarding', { timeout: 8000 });
   }
 
@@ -175,6 +179,21 @@ describe.skipIf(!HAVE_BROWSER)('account app in a real browser', { timeout: 120_0
     await checkPage(first, 'revoke-confirm');
     await first.getByRole('button', { name: 'Yes, revoke it' }).click();
     await expect.poll(() => first.getByText('revoked.').count()).toBeGreaterThan(0);
+  });
+
+  it('signing up with an email that has an account shows the same next step and signs no one in', async () => {
+    const owner = await newPage();
+    await signUp(owner, 'taken@example.com');
+    const stranger = await newPage();
+    await stranger.goto(`${router.url}/app/signup`);
+    await stranger.getByLabel('Email').fill('taken@example.com');
+    await stranger.getByLabel(/^Password/).fill('a different passphrase entirely');
+    await stranger.getByRole('button', { name: 'Create account' }).click();
+    await stranger.getByText('Next step: sign in.').waitFor({ timeout: 8000 });
+    await checkPage(stranger, 'signup-next-step');
+    expect(await stranger.getByText(/already exists/i).count()).toBe(0);
+    await stranger.goto(`${router.url}/app/keys`);
+    expect(stranger.url()).toMatch(/\/app\/signin$/);
   });
 
   it('an invitation link opens a form that creates the account', async () => {

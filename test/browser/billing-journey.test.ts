@@ -34,6 +34,10 @@ describe.skipIf(!HAVE_BROWSER)('billing in a real browser', { timeout: 120_000 }
     await page.getByLabel('Email').fill('buyer@example.com');
     await page.getByLabel(/^Password/).fill(PASSWORD);
     await page.getByRole('button', { name: 'Create account' }).click();
+    // Every sign-up is answered with the sign-in form (it never says whether the email had an account).
+    await page.getByText('Next step: sign in.').waitFor({ timeout: 8000 });
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
     await page.waitForURL('**/app/onboarding', { timeout: 8000 });
 
     await page.getByRole('link', { name: 'Billing' }).click();

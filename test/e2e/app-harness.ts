@@ -69,9 +69,12 @@ export class AppClient {
     return current;
   }
 
+  /** Sign up, then sign in as the page that answers every sign-up asks (a refused sign-up's page is returned as is). */
   async signUp(email: string, password: string): Promise<Page> {
     await this.get('/app/signup');
-    return this.follow(await this.post('/app/signup', { email, password }));
+    const next = await this.post('/app/signup', { email, password });
+    if (next.status !== 200) return next;
+    return this.follow(await this.post('/app/signin', { email, password }));
   }
 
   async signIn(email: string, password: string): Promise<Page> {

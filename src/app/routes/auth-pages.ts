@@ -6,11 +6,13 @@ import { EmailTakenError, normalizeEmail } from '../../stores/account-auth-store
 import { redirect, redirectAfterPost, sendHtml } from '../http-helpers.js';
 import { anonymousAction, signedInAction } from '../page-kit.js';
 import { decoyHash, hashPassword, passwordProblem, verifyPassword } from '../password-hashing.js';
-import { clientIp } from '../session-manager.js';
 import type { WebDeps } from '../web-deps.js';
 
 const EMAIL = /^[^\s@]{1,64}@[^\s@]{1,190}\.[^\s@]{1,60}$/;
 const GENERIC_SIGNIN_PROBLEM = 'That email and password do not match an account, or there were too many attempts. Try again in a few minutes.';
+/** What every sign-up is answered, new email or not: the page must not tell anyone which accounts exist. */
+const SIGNUP_NEXT_STEP =
+  'Next step: sign in. If this email is new here, its account is ready with the password you just chose; if it already had an account, nothing changed: use that account’s password, or get a reset link.';
 
 export function registerAuthPages(router: Router, deps: WebDeps): void {
   const app = deps.paths.app;
@@ -33,19 +35,20 @@ export function registerAuthPages(router: Router, deps: WebDeps): void {
     anonymousAction(deps, async (event, form) => {
       const email = normalizeEmail(form.email ?? '').slice(0, 320);
       const password = (form.password ?? '').slice(0, 1024);
-      const ip = clientIp(event);
-      if (!deps.throttle.allows(ip, email)) {
+      const ip = deps.clientAddress(event);
+      // An account under attack is refused unchecked; an address that keeps failing is not (see signin-throttle.ts).
+      if (!(await deps.throttle.accountAllows(email))) {
         await audit('signin.throttled', null, { email, ip });
         return signinPage(event, { email, problem: GENERIC_SIGNIN_PROBLEM }, 429);
       }
       const found = EMAIL.test(email) ? await store.findLoginByEmail(email) : null;
       const matches = await verifyPassword(password, found?.login.passwordHash ?? (await decoyHash()));
       if (!found || !matches) {
-        deps.throttle.fail(ip, email);
+        const addressAllowed = await deps.throttle.addressAllows(ip);
+        await deps.throttle.fail(ip, email);
         await audit('signin.failure', found?.account.id ?? null, { email, ip, reason: found ? 'wrong_password' : 'unknown_email' });
-        return signinPage(event, { email, problem: GENERIC_SIGNIN_PROBLEM }, 401);
+        return signinPage(event, { email, problem: GENERIC_SIGNIN_PROBLEM }, addressAllowed ? 401 : 429);
       }
-      deps.throttle.succeed(email);
       if (found.account.status !== 'active') {
         await audit('signin.refused_inactive', found.account.id, { ip });
         return redirectAfterPost(event, `${app}/deactivated`);
@@ -81,15 +84,16 @@ export function registerAuthPages(router: Router, deps: WebDeps): void {
       if (!EMAIL.test(email)) return again('Enter a valid email address.');
       const weak = passwordProblem(password);
       if (weak) return again(weak);
+      // Both outcomes hash the password and write once, then answer the same page: no session for
+      // either, so taking an email that has an account signs no one into it, and timing tells nothing.
+      const passwordHash = await hashPassword(password);
       try {
-        const account = await store.createAccountWithLogin({ email, plan: deps.config.server.app.signupPlan, passwordHash: await hashPassword(password) }, 'app');
-        await deps.sessions.start(event, account.id);
-        await audit('signin.success', account.id, { ip: clientIp(event), via: 'signup' });
-        return redirectAfterPost(event, `${app}/onboarding`);
+        await store.createAccountWithLogin({ email, plan: deps.config.server.app.signupPlan, passwordHash }, 'app');
       } catch (error) {
-        if (error instanceof EmailTakenError) return again('An account with this email already exists. Sign in, or ask for a reset link.', 409);
-        throw error;
+        if (!(error instanceof EmailTakenError)) throw error;
+        await audit('signup.existing_email', null, { email, ip: deps.clientAddress(event) });
       }
+      return signinPage(event, { email, notice: SIGNUP_NEXT_STEP });
     }),
   );
 
@@ -179,7 +183,7 @@ export function registerAuthPages(router: Router, deps: WebDeps): void {
       const account = await store.getAccount(accountId);
       if (!account || account.status !== 'active') return redirectAfterPost(event, `${app}/deactivated`);
       await deps.sessions.start(event, accountId);
-      await audit('signin.success', accountId, { ip: clientIp(event), via: `${link.kind}_link` });
+      await audit('signin.success', accountId, { ip: deps.clientAddress(event), via: `${link.kind}_link` });
       return redirectAfterPost(event, `${app}/`);
     }),
   );

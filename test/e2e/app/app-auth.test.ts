@@ -22,13 +22,18 @@ describe('account app: signing in and out', () => {
   });
   afterAll(() => router.close());
 
-  it('signs up on Free with a server-side session: random token in an HttpOnly SameSite=Lax cookie, only its hash stored', async () => {
+  it('signs up on Free, then signs in to a server-side session: random token in an HttpOnly SameSite=Lax cookie, only its hash stored', async () => {
     const browser = new AppClient(router.url);
     await browser.get('/app/signup');
     const created = await browser.post('/app/signup', { email: 'Ada@Example.com', password: PASSWORD });
-    expect(created.status).toBe(303);
-    expect(created.location).toBe('/app/onboarding');
-    const cookie = created.headers.getSetCookie().find((line) => line.startsWith('router_session='))!;
+    // The same page whether or not the email had an account: sign in next (see the sign-up enumeration test).
+    expect(created.status).toBe(200);
+    expect(created.html).toContain('Next step: sign in.');
+    expect(created.html).toContain('value="ada@example.com"');
+    expect(browser.cookies.has('router_session')).toBe(false);
+    const signedIn = await browser.post('/app/signin', { email: 'ada@example.com', password: PASSWORD });
+    expect(signedIn.status).toBe(303);
+    const cookie = signedIn.headers.getSetCookie().find((line) => line.startsWith('router_session='))!;
     expect(cookie).toMatch(/; HttpOnly/i);
     expect(cookie).toMatch(/; SameSite=Lax/i);
     expect(cookie).toMatch(/; Path=\//i);
@@ -40,7 +45,7 @@ describe('account app: signing in and out', () => {
     const [session] = await store().listSessions(account.id);
     expect(session!.tokenHash).toBe(createHash('sha256').update(token).digest('hex'));
     expect(JSON.stringify(await store().listSessions(account.id))).not.toContain(token);
-    const onboarding = await browser.follow(created);
+    const onboarding = await browser.follow(signedIn);
     expect(onboarding.status).toBe(200);
     expect(onboarding.html).toContain('Generate my first key');
     const login = await store().getLogin(account.id);
@@ -263,8 +268,10 @@ describe('account app over https', () => {
     const plainOrigin = await browser.post('/app/signup', { email: 'h@example.com', password: PASSWORD });
     expect(plainOrigin.status).toBe(403);
     const created = await browser.post('/app/signup', { email: 'h@example.com', password: PASSWORD }, { origin: 'https://accounts.example.test' });
-    expect(created.status).toBe(303);
-    const cookie = created.headers.getSetCookie().find((line) => line.startsWith('__Host-router_session='))!;
+    expect(created.status).toBe(200);
+    const signedIn = await browser.post('/app/signin', { email: 'h@example.com', password: PASSWORD }, { origin: 'https://accounts.example.test' });
+    expect(signedIn.status).toBe(303);
+    const cookie = signedIn.headers.getSetCookie().find((line) => line.startsWith('__Host-router_session='))!;
     expect(cookie).toMatch(/; Secure/i);
     expect(cookie).toMatch(/; HttpOnly/i);
     expect(cookie).toMatch(/; Path=\//i);
