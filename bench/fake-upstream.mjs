@@ -12,11 +12,16 @@
  * CPU as possible. Prints `{"port":N}` on stdout when listening; exits when stdin closes,
  * so it never outlives the benchmark.
  *
- * Env: BENCH_LATENCY_MS (default 20).
+ * A request whose credential starts with `sk-bench-slow` is a slow stream (the noisy neighbour of
+ * measure-noisy-neighbour.mjs): its headers and first event come after the usual latency, then only an
+ * SSE comment each second until the client goes away or BENCH_SLOW_HOLD_MS (60 s) has passed.
+ *
+ * Env: BENCH_LATENCY_MS (default 20), BENCH_SLOW_HOLD_MS (60000).
  */
 import { createServer } from 'node:http';
 
 const LATENCY_MS = Number(process.env.BENCH_LATENCY_MS ?? 20);
+const SLOW_HOLD_MS = Number(process.env.BENCH_SLOW_HOLD_MS ?? 60_000);
 const CREATED = 1_700_000_000;
 const TEXT = 'Hello from the benchmark upstream: a short answer of about twenty tokens, streamed one word at a time.';
 const USAGE = {
@@ -130,6 +135,7 @@ function handle(req, res, text) {
   if (!route) return sendError(res, 404, `Invalid URL (${req.method} ${req.url})`);
   if (!route.credential) return sendError(res, 401, 'Incorrect API key provided.');
   const { stream } = route;
+  if ((req.headers.authorization ?? '').startsWith('Bearer sk-bench-slow')) return holdSlowStream(res, route.model);
   const answer = answerFor(route.format, route.model, stream, body.stream_options?.include_usage === true);
   setTimeout(() => {
     if (res.destroyed) return;
@@ -139,6 +145,19 @@ function handle(req, res, text) {
       'openai-processing-ms': String(LATENCY_MS),
     });
     res.end(answer);
+  }, LATENCY_MS);
+}
+
+/** A stream that has started and then takes its time: one comment a second, so no idle timeout ends it. */
+function holdSlowStream(res, model) {
+  setTimeout(() => {
+    if (res.destroyed) return;
+    res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' });
+    const first = { id: 'chatcmpl-slow', object: 'chat.completion.chunk', created: CREATED, model, choices: [{ index: 0, delta: { role: 'assistant', content: 'Thinking' }, logprobs: null, finish_reason: null }] };
+    res.write(`data: ${JSON.stringify(first)}\n\n`);
+    const ticker = setInterval(() => res.write(': still thinking\n\n'), 1000);
+    const done = setTimeout(() => res.end(), SLOW_HOLD_MS);
+    res.on('close', () => (clearInterval(ticker), clearTimeout(done)));
   }, LATENCY_MS);
 }
 

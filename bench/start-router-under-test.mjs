@@ -70,7 +70,7 @@ export async function startRouterUnderTest({ repoDir, workDir, name, upstreamBas
     logPath: join(workDir, `${name}.log`),
     nodeFlags,
   });
-  return { url: component.ready.listening, apiKey, accountId: account.id, component };
+  return { url: component.ready.listening, apiKey, accountId: account.id, component, cli };
 }
 
 function writeBenchConfig(sourceDir, configDir, upstreamBaseUrl, provider, server) {

@@ -14,6 +14,7 @@ import {
   sdkClient,
   startFakes,
   startTestRouter,
+  waitFor,
   type Fakes,
   type ProviderId,
   type TestRouter,
@@ -182,7 +183,7 @@ describe("an account's own provider key that the provider rejects", () => {
       const status = await json(await fetch(`${router.url}/status`));
       expect(status.providers.find((p: { provider: string }) => p.provider === 'openai')).toMatchObject({ state: 'closed', recentSuccessRate: 1 });
     }
-    const streamed = await sdkClient(router, bystander.key).chat.completions.create({ model: 'router/frontier', messages: HI, stream: true });
+    const streamed = await sdkClient(router, bystander.key).chat.completions.create({ model: 'router/frontier', messages: [{ role: 'user', content: 'hi' }], stream: true });
     let text = '';
     for await (const chunk of streamed) text += chunk.choices[0]?.delta.content ?? '';
     expect(text).not.toBe('');
@@ -246,5 +247,48 @@ describe('an unexpected exception inside the router', () => {
     const served = await postV1(router, account.key, '/chat/completions', { model: 'router/frontier', messages: HI });
     expect(served.status).toBe(200);
     expect(served.headers.get('x-router-upstream')).toBe('openai');
+  });
+});
+
+describe('a noisy neighbour: one account holding its whole in-flight cap of slow requests', () => {
+  const CAP = 5;
+  let fakes: Fakes;
+  let router: TestRouter;
+
+  beforeAll(async () => {
+    fakes = await startFakes();
+    router = await startTestRouter({
+      patch: {
+        plans: (doc) => void doc.plans.forEach((plan: { maxConcurrentRequests: number }) => (plan.maxConcurrentRequests = CAP)),
+        providers: pointProvidersAt(fakes.urls),
+        routes: frontierOrder(['openai', 'anthropic']),
+      },
+    });
+  });
+  afterAll(async () => {
+    await router.close();
+    await fakes.close();
+  });
+
+  it('gets exactly its cap served and the rest refused, while another account of the same plan is answered at once', async () => {
+    // The noisy account has only an Anthropic key, whose (fake) answers take a second; the quiet one's go to OpenAI.
+    const noisy = await router.createAccount('max', { providerKeys: { anthropic: PROVIDER_KEYS.anthropic } });
+    const quiet = await router.createAccount('max', { providerKeys: { openai: PROVIDER_KEYS.openai } });
+    fakes.anthropic.setReply({ latencyMs: 1000 });
+    const held = Array.from({ length: 3 * CAP }, () => postV1(router, noisy.key, '/chat/completions', { model: 'router/frontier', messages: HI }));
+    await waitFor(() => fakes.anthropic.requests.length === CAP);
+    const latencies: number[] = [];
+    for (let i = 0; i < 10; i++) {
+      const started = performance.now();
+      const response = await postV1(router, quiet.key, '/chat/completions', { model: 'router/frontier', messages: HI });
+      expect(response.status).toBe(200);
+      latencies.push(performance.now() - started);
+    }
+    // Answered while the neighbour's requests were all still running (each takes a whole second).
+    expect(fakes.anthropic.requests).toHaveLength(CAP);
+    expect(Math.max(...latencies)).toBeLessThan(500);
+    const codes = await Promise.all(held.map(async (response) => (await json(await response)).error?.code ?? 'served'));
+    expect(codes.filter((code) => code === 'served')).toHaveLength(CAP);
+    expect(codes.filter((code) => code === 'concurrency_limit_exceeded')).toHaveLength(2 * CAP);
   });
 });
