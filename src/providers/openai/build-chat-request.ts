@@ -3,14 +3,19 @@ import type { ChatMessage, ChatRequest } from '../../formats/openai-chat.js';
 import type { ProviderConfig } from '../../config/types.js';
 import { isRecord } from './is-record.js';
 import { openaiRequest } from './openai-request.js';
+import { REDIRECTING_FIELDS } from './redirecting-fields.js';
 import { removeRouterTools } from './remove-router-tools.js';
 
-/** Fields of the client's request the router sets itself (or leaves out) in the upstream body. */
-const SET_BY_ROUTER: ReadonlySet<string> = new Set(['model', 'max_tokens', 'max_completion_tokens', 'stream', 'stream_options']);
+/**
+ * Fields of the client's request the router sets itself (or leaves out) in the upstream body, and those
+ * that could redirect or re-credential it (one set: one look-up per field on the copy below).
+ */
+const SET_BY_ROUTER: ReadonlySet<string> = new Set(['model', 'max_tokens', 'max_completion_tokens', 'stream', 'stream_options', ...REDIRECTING_FIELDS]);
 
 /**
  * The client's chat request as the OpenAI-compatible host should see it. Everything the client sent is
- * passed through (these hosts speak the same format) except what is the router's business: the model
+ * passed through (these hosts speak the same format) except what is the router's business (fields that
+ * could send it elsewhere or with other credentials are dropped: redirecting-fields.ts): the model
  * becomes the route's upstream model, the output cap moves to the field the host understands, stream
  * usage is requested where supported, and the router's own tools are removed.
  */

@@ -1,5 +1,6 @@
 import type { AdapterContext, UpstreamRequest } from '../adapter.js';
 import { openaiRequest } from './openai-request.js';
+import { REDIRECTING_FIELDS } from './redirecting-fields.js';
 import { removeRouterTools } from './remove-router-tools.js';
 
 /**
@@ -8,12 +9,17 @@ import { removeRouterTools } from './remove-router-tools.js';
  * The engine rewrites `model` back on the way out with rewriteResponsesModel.
  * `store` is always false: the router serves no stored responses (no retrieval, no previous_response_id),
  * so asking the host to keep one would only leave the account's data on it, and the host's answer says
- * `store: false` as on every other route.
+ * `store: false` as on every other route. Fields that could send it elsewhere or with other credentials
+ * are dropped (redirecting-fields.ts).
  */
+/** Set here, or never sent. */
+const LEFT_OUT: ReadonlySet<string> = new Set(['model', 'store', 'stream', ...REDIRECTING_FIELDS]);
+
 export function buildResponsesRequest(body: Record<string, unknown>, ctx: AdapterContext): UpstreamRequest {
-  const upstreamBody: Record<string, unknown> = { ...body, model: ctx.upstreamModel, store: false };
+  const upstreamBody: Record<string, unknown> = { model: ctx.upstreamModel };
+  for (const key of Object.keys(body)) if (!LEFT_OUT.has(key)) upstreamBody[key] = body[key];
+  upstreamBody.store = false;
   if (ctx.stream) upstreamBody.stream = true;
-  else delete upstreamBody.stream;
   removeRouterTools(upstreamBody);
   return openaiRequest(ctx, '/responses', upstreamBody);
 }
