@@ -27,8 +27,12 @@ export interface CheckoutRequest {
 export interface BillingGateway {
   createCheckoutSession(request: CheckoutRequest): Promise<{ id: string; url: string }>;
   createPortalSession(input: { customerId: string; returnUrl: string }): Promise<{ url: string }>;
+  /** Throws SubscriptionGoneError when the provider has no such subscription (a permanent answer). */
   retrieveSubscription(id: string): Promise<SubscriptionSnapshot>;
-  /** Throws WebhookSignatureError for a missing, forged or stale signature. */
+  /**
+   * Throws WebhookSignatureError for a missing, forged or stale signature, and MalformedEventError for a
+   * signed body that is not an event (not an object, no id or type, no data object).
+   */
   verifyWebhook(rawBody: Buffer, signatureHeader: string, nowMs: number): VerifiedEvent;
 }
 
@@ -36,5 +40,21 @@ export class WebhookSignatureError extends Error {
   constructor(message: string) {
     super(message);
     this.name = 'WebhookSignatureError';
+  }
+}
+
+/** A verified body that is not an event the router can read; the message names the missing part, never the payload. */
+export class MalformedEventError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'MalformedEventError';
+  }
+}
+
+/** The provider answered that the subscription does not exist (deleted, or of another account of the provider's). */
+export class SubscriptionGoneError extends Error {
+  constructor(readonly subscriptionId: string) {
+    super(`subscription ${subscriptionId} does not exist at the payment provider`);
+    this.name = 'SubscriptionGoneError';
   }
 }

@@ -10,8 +10,8 @@ import type { BillingConfig, PlanConfig } from '../config/types.js';
 import type { Clock } from '../core/clock.js';
 import type { BillingFacts, BillingRecord } from '../stores/billing-store.js';
 import type { Account, Store } from '../stores/store.js';
-import type { BillingGateway, VerifiedEvent } from './billing-gateway.js';
-import { factsFromSubscription, isPaying, nextChangeAt, planAt, type LifecycleRules } from './billing-lifecycle.js';
+import { SubscriptionGoneError, type BillingGateway, type VerifiedEvent } from './billing-gateway.js';
+import { factsFromSubscription, isPaying, nextChangeAt, planAt, type LifecycleRules, type SubscriptionSnapshot } from './billing-lifecycle.js';
 
 /** The events the router acts on; any other type is acknowledged and ignored. */
 export const HANDLED_EVENTS = [
@@ -31,7 +31,8 @@ export class BillingEventRejected extends Error {
   }
 }
 
-export type EventOutcome = 'applied' | 'duplicate' | 'ignored';
+/** `gone`: the subscription no longer exists at Stripe; acknowledged (nothing to apply, ever) with an audit note. */
+export type EventOutcome = 'applied' | 'duplicate' | 'ignored' | 'gone';
 
 export type CheckoutStart = { url: string } | { refused: 'unknown_plan' | 'not_for_sale' | 'already_subscribed' };
 
@@ -98,7 +99,8 @@ export class BillingService {
     if (!subscriptionId) return 'ignored';
     if (await this.deps.store.hasBillingEvent(event.id)) return 'duplicate';
     for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
-      const subscription = await this.deps.gateway.retrieveSubscription(subscriptionId);
+      const subscription = await this.currentSubscription(event, subscriptionId);
+      if (!subscription) return 'gone';
       const accountId = this.accountOf(event, subscription.accountId);
       const account = await this.deps.store.getAccount(accountId);
       if (!account) throw new BillingEventRejected(`event ${event.id} names unknown account ${accountId}`);
@@ -170,6 +172,26 @@ export class BillingService {
       actor: 'system',
       details: { stripeEventId: record.lastEventId, reason: 'scheduled', scheduledAt: record.nextChangeAt, status: record.status },
     });
+  }
+
+  /**
+   * What Stripe says of the subscription now; null when Stripe has no such subscription, which no
+   * redelivery can change: the operator gets an audit note and Stripe an acknowledgement, so it stops retrying.
+   */
+  private async currentSubscription(event: VerifiedEvent, subscriptionId: string): Promise<SubscriptionSnapshot | null> {
+    try {
+      return await this.deps.gateway.retrieveSubscription(subscriptionId);
+    } catch (error) {
+      if (!(error instanceof SubscriptionGoneError)) throw error;
+      await this.deps.store.recordAuditEvent({
+        actor: 'stripe',
+        action: 'billing.event_unresolved',
+        accountId: null,
+        details: { stripeEventId: event.id, eventType: event.type, subscriptionId, reason: 'the subscription does not exist at Stripe' },
+      });
+      this.deps.log.warn(`billing webhook: ${event.type} ${event.id} names subscription ${subscriptionId}, which Stripe does not have; acknowledged without change`);
+      return null;
+    }
   }
 
   private accountOf(event: VerifiedEvent, fromSubscription: string | null): string {

@@ -38,6 +38,8 @@ export interface StripeFake {
   readonly calls: StripeCall[];
   /** What GET /v1/subscriptions/:id returns from now on. */
   setSubscription(state: SubscriptionState): void;
+  /** GET /v1/subscriptions/:id answers this status (an api_error) from now on; null answers normally again. */
+  failSubscription(id: string, status: number | null): void;
   subscriptionObject(id: string): Record<string, unknown>;
   /** A signed delivery: the body as Stripe sends it and its Stripe-Signature header. */
   signedEvent(input: { id: string; type: string; object: Record<string, unknown>; timestampSeconds: number; secret?: string }): { body: string; signature: string };
@@ -49,6 +51,7 @@ const stripeForSigning = new Stripe(FAKE_STRIPE_KEY);
 export async function startStripeFake(): Promise<StripeFake> {
   const calls: StripeCall[] = [];
   const subscriptions = new Map<string, SubscriptionState>();
+  const failures = new Map<string, number>();
   let sessions = 0;
   let url = '';
 
@@ -119,6 +122,8 @@ export async function startStripeFake(): Promise<StripeFake> {
     }
     const subscription = /^\/v1\/subscriptions\/([^/]+)$/.exec(path);
     if (req.method === 'GET' && subscription) {
+      const failure = failures.get(subscription[1]!);
+      if (failure !== undefined) return send(res, failure, { error: { type: 'api_error', message: 'fake failure' } });
       if (!subscriptions.has(subscription[1]!)) {
         return send(res, 404, { error: { type: 'invalid_request_error', code: 'resource_missing', message: `No such subscription: '${subscription[1]}'` } });
       }
@@ -139,6 +144,7 @@ export async function startStripeFake(): Promise<StripeFake> {
     url,
     calls,
     setSubscription: (state) => void subscriptions.set(state.id, state),
+    failSubscription: (id, status) => void (status === null ? failures.delete(id) : failures.set(id, status)),
     subscriptionObject,
     signedEvent({ id, type, object, timestampSeconds, secret = FAKE_WEBHOOK_SECRET }) {
       const body = JSON.stringify({ id, object: 'event', type, api_version: '2025-01-01', created: timestampSeconds, livemode: false, data: { object } });

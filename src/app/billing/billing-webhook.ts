@@ -1,11 +1,13 @@
 /**
  * POST {appUrl}/billing/webhook: Stripe's events. The raw body (bounded) is verified with the SDK's
  * signature check before anything is parsed; the service applies the event. Refusals are 400 with
- * nothing changed and are logged with the reason only, never the payload; failures reaching Stripe or
- * the database are 503, so Stripe delivers the event again later.
+ * nothing changed and are logged with the reason only, never the payload (also a signed body that is
+ * not a well-formed event); an event naming a subscription Stripe no longer has is acknowledged (200
+ * `gone`, with an audit note), since no redelivery can change that; only failures a retry can fix
+ * (reaching Stripe or the database) are 503, so Stripe delivers the event again later.
  */
 import { eventHandler, getRequestHeader, setResponseHeader, setResponseStatus, type EventHandler, type H3Event } from 'h3';
-import { WebhookSignatureError } from '../../billing/billing-gateway.js';
+import { MalformedEventError, WebhookSignatureError } from '../../billing/billing-gateway.js';
 import { UnknownPriceError } from '../../billing/billing-lifecycle.js';
 import { BillingEventRejected, type BillingService } from '../../billing/billing-service.js';
 import type { BillingGateway } from '../../billing/billing-gateway.js';
@@ -43,6 +45,8 @@ export function billingWebhook(deps: WebDeps, service: BillingService, gateway: 
       verified = gateway.verifyWebhook(raw, signature, deps.clock.now());
     } catch (error) {
       if (error instanceof WebhookSignatureError) return refuse(event, `signature not accepted (${error.message})`);
+      // Signed but not an event: no redelivery can fix it, and it must never reach the 500 page.
+      if (error instanceof MalformedEventError) return refuse(event, `malformed event: ${error.message}`);
       throw error;
     }
     try {

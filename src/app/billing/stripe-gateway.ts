@@ -5,7 +5,7 @@
 import { createRequire } from 'node:module';
 import type Stripe from 'stripe';
 import type { BillingGateway, CheckoutRequest, VerifiedEvent } from '../../billing/billing-gateway.js';
-import { WebhookSignatureError } from '../../billing/billing-gateway.js';
+import { MalformedEventError, SubscriptionGoneError, WebhookSignatureError } from '../../billing/billing-gateway.js';
 import type { SubscriptionSnapshot } from '../../billing/billing-lifecycle.js';
 import type { BillingConfig } from '../../config/types.js';
 
@@ -58,7 +58,13 @@ export function createStripeGateway(config: BillingConfig['stripe']): BillingGat
     },
 
     async retrieveSubscription(id: string): Promise<SubscriptionSnapshot> {
-      return snapshotOf(await stripe.subscriptions.retrieve(id));
+      try {
+        return snapshotOf(await stripe.subscriptions.retrieve(id));
+      } catch (error) {
+        // 404 is Stripe's final word (resource_missing); anything else may pass, so it stays a failure.
+        if ((error as { statusCode?: unknown }).statusCode === 404) throw new SubscriptionGoneError(id);
+        throw error;
+      }
     },
 
     verifyWebhook(rawBody: Buffer, signatureHeader: string, nowMs: number): VerifiedEvent {
@@ -69,9 +75,22 @@ export function createStripeGateway(config: BillingConfig['stripe']): BillingGat
         // The SDK's message says which check failed (no signature, no match, timestamp outside the tolerance); it quotes no payload.
         throw new WebhookSignatureError(error instanceof Error ? error.message.split('\n')[0]! : 'signature check failed');
       }
-      return { id: event.id, type: event.type, object: event.data.object as unknown as Record<string, unknown> };
+      return verifiedEvent(event as unknown);
     },
   };
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** A signed body is only as well-formed as its sender made it: check the shape before reading it. */
+function verifiedEvent(event: unknown): VerifiedEvent {
+  if (!isRecord(event)) throw new MalformedEventError(`the body is ${Array.isArray(event) ? 'an array' : typeof event}, not an event object`);
+  const { id, type, data } = event;
+  if (typeof id !== 'string' || id.length === 0) throw new MalformedEventError('the event has no id');
+  if (typeof type !== 'string' || type.length === 0) throw new MalformedEventError(`event ${id} has no type`);
+  if (!isRecord(data)) throw new MalformedEventError(`event ${id} (${type}) has no data`);
+  if (!isRecord(data.object)) throw new MalformedEventError(`event ${id} (${type}) has no data.object`);
+  return { id, type, object: data.object };
 }
 
 const isoOfSeconds = (seconds: number | null | undefined): string | null => (typeof seconds === 'number' ? new Date(seconds * 1000).toISOString() : null);
