@@ -17,6 +17,19 @@ const SHUT_DOWN: UpstreamFailure = {
   message: 'This router instance shut down before the answer was complete. Retry; another instance will answer.',
 };
 
+/** Upstream codes a Responses stream passes on in `response.failed`: Codex acts on these two. */
+const UPSTREAM_CODES_KEPT: ReadonlySet<string> = new Set(['rate_limit_exceeded', 'context_length_exceeded']);
+
+/**
+ * The code a Responses stream's `response.failed` carries for a failure after the commit point: the
+ * drain's own `server_shutting_down`, as docs/api.md promises (a client may retry at once, elsewhere),
+ * one of the upstream codes Codex acts on, or `server_error`.
+ */
+export function responsesFailureCode(failure: UpstreamFailure): string {
+  if (failure === SHUT_DOWN) return 'server_shutting_down';
+  return failure.code !== null && UPSTREAM_CODES_KEPT.has(failure.code) ? failure.code : 'server_error';
+}
+
 /**
  * Sends a committed stream: its head, then its tail until it ends or the client leaves; the upstream
  * is always released. Returns how the stream failed mid-way, if it did (the upstream, or the instance's

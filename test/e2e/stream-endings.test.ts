@@ -86,3 +86,39 @@ describe.each(['openai', 'anthropic', 'gemini'] as const)('a %s stream that ends
     expect(chunksOf(events).flatMap((chunk) => chunk.choices ?? []).some((choice: { finish_reason: string | null }) => choice.finish_reason === 'stop')).toBe(true);
   });
 });
+
+describe.each([true, false])('a Responses stream still running at the drain deadline (native Responses: %s)', (nativeResponses) => {
+  let fakes: Fakes;
+  let router: TestRouter;
+
+  beforeAll(async () => {
+    fakes = await startFakes();
+    const native = (doc: any) => {
+      NO_BREAKER(doc);
+      doc.providers.find((entry: { id: string }) => entry.id === 'openai').nativeResponses = nativeResponses;
+    };
+    router = await startTestRouter({ patch: { providers: pointProvidersAt(fakes.urls, native), routes: frontierOrder(['openai']) } });
+  });
+  afterAll(async () => {
+    await router.close();
+    await fakes.close();
+  });
+
+  it('ends with response.failed carrying server_shutting_down, the code docs/api.md names', async () => {
+    const { key } = await router.createAccount('pro', { providerKeys: { ...PROVIDER_KEYS } });
+    fakes.openai.setReply({ text: Array.from({ length: 20 }, (_, i) => `word${i}`).join(' '), eventDelayMs: 150 });
+    const response = await postV1(router, key, '/responses', { model: 'router/frontier', input: 'Tell a long story', stream: true });
+    expect(response.status).toBe(200);
+    const reader = response.body!.getReader();
+    const decoder = new TextDecoder();
+    let text = '';
+    while (!text.includes('response.output_text.delta')) text += decoder.decode((await reader.read()).value, { stream: true });
+    router.server.runtime.drain.cut();
+    for (let next = await reader.read(); !next.done; next = await reader.read()) text += decoder.decode(next.value, { stream: true });
+    const events = text.split('\n\n').filter((block) => block.includes('data: ')).map((block) => JSON.parse(block.slice(block.indexOf('data: ') + 6)));
+    const last = events.at(-1);
+    expect(last.type).toBe('response.failed');
+    expect(last.response.error.code).toBe('server_shutting_down');
+    expect(last.response.status).toBe('failed');
+  });
+});

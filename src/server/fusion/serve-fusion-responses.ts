@@ -9,7 +9,7 @@ import type { ResponsesRequest, ResponseUsage } from '../../formats/openai-respo
 import { responseContext, synthesizeResponsesStream, type ResponsesOutEvent } from '../../routing/responses-attempts.js';
 import { chatCompletionToResponse } from '../../translators/responses/chat-to-responses.js';
 import { responsesRequestToChat } from '../../translators/responses/responses-request-to-chat.js';
-import { INTERRUPTED_CODE, relayCommittedStream } from '../relay-committed-stream.js';
+import { INTERRUPTED_CODE, relayCommittedStream, responsesFailureCode } from '../relay-committed-stream.js';
 import type { RouterDeps } from '../router-deps.js';
 import type { RouterRequestContext } from '../request-context.js';
 import { routingHeaders, setRoutingHeaders } from '../routes/routing-headers.js';
@@ -62,7 +62,7 @@ export async function serveFusionResponses(
   const failure = await relayCommittedStream(writer, stream, send, deps.drain.deadline);
   if (failure) {
     ctx.errorCode = failure.code ?? INTERRUPTED_CODE;
-    for (const item of stream.fail({ code: 'server_error', message: failure.message })) await send(item);
+    for (const item of stream.fail({ code: responsesFailureCode(failure), message: failure.message })) await send(item);
   }
   writer.end();
   return undefined;

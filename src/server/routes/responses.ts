@@ -9,7 +9,7 @@ import { authorizeRoute } from '../authorize-route.js';
 import { applyOutputTokenCap } from '../output-token-cap.js';
 import type { RouterDeps } from '../router-deps.js';
 import type { RouterRequestContext } from '../request-context.js';
-import { INTERRUPTED_CODE, relayCommittedStream } from '../relay-committed-stream.js';
+import { INTERRUPTED_CODE, relayCommittedStream, responsesFailureCode } from '../relay-committed-stream.js';
 import { SseWriter } from '../sse-writer.js';
 import { fusionPlanOf, requireFusionAccess, toolFusionOf } from '../fusion/fusion-plan.js';
 import { serveFusionResponses } from '../fusion/serve-fusion-responses.js';
@@ -53,10 +53,9 @@ async function writeResponsesStream(event: H3Event, ctx: RouterRequestContext, d
   const failure = await relayCommittedStream(writer, stream, send, deps.drain.deadline);
   if (failure) {
     ctx.errorCode = failure.code ?? INTERRUPTED_CODE;
-    // End with response.failed, never a silent close (Codex retries a silent close). Codex acts on these two codes.
-    const code = failure.code === 'rate_limit_exceeded' || failure.code === 'context_length_exceeded' ? failure.code : 'server_error';
+    // End with response.failed, never a silent close (Codex retries a silent close).
     const events = stream.fail({
-      code,
+      code: responsesFailureCode(failure),
       message: failure.message,
       ...(failure.retryAfterSeconds !== undefined ? { retryAfterSeconds: failure.retryAfterSeconds } : {}),
     });
