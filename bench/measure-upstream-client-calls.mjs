@@ -40,7 +40,7 @@ async function variants() {
   const undiciPool = newPool();
   const httpAgent = new HttpAgent({ keepAlive: true, maxSockets: 256 });
   return [
-    viaClient('router client (as built)', createUpstreamClient()),
+    viaClient('router client (as built)', createUpstreamClient({ connectionsPerProvider: 256 })),
     viaClient('ofetch → fetch (earlier client)', createFetchUpstreamClient(UpstreamTransportError)),
     {
       name: 'fetch (same Agent, no ofetch)',

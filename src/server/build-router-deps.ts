@@ -76,7 +76,7 @@ export async function buildRouterDeps(config: RouterConfig, options: BuildOption
     onUnavailable: (reason) => logger.warn(`shared in-flight counts unavailable (${reason}); capping requests in flight per instance until Redis is back`),
     primary: options.primary,
   });
-  const client = options.upstreamClient ?? createUpstreamClient();
+  const client = options.upstreamClient ?? createUpstreamClient({ connectionsPerProvider: config.server.listen.maxConnections });
   const secret = config.server.secretKey?.reveal();
   const providers = new Map(config.providers.providers.map((provider) => [provider.id, provider]));
   const usage = await openUsage(config, {

@@ -208,7 +208,7 @@ describe('an unexpected exception inside the router', () => {
 
   beforeAll(async () => {
     const fakes = await startFakes();
-    const real = createUpstreamClient();
+    const real = createUpstreamClient({ connectionsPerProvider: 16 });
     // A router bug on the send path (the fakes are never reached while it is on).
     const buggy: UpstreamClient = {
       send: (provider, request, signal) => (failing ? Promise.reject(new TypeError("Cannot read properties of undefined (reading 'url')")) : real.send(provider, request, signal)),
@@ -290,5 +290,57 @@ describe('a noisy neighbour: one account holding its whole in-flight cap of slow
     const codes = await Promise.all(held.map(async (response) => (await json(await response)).error?.code ?? 'served'));
     expect(codes.filter((code) => code === 'served')).toHaveLength(CAP);
     expect(codes.filter((code) => code === 'concurrency_limit_exceeded')).toHaveLength(2 * CAP);
+  });
+});
+
+describe('neighbours at their caps on the same provider, together past the 256 connections its pool once had', () => {
+  const CAP = 150;
+  const HELD = 2 * CAP;
+  let fakes: Fakes;
+  let router: TestRouter;
+  const stop = new AbortController();
+
+  beforeAll(async () => {
+    fakes = await startFakes();
+    router = await startTestRouter({
+      patch: {
+        plans: (doc) => void doc.plans.forEach((plan: { maxConcurrentRequests: number }) => (plan.maxConcurrentRequests = CAP)),
+        // Held requests must not time out (and open the circuit) while the rest are still being sent on a busy machine.
+        providers: pointProvidersAt(fakes.urls, (doc) => doc.providers.forEach((provider: { timeouts: { firstByteMs: number } }) => (provider.timeouts.firstByteMs = 60_000))),
+        routes: frontierOrder(['openai']),
+      },
+    });
+  });
+  afterAll(async () => {
+    stop.abort();
+    await router.close();
+    await fakes.close();
+  });
+
+  it('leaves a third account its latency: the upstream pool is not the queue the accounts share', async () => {
+    const noisy = [await router.createAccount('max', { providerKeys: { openai: PROVIDER_KEYS.openai } }), await router.createAccount('max', { providerKeys: { openai: PROVIDER_KEYS.openai } })];
+    const quiet = await router.createAccount('max', { providerKeys: { openai: PROVIDER_KEYS.openai } });
+    // Every one of the neighbours' requests is held open by the provider, each on its own connection.
+    fakes.openai.failNext({ kind: 'hang' }, HELD);
+    const held = noisy.flatMap((account) =>
+      Array.from({ length: CAP }, () =>
+        fetch(`${router.baseURL}/chat/completions`, {
+          method: 'POST',
+          signal: stop.signal,
+          headers: { authorization: `Bearer ${account.key}`, 'content-type': 'application/json', 'user-agent': 'router-tests/1.0' },
+          body: JSON.stringify({ model: 'router/frontier', messages: HI }),
+        }).catch(() => undefined),
+      ),
+    );
+    await waitFor(() => fakes.openai.requests.length === HELD, 15_000);
+    for (let i = 0; i < 5; i++) {
+      const started = performance.now();
+      const response = await postV1(router, quiet.key, '/chat/completions', { model: 'router/frontier', messages: HI });
+      const answer = await response.text();
+      expect(response.status, answer).toBe(200);
+      expect(performance.now() - started).toBeLessThan(1000);
+    }
+    stop.abort();
+    await Promise.all(held);
   });
 });
