@@ -5,7 +5,7 @@
  * one query whatever the number of rows, and every one is scoped to the account it is given.
  */
 import type { LedgerRecord } from '../stores/ledger-store.js';
-import type { SupportBundle } from '../usage/support-bundle.js';
+import type { CustomerSupportBundle } from '../usage/support-bundle.js';
 import type { DailyUsage, DailyUsageQuery, UsageReport, UsageReportQuery } from '../usage/usage-report.js';
 
 export interface LedgerViews {
@@ -20,5 +20,5 @@ export interface LedgerViews {
   /** The account's latest requests (their `main` records), newest first. */
   recentRequests(accountId: string, limit: number): Promise<LedgerRecord[]>;
   /** The redacted bundle of one of the account's requests; null when the account has no request with that id. */
-  supportBundle(accountId: string, requestId: string): Promise<SupportBundle | null>;
+  supportBundle(accountId: string, requestId: string): Promise<CustomerSupportBundle | null>;
 }

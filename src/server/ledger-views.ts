@@ -1,12 +1,13 @@
 /**
  * The account app's view of the usage ledger (app/ledger-seams.ts), built by the composition root from
- * the runtime: reports through the read service `router usage` uses, support bundles through
- * supportBundleOfRuntime. Each call is scoped to the account it names.
+ * the runtime: reports through the read service `router usage` uses, and the customer's support bundle
+ * (the router's version and the account's own records; the operator's bundle is the CLI's). Each call is
+ * scoped to the account it names.
  */
 import type { LedgerViews } from '../app/ledger-seams.js';
+import { buildCustomerSupportBundle } from '../usage/support-bundle.js';
 import { dailyUsage, lastUsedByKey, listRequests, usageReport } from '../usage/usage-report.js';
 import type { RouterDeps } from './router-deps.js';
-import { supportBundleOfRuntime } from './support-bundle-of-runtime.js';
 
 export function createLedgerViews(deps: RouterDeps): LedgerViews {
   const ledger = deps.usage.store;
@@ -21,9 +22,9 @@ export function createLedgerViews(deps: RouterDeps): LedgerViews {
     report: (query) => usageReport(ledger, query),
     recentRequests: (accountId, limit) => listRequests(ledger, { accountId, limit }),
     async supportBundle(accountId, requestId) {
-      const bundle = await supportBundleOfRuntime(deps, { accountId, requestId });
+      const bundle = await buildCustomerSupportBundle({ ledger, accountId, requestId, nowMs: deps.clock.now() });
       // No records of this id in this account (another account's id, or a made-up one): nothing to bundle.
-      return bundle.request && bundle.request.records.length > 0 ? bundle : null;
+      return bundle.request.records.length > 0 ? bundle : null;
     },
   };
 }

@@ -1,6 +1,9 @@
 /**
  * A support bundle: what a support request may carry about a router and, when named, one account and
- * one request. Never in it (the specification's list): prompts, provider credentials, OAuth tokens,
+ * one request. Two audiences: the operator's bundle (`router support-bundle`) describes the router
+ * (masked configuration, readiness); the customer's bundle (the account app) holds only the router's
+ * version and the customer's own records of one request, since the operator's setup (directories,
+ * storage, upstream hosts, listen address, managed access) is none of a customer's business. Never in it (the specification's list): prompts, provider credentials, OAuth tokens,
  * generated keys, private keys, session cookies, raw provider responses, customer data. The ledger
  * holds none of those (ids, codes, counts and timings only), the configuration is masked, accounts are
  * reduced to id, plan and status (no email), and a last pass scrubs anything shaped like a secret.
@@ -47,6 +50,24 @@ export interface SupportBundle {
 }
 
 const routerVersion = (): string => (createRequire(import.meta.url)('../../package.json') as { version: string }).version;
+
+/** What the account app hands a customer about one of its requests. */
+export interface CustomerSupportBundle {
+  object: 'support_bundle';
+  createdAt: string;
+  versions: { router: string };
+  request: { requestId: string; records: LedgerRecord[] };
+}
+
+export async function buildCustomerSupportBundle(input: { ledger: LedgerStore; accountId: string; requestId: string; nowMs: number }): Promise<CustomerSupportBundle> {
+  const records = await input.ledger.findRecords({ requestId: input.requestId, accountId: input.accountId });
+  return scrubDeep({
+    object: 'support_bundle',
+    createdAt: new Date(input.nowMs).toISOString(),
+    versions: { router: routerVersion() },
+    request: { requestId: input.requestId, records },
+  });
+}
 
 export async function buildSupportBundle(input: SupportBundleInput): Promise<SupportBundle> {
   const since = new Date(input.nowMs - ERROR_WINDOW_MS).toISOString();

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sealSecret } from '../../src/core/secret-box.js';
-import { supportBundleOfRuntime } from '../../src/server/support-bundle-of-runtime.js';
+import { createLedgerViews } from '../../src/server/ledger-views.js';
 import { startRouterOn, usageBackends, type UsageBackend } from './usage-backends.js';
 import { PROVIDER_KEYS, TEST_SECRET, frontierOrder, pointProvidersAt, runCli, startFakes, waitFor, type Fakes, type TestRouter } from './router-harness.js';
 
@@ -121,14 +121,20 @@ describe.each(usageBackends('bundle'))('support bundles on %s', { timeout: 60_00
     expect(bundle.recentErrors).toMatchObject({ accountId: account.accountId, byCode: [] });
   });
 
-  it('the account app’s builder gives the same, and another account’s scope never sees the request', async () => {
-    const bundle = await supportBundleOfRuntime(router.server.runtime, { accountId: account.accountId, requestId });
+  it('the account app’s bundle holds the customer’s own records and the router’s version only, and another account gets none', async () => {
+    const views = createLedgerViews(router.server.runtime);
+    const bundle = (await views.supportBundle(account.accountId, requestId))!;
     expectNoSecrets(JSON.stringify(bundle));
-    expect(bundle.request?.records.map((record) => record.requestId)).toEqual([requestId]);
-    expect(bundle.readiness.ledger.writer).toMatchObject({ state: 'ok' });
+    expect(Object.keys(bundle).sort()).toEqual(['createdAt', 'object', 'request', 'versions']);
+    expect(Object.keys(bundle.versions)).toEqual(['router']);
+    expect(bundle.request.records.map((record) => record.requestId)).toEqual([requestId]);
+    // Nothing of the operator's setup: no configuration, storage, upstream hosts, listen address or readiness.
+    const text = JSON.stringify(bundle);
+    for (const operatorDetail of [router.server.runtime.config.server.storage, 'configDir', 'baseUrl', 'listen', 'managedAccess', 'readiness']) {
+      expect(text).not.toContain(operatorDetail);
+    }
+    for (const provider of router.server.runtime.config.providers.providers) expect(text).not.toContain(new URL(provider.baseUrl).host);
     const other = await router.createAccount('pro');
-    const foreign = await supportBundleOfRuntime(router.server.runtime, { accountId: other.accountId, requestId });
-    expect(foreign.request?.records).toEqual([]);
-    expectNoSecrets(JSON.stringify(foreign));
+    expect(await views.supportBundle(other.accountId, requestId)).toBeNull();
   });
 });

@@ -167,7 +167,14 @@ describe.each(usageBackends('app_usage'))('account app: usage, CSV export and su
     expect(own.headers.get('content-disposition')).toBe(`attachment; filename="support-bundle-${alice.requestIds[0]}.json"`);
     expect(own.headers.get('cache-control')).toBe('no-store');
     const bundle = JSON.parse(own.html);
-    expect(bundle).toMatchObject({ object: 'support_bundle', account: { id: alice.accountId }, request: { requestId: alice.requestIds[0] } });
+    expect(bundle).toMatchObject({ object: 'support_bundle', request: { requestId: alice.requestIds[0] } });
+    // The customer's own records and the router's version only: nothing of the operator's setup.
+    expect(Object.keys(bundle).sort()).toEqual(['createdAt', 'object', 'request', 'versions']);
+    expect(Object.keys(bundle.versions)).toEqual(['router']);
+    const { server: serverConfig, providers } = router.server.runtime.config;
+    for (const operatorDetail of ['configuration', 'readiness', 'managedAccess', serverConfig.storage, serverConfig.listen.host, `:${serverConfig.listen.port}`, ...providers.providers.map((p) => new URL(p.baseUrl).host)]) {
+      expect(own.html, operatorDetail).not.toContain(operatorDetail);
+    }
     expect(bundle.request.records).toHaveLength(1);
     expect(bundle.request.records[0]).toMatchObject({ accountId: alice.accountId, status: 200, providerId: 'openai' });
     expect(own.html).not.toContain(alice.key);
