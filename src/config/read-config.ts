@@ -1,3 +1,4 @@
+import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { anchorSqlitePath } from './anchor-sqlite-path.js';
 import { applyEnvOverrides } from './apply-env-overrides.js';
@@ -40,6 +41,9 @@ interface CheckedFile {
  * freeze.
  */
 export function readConfig(dir: string, env: NodeJS.ProcessEnv): ConfigReading {
+  // One problem for a directory that is not there, rather than "file not found" for each of its files.
+  const missing = missingDirectory(dir);
+  if (missing) return { config: undefined, problems: [missing], warnings: [] };
   const files = new Map<ConfigFileName, YamlFile>();
   const wellFormed: Partial<Record<ConfigFileName, unknown>> = {};
   const problems: ConfigProblem[] = [];
@@ -83,6 +87,17 @@ function checkFile(dir: string, name: ConfigFileName, file: YamlFile, env: NodeJ
     return { file: ENV_PROBLEM_FILE, line: 0, column: 0, message: `${variable}: ${problem.message}` };
   });
   return { data: resolved.data, wellFormed: schemaProblems.length === 0, problems };
+}
+
+function missingDirectory(dir: string): ConfigProblem | undefined {
+  let isDirectory: boolean;
+  try {
+    isDirectory = statSync(dir).isDirectory();
+  } catch {
+    isDirectory = false;
+  }
+  if (isDirectory) return undefined;
+  return { file: dir, line: 0, column: 0, message: 'configuration directory not found: pass --config <dir> or set ROUTER_CONFIG to the directory holding server.yaml, plans.yaml and the rest' };
 }
 
 function located(file: YamlFile, problem: PointedProblem): ConfigProblem {

@@ -19,7 +19,7 @@ const COLUMNS: readonly [string, (row: UsageReportRow) => string | number][] = [
 ];
 
 /** A header, one line per row (the group's value; empty for none), then a `total` line; CRLF-free, newline-terminated. */
-export function usageReportCsv(report: Pick<UsageReport, 'by' | 'rows' | 'totals'>): string {
+export function usageReportCsv(report: Pick<UsageReport, 'rows' | 'totals'> & { by: string }): string {
   const line = (first: string, row: UsageReportRow) => [csvField(first), ...COLUMNS.map(([, pick]) => pick(row))].join(',');
   const lines = [[report.by, ...COLUMNS.map(([name]) => name)].join(',')];
   for (const row of report.rows) lines.push(line(row.group ?? '', row));

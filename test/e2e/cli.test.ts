@@ -1,7 +1,7 @@
 import { execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -197,6 +197,40 @@ describe('the router CLI (built bin/router, real processes)', () => {
     expect(JSON.parse(listed.stdout).providerKeys).toHaveLength(1);
     const removed = await json('provider-keys', 'remove', '--account', account.id, '--provider', 'anthropic');
     expect(removed.removed.provider).toBe('anthropic');
+  });
+
+  it('says in one line that a configuration directory does not exist', async () => {
+    const missing = join(dataDir, 'no-such-config');
+    const result = await cli('check', '--config', missing);
+    expect(result.code).toBe(1);
+    expect(result.stderr.trim().split('\n')).toEqual([`${missing}:0:0 configuration directory not found: pass --config <dir> or set ROUTER_CONFIG to the directory holding server.yaml, plans.yaml and the rest`]);
+    const report = JSON.parse((await cli('check', '--config', missing, '--json')).stdout);
+    expect(report).toMatchObject({ ok: false, problems: [{ file: missing, message: expect.stringContaining('configuration directory not found') }] });
+    expect(report.problems).toHaveLength(1);
+  });
+
+  it('fails, writing nothing, when the support bundle is asked for a request id the ledger does not hold', async () => {
+    const out = join(dataDir, 'bundle.json');
+    const result = await cli('support-bundle', '--request-id', 'req_unknown0000', '--out', out);
+    expect(result.code).toBe(1);
+    expect(result.stderr.trim().split('\n')).toEqual([
+      'router: no ledger record of request req_unknown0000: check the id (the X-Request-Id of the response); records are kept 30 days, and a request refused before admission has none. No bundle written',
+    ]);
+    expect(existsSync(out)).toBe(false);
+    const json = await cli('support-bundle', '--request-id', 'req_unknown0000', '--out', out, '--json');
+    expect(json.code).toBe(1);
+    expect(JSON.parse(json.stdout).error.message).toContain('no ledger record of request req_unknown0000');
+    expect((await cli('support-bundle', '--out', out)).code).toBe(0);
+    expect(existsSync(out)).toBe(true);
+  });
+
+  it('prints a header row above the audit events', async () => {
+    const result = await cli('audit', '--limit', '3');
+    expect(result.code).toBe(0);
+    const [header, ...events] = result.stdout.trim().split('\n');
+    expect(header!.split(/\s+/)).toEqual(['at', 'actor', 'action', 'subject', 'details']);
+    expect(events).toHaveLength(3);
+    for (const line of events) expect(line.slice(0, header!.indexOf('actor'))).toMatch(/^\d{4}-\d\d-\d\dT\S+Z\s+$/);
   });
 
   it('validates the shipped configuration with router check', async () => {

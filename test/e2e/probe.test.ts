@@ -172,4 +172,21 @@ describe('router probe against a running router', { timeout: 90_000 }, () => {
       fakes.openai.setReply({ toolCalls: [{ name: 'get_time', arguments: { city: 'Paris' } }], toolCallsWhenOffered: true });
     }
   });
+
+  it('says in one line that a stopped router is not reachable at its URL, and exits 1', async () => {
+    // A port that was just free: nothing listens there.
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const { port } = closed.address() as AddressInfo;
+    await new Promise((resolve) => closed.close(resolve));
+    const junit = join(dataDir, 'unreachable.xml');
+    const result = await runCli(env, 'probe', '--base-url', `http://127.0.0.1:${port}/v1`, '--junit', junit);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(result.stderr.trim().split('\n')).toEqual([`router: the router is not reachable at http://127.0.0.1:${port} (connect ECONNREFUSED 127.0.0.1:${port})`]);
+    expect(readFileSync(junit, 'utf8')).toContain('failures="1"');
+    const json = await runCli(env, 'probe', '--base-url', `http://127.0.0.1:${port}`, '--json');
+    expect(json.code).toBe(1);
+    expect(JSON.parse(json.stdout)).toEqual({ error: { type: 'failure', message: `the router is not reachable at http://127.0.0.1:${port} (connect ECONNREFUSED 127.0.0.1:${port})` } });
+  });
 });

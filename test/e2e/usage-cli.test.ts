@@ -125,6 +125,44 @@ describe.each(usageBackends('usage_cli'))('router usage and router audit on %s',
     expect(missing.stderr).toContain('account acct_missing not found');
   });
 
+  it('without --account sums every account: totals equal the sum of the per-account reports, by day, account, plan, route and provider', async () => {
+    const { account: other } = await cli('accounts', 'create', '--email', 'usage-cli-other@example.com', '--plan', 'max');
+    const { key } = await cli('keys', 'create', '--account', other.id);
+    await cli('provider-keys', 'set', '--account', other.id, '--provider', 'openai', '--key', PROVIDER_KEYS.openai);
+    expect((await postV1(router, key, '/chat/completions', HELLO)).status).toBe(200);
+    await waitFor(() => router.server.runtime.usage.ledger?.status().written === 6, 5000);
+
+    const today = new Date().toISOString().slice(0, 10);
+    const range = ['--from', today, '--to', today];
+    const mine = await cli('usage', '--account', accountId, ...range);
+    const theirs = await cli('usage', '--account', other.id, ...range);
+    const numbers = (row: Record<string, unknown>) => Object.fromEntries(Object.entries(row).filter(([, value]) => typeof value === 'number'));
+    const summed = Object.fromEntries(Object.entries(numbers(mine.totals)).map(([name, value]) => [name, (value as number) + (theirs.totals[name] as number)]));
+    expect(summed.requests).toBe(6);
+
+    const all = await cli('usage', ...range);
+    expect(all).toMatchObject({ accountId: null, accounts: 2, by: 'day' });
+    expect(numbers(all.totals)).toEqual(summed);
+    for (const by of ['account', 'plan', 'route', 'provider', 'model']) {
+      const report = await cli('usage', '--by', by, ...range);
+      expect(numbers(report.totals), by).toEqual(summed);
+    }
+    const byAccount = await cli('usage', '--by', 'account', ...range);
+    expect(Object.fromEntries(byAccount.rows.map((row: { group: string; requests: number }) => [row.group, row.requests]))).toEqual({ [accountId]: 5, [other.id]: 1 });
+    const byPlan = await cli('usage', '--by', 'plan', ...range);
+    expect(Object.fromEntries(byPlan.rows.map((row: { group: string; requests: number }) => [row.group, row.requests]))).toEqual({ pro: 5, max: 1 });
+
+    const table = await runCli(env, 'usage', '--by', 'provider', ...range);
+    expect(table.code).toBe(0);
+    expect(table.stdout.split('\n')[0]).toBe(`usage of all 2 accounts from ${today} to ${today} (UTC), by provider`);
+    expect(table.stdout.trim().split('\n').at(-1)).toMatch(/^total\s+6\s+1\s/);
+    const csv = await runCli(env, 'usage', '--by', 'account', ...range, '--csv');
+    expect(csv.stdout.trim().split('\n').at(-1)!.split(',').slice(0, 2)).toEqual(['total', '6']);
+    const byKey = await runCli(env, 'usage', '--by', 'key');
+    expect(byKey.code).toBe(2);
+    expect(byKey.stderr).toContain('add --account');
+  });
+
   it('lists every change to the account, its keys and provider keys as audit events, newest first', async () => {
     await cli('keys', 'rotate', keys.firstId);
     await cli('keys', 'revoke', keys.secondId);
@@ -157,7 +195,11 @@ describe.each(usageBackends('usage_cli'))('router usage and router audit on %s',
     expect(plans.details.plans.map((plan: { id: string }) => plan.id)).toEqual(['free', 'pro', 'max']);
     const human = await runCli(env, 'audit', '--account', accountId, '--limit', '2');
     expect(human.code).toBe(0);
-    expect(human.stdout.trim().split('\n').map((line) => line.split(/\s+/)[2])).toEqual(['account.deactivate', 'provider_key.remove']);
+    const [header, ...lines] = human.stdout.trim().split('\n');
+    expect(header!.split(/\s+/)).toEqual(['at', 'actor', 'action', 'subject', 'details']);
+    expect(lines.map((line) => line.split(/\s+/)[2])).toEqual(['account.deactivate', 'provider_key.remove']);
+    // Columns line up under the header.
+    expect(lines[0]!.indexOf('account.deactivate')).toBe(header!.indexOf('action'));
     expect((await runCli(env, 'audit', '--limit', 'lots')).code).toBe(2);
   });
 });

@@ -5,9 +5,14 @@ import { withCliContext, withStoreOptions, type StoreCommandOptions } from '../c
 import { emit, log } from '../cli-io.js';
 import { usageError } from '../usage-error.js';
 
+/** The table's columns, so the header row and each event's line line up. */
+function row(at: string, actor: string, action: string, subject: string, details: string): string {
+  return `${at.padEnd(24)}  ${actor.padEnd(6)}  ${action.padEnd(22)}  ${subject}  ${details}`;
+}
+
 function describe(event: AuditEvent): string {
-  const subject = [event.accountId, event.keyId].filter((id) => id !== null).join(' ');
-  return `${event.at}  ${event.actor.padEnd(6)}  ${event.action.padEnd(22)}  ${subject}  ${JSON.stringify(event.details)}`;
+  const subject = [event.accountId, event.keyId].filter((id) => id !== null).join(' ') || '-';
+  return row(event.at, event.actor, event.action, subject, JSON.stringify(event.details));
 }
 
 export function registerAuditCommand(program: Command): void {
@@ -20,7 +25,8 @@ export function registerAuditCommand(program: Command): void {
       await withCliContext(options.config, async ({ store }) => {
         const events = await store.listAuditEvents({ ...(options.account ? { accountId: options.account } : {}), limit: Number(options.limit) });
         emit(options, { events }, () => {
-          if (events.length === 0) log.info('no audit events');
+          if (events.length === 0) return log.info('no audit events');
+          process.stdout.write(`${row('at', 'actor', 'action', 'subject', 'details')}\n`);
           for (const event of events) process.stdout.write(`${describe(event)}\n`);
         });
       });

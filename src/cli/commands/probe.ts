@@ -7,11 +7,12 @@
  */
 import { writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { emit, log } from '../cli-io.js';
+import { CliFailure, emit, log } from '../cli-io.js';
 import { junitReport } from '../probe/junit-report.js';
 import { LIMIT_CHECK, runLimitChecks } from '../probe/limit-checks.js';
 import { runLinkChecks } from '../probe/link-checks.js';
 import { MODEL_CHECKS, runModelChecks } from '../probe/model-checks.js';
+import { unreachableBecause } from '../probe/probe-http.js';
 import { ProbeSession, type ProbeResult } from '../probe/probe-session.js';
 import { runPublicChecks } from '../probe/public-checks.js';
 
@@ -28,8 +29,10 @@ interface ProbeOptions {
 export const PROBE_INCOMPLETE_EXIT = 3;
 
 
+const originOf = (baseUrl: string): string => baseUrl.replace(/\/+$/, '').replace(/\/v1$/, '');
+
 export async function runProbe(options: ProbeOptions): Promise<ProbeResult[]> {
-  const origin = options.baseUrl.replace(/\/+$/, '').replace(/\/v1$/, '');
+  const origin = originOf(options.baseUrl);
   const session = new ProbeSession();
   const documents = await runPublicChecks(session, origin);
   await runLinkChecks(session, documents);
@@ -55,6 +58,14 @@ export function registerProbeCommand(program: Command): void {
     .option('--junit <file>', 'also write a JUnit XML report')
     .action(async (options: ProbeOptions) => {
       const key = options.publicOnly ? undefined : (options.key ?? process.env.ROUTER_PROBE_KEY);
+      // Nothing listening fails every check the same way: one line says so instead.
+      const origin = originOf(options.baseUrl);
+      const unreachable = await unreachableBecause(origin);
+      if (unreachable !== undefined) {
+        const message = `the router is not reachable at ${origin} (${unreachable})`;
+        if (options.junit) writeFileSync(options.junit, junitReport([{ group: 'public', name: 'the router answers HTTP', status: 'fail', detail: message, ms: 0 }]));
+        throw new CliFailure(message);
+      }
       const results = await runProbe({ ...options, ...(key ? { key } : {}) });
       const failed = results.filter((result) => result.status === 'fail');
       const skipped = results.filter((result) => result.status === 'skip');

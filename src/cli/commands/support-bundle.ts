@@ -9,7 +9,7 @@ import { describeError } from '../../core/describe-error.js';
 import { checkLedgerLive, managedAccessFor } from '../../usage/open-usage.js';
 import { buildSupportBundle } from '../../usage/support-bundle.js';
 import { withCliContext, withLedgerStore, withStoreOptions, type StoreCommandOptions } from '../cli-context.js';
-import { emit, log } from '../cli-io.js';
+import { CliFailure, emit, log } from '../cli-io.js';
 
 export function registerSupportBundleCommand(program: Command): void {
   withStoreOptions(program.command('support-bundle'))
@@ -36,12 +36,17 @@ export function registerSupportBundleCommand(program: Command): void {
             ...(options.requestId ? { requestId: options.requestId } : {}),
           });
         });
+        // A bundle asked for one request but holding none would reach support looking complete.
+        if (bundle.request?.records.length === 0) {
+          const scope = options.account ? ` for account ${options.account}` : '';
+          const why = config.server.ledger.enabled
+            ? `check the id (the X-Request-Id of the response); records are kept ${config.server.ledger.retentionDays} days, and a request refused before admission has none`
+            : 'the usage ledger is off (ledger.enabled: false), so no request has one; leave out --request-id';
+          throw new CliFailure(`no ledger record of request ${options.requestId}${scope}: ${why}. No bundle written`);
+        }
         writeFileSync(options.out, `${JSON.stringify(bundle, null, 2)}\n`, { mode: 0o600 });
         const records = bundle.request?.records.length;
-        emit(options, { written: options.out, requestRecords: records ?? null }, () => {
-          log.success(`support bundle written to ${options.out}`);
-          if (records === 0) log.warn(`no ledger record of request ${options.requestId}${options.account ? ` for account ${options.account}` : ''} (older than the retention, or never admitted)`);
-        });
+        emit(options, { written: options.out, requestRecords: records ?? null }, () => log.success(`support bundle written to ${options.out}`));
       });
     });
 }

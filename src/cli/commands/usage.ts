@@ -1,11 +1,14 @@
 /**
  * `router usage`: an account's usage from the ledger, by day (in an explicit time zone) or by key,
- * route, provider or model, as a table, one JSON document or CSV. The numbers are those of the read
- * service the account app uses (usage/usage-report.ts), so every view agrees.
+ * route, provider or model, as a table, one JSON document or CSV; without --account, every account's
+ * (usage/operator-usage-report.ts: the per-account reports summed), by day, account, plan, route,
+ * provider or model. The numbers are those of the read service the account app uses
+ * (usage/usage-report.ts), so every view agrees.
  */
 import type { Command } from 'commander';
 import { systemClock } from '../../core/clock.js';
 import { NotFoundInStoreError } from '../../stores/store.js';
+import { OPERATOR_GROUPINGS, operatorUsageReport, type OperatorGrouping, type OperatorUsageReport } from '../../usage/operator-usage-report.js';
 import { currentMonthDays, InvalidReportRangeError, USAGE_GROUPINGS, usageReport, type UsageGrouping, type UsageReport, type UsageReportRow } from '../../usage/usage-report.js';
 import { withCliContext, withLedgerStore, withStoreOptions, type StoreCommandOptions } from '../cli-context.js';
 import { emit, log } from '../cli-io.js';
@@ -13,7 +16,7 @@ import { usageReportCsv } from '../../usage/usage-csv.js';
 import { usageError } from '../usage-error.js';
 
 interface UsageOptions extends StoreCommandOptions {
-  account: string;
+  account?: string;
   from?: string;
   to?: string;
   by: string;
@@ -23,38 +26,44 @@ interface UsageOptions extends StoreCommandOptions {
 
 export function registerUsageCommand(program: Command): void {
   withStoreOptions(program.command('usage'))
-    .description("an account's usage from the ledger: requests, tokens and cost, by day, key, route, provider or model")
-    .requiredOption('--account <id>', 'account id')
+    .description("usage from the ledger (requests, tokens and cost): an account's by day, key, route, provider or model; without --account every account's, by day, account, plan, route, provider or model")
+    .option('--account <id>', "one account's usage (default: every account's)")
     .option('--from <date>', 'first day, YYYY-MM-DD in --tz (default: the first of this month)')
     .option('--to <date>', 'last day, inclusive, YYYY-MM-DD in --tz (default: today)')
-    .option('--by <grouping>', `one of ${USAGE_GROUPINGS.join(', ')}`, 'day')
+    .option('--by <grouping>', `with --account one of ${USAGE_GROUPINGS.join(', ')}; without, one of ${OPERATOR_GROUPINGS.join(', ')}`, 'day')
     .option('--tz <zone>', 'IANA time zone for day boundaries', 'UTC')
     .option('--csv', 'print CSV (a header, one line per row, then the totals)')
     .action(async function (this: Command, options: UsageOptions) {
       if (options.json && options.csv) usageError(this, '--json and --csv exclude each other');
-      if (!(USAGE_GROUPINGS as readonly string[]).includes(options.by)) usageError(this, `--by must be one of ${USAGE_GROUPINGS.join(', ')}`);
+      const groupings: readonly string[] = options.account ? USAGE_GROUPINGS : OPERATOR_GROUPINGS;
+      if (!groupings.includes(options.by)) {
+        usageError(this, `--by must be one of ${groupings.join(', ')}${options.account ? ' with --account' : ` without --account (${options.by === 'key' ? 'keys belong to one account: add --account' : 'every account'})`}`);
+      }
       await withCliContext(options.config, async ({ config, store }) => {
-        const account = await store.getAccount(options.account);
-        if (!account) throw new NotFoundInStoreError('account', options.account);
         const report = await withLedgerStore(config, async (ledger) => {
           try {
             const month = currentMonthDays(systemClock.now(), options.tz);
-            return await usageReport(ledger, { accountId: account.id, from: options.from ?? month.from, to: options.to ?? month.to, by: options.by as UsageGrouping, tz: options.tz });
+            const range = { from: options.from ?? month.from, to: options.to ?? month.to, tz: options.tz };
+            if (!options.account) return await operatorUsageReport(ledger, await store.listAccounts(), { ...range, by: options.by as OperatorGrouping });
+            const account = await store.getAccount(options.account);
+            if (!account) throw new NotFoundInStoreError('account', options.account);
+            return await usageReport(ledger, { ...range, accountId: account.id, by: options.by as UsageGrouping });
           } catch (error) {
             if (error instanceof InvalidReportRangeError) usageError(this, error.message);
             throw error;
           }
         });
-        const keyNames = options.by === 'key' ? new Map((await store.listApiKeys(account.id)).map((key) => [key.id, key.name])) : new Map<string, string | null>();
+        const keyNames = report.by === 'key' && report.accountId ? new Map((await store.listApiKeys(report.accountId)).map((key) => [key.id, key.name])) : new Map<string, string | null>();
         if (options.csv) process.stdout.write(usageReportCsv(report));
         else emit(options, report, () => printTable(report, keyNames));
       });
     });
 }
 
-function printTable(report: UsageReport, keyNames: ReadonlyMap<string, string | null>): void {
+function printTable(report: UsageReport | OperatorUsageReport, keyNames: ReadonlyMap<string, string | null>): void {
   // The table is the command's output (stdout, pipeable); remarks about it are log lines.
-  process.stdout.write(`usage of ${report.accountId} from ${report.from} to ${report.to} (${report.tz}), by ${report.by}\n`);
+  const whose = report.accountId ?? `all ${report.accounts} accounts`;
+  process.stdout.write(`usage of ${whose} from ${report.from} to ${report.to} (${report.tz}), by ${report.by}\n`);
   const label = (row: UsageReportRow) => {
     if (row.group === null) return '(none)';
     const name = keyNames.get(row.group);

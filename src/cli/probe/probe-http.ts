@@ -62,3 +62,21 @@ export async function probeFetch(request: ProbeRequest): Promise<ProbeResponse> 
   }
   return { status: response.status, headers: response.headers, text, json, request: describeRequest(request) };
 }
+
+const REACH_TIMEOUT_MS = 15_000;
+
+/**
+ * Why nothing answers HTTP at the origin (connection refused, no such host, no answer in time), or
+ * undefined when something does, whatever its status: the probe's checks then say what is wrong.
+ */
+export async function unreachableBecause(origin: string): Promise<string | undefined> {
+  try {
+    const response = await fetch(`${origin}/healthz`, { headers: { 'user-agent': PROBE_USER_AGENT }, redirect: 'manual', signal: AbortSignal.timeout(REACH_TIMEOUT_MS) });
+    await response.body?.cancel();
+    return undefined;
+  } catch (error) {
+    if (error instanceof Error && error.name === 'TimeoutError') return `no answer within ${REACH_TIMEOUT_MS / 1000} s`;
+    return error instanceof Error && error.cause instanceof Error ? error.cause.message : describeError(error);
+  }
+}
+

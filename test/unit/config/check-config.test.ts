@@ -1,3 +1,5 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { checkConfig } from '../../../src/config/check-config.js';
@@ -75,14 +77,27 @@ describe('checkConfig', () => {
     ]);
   });
 
-  it('reports each missing file without a position', () => {
+  it('reports a directory that does not exist as one problem, not one per file', () => {
     const dir = join(BASE_CONFIG_DIR, 'does-not-exist');
     const result = checkConfig(dir, {});
 
-    expect(result.summary).toBe(`${dir}/ has 6 problems`);
-    expect(listProblems(dir)).toEqual(
-      ['server', 'plans', 'routes', 'providers', 'catalog', 'pricing'].map((name) => `${name}.yaml:0:0 file not found`),
-    );
+    expect(result.summary).toBe(`${dir}/ has 1 problem`);
+    expect(result.problems.map(formatConfigProblem)).toEqual([
+      `${dir}:0:0 configuration directory not found: pass --config <dir> or set ROUTER_CONFIG to the directory holding server.yaml, plans.yaml and the rest`,
+    ]);
+    expect(checkConfig(join(BASE_CONFIG_DIR, 'server.yaml'), {}).problems).toHaveLength(1);
+  });
+
+  it('reports each missing file of a directory that exists without a position', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'router-empty-config-'));
+    try {
+      expect(checkConfig(dir, {}).summary).toBe(`${dir}/ has 6 problems`);
+      expect(listProblems(dir)).toEqual(
+        ['server', 'plans', 'routes', 'providers', 'catalog', 'pricing'].map((name) => `${name}.yaml:0:0 file not found`),
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('warns, without failing, about every routed model that has no price', () => {
