@@ -106,6 +106,8 @@ export interface RouterErrorOptions {
   headers?: Record<string, string>;
   /** An upstream's own verdict passed through to the client (a non-failover 4xx): its type and code. */
   wire?: { type: string; code: string | null };
+  /** The plan `upgradeUrl` offers (config/upgrade-plan.ts); null or absent: no upgradeUrl (nothing above helps). */
+  upgradePlan?: string | null;
   cause?: unknown;
 }
 
@@ -116,6 +118,7 @@ export class RouterError extends Error {
   readonly details: Record<string, unknown>;
   readonly headers: Record<string, string>;
   readonly wire: { type: string; code: string | null } | undefined;
+  readonly upgradePlan: string | null;
 
   constructor(code: ErrorCode, message: string, options: RouterErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
@@ -126,6 +129,7 @@ export class RouterError extends Error {
     this.details = options.details ?? {};
     this.headers = options.headers ?? {};
     this.wire = options.wire;
+    this.upgradePlan = options.upgradePlan ?? null;
   }
 
   get status(): number {

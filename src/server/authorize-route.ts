@@ -2,14 +2,15 @@
  * Is the caller's plan allowed what the body asks for? Unknown profile → 404 with the profiles the key
  * may use; `router/fusion` or the `router:fusion` tool on a plan without it → 403 upgrade.
  */
-import type { RouteProfileConfig } from '../config/types.js';
+import type { PlanConfig, RouteProfileConfig } from '../config/types.js';
+import { upgradePlanFor } from '../config/upgrade-plan.js';
 import { RouterError } from '../core/errors.js';
 import type { RouterRequestContext } from './request-context.js';
 
 const FUSION_PROFILE = 'router/fusion';
 const FUSION_TOOL = 'router:fusion';
 
-export function authorizeRoute(ctx: RouterRequestContext): RouteProfileConfig {
+export function authorizeRoute(ctx: RouterRequestContext, plans: ReadonlyMap<string, PlanConfig>): RouteProfileConfig {
   const allowed = ctx.plan?.routeProfiles ?? [];
   const model = String(ctx.body?.model);
   const route = ctx.route;
@@ -23,6 +24,7 @@ export function authorizeRoute(ctx: RouterRequestContext): RouteProfileConfig {
     throw new RouterError('plan_upgrade_required', `${route.id} is not included in the ${ctx.plan?.name ?? 'current'} plan. Upgrade to a plan that includes it.`, {
       param: 'model',
       details: { profiles: allowed },
+      upgradePlan: upgradePlanFor(plans.values(), ctx.plan, { kind: 'route_profile', profile: route.id }),
     });
   }
   const tools = ctx.body?.tools;
@@ -30,6 +32,7 @@ export function authorizeRoute(ctx: RouterRequestContext): RouteProfileConfig {
     throw new RouterError('plan_upgrade_required', `The ${FUSION_TOOL} tool is available on plans that include ${FUSION_PROFILE}. Upgrade to use it.`, {
       param: 'tools',
       details: { profiles: allowed },
+      upgradePlan: upgradePlanFor(plans.values(), ctx.plan, { kind: 'route_profile', profile: FUSION_PROFILE }),
     });
   }
   return route;

@@ -121,6 +121,7 @@ export async function buildRouterDeps(config: RouterConfig, options: BuildOption
     usesManagedAccess: credentials.usesManagedAccess,
     clock,
     reservationTtlMs: config.server.requestTimeoutMs + RESERVATION_GRACE_MS,
+    plans: new Map(config.plans.map((plan) => [plan.id, plan])),
   });
   const providerIds = config.providers.providers.map((provider) => provider.id);
   metrics?.watch({

@@ -22,7 +22,8 @@ export function errorBody(error: RouterError, server: ServerConfig): ErrorBody {
   const { type, code } = error.wire ?? error;
   const body: ErrorBody = { error: { message: error.message, type, code, param: error.param } };
   for (const field of ERROR_TABLE[error.code].guidance) {
-    body.error[field] = guidanceValue(field, error, server);
+    const value = guidanceValue(field, error, server);
+    if (value !== undefined) body.error[field] = value;
   }
   Object.assign(body.error, error.details);
   return body;
@@ -81,7 +82,8 @@ function guidanceValue(field: GuidanceField, error: RouterError, server: ServerC
         { step: 3, action: 'Set your client base URL and send the key as a Bearer token', baseUrl: `${server.baseUrl}/v1` },
       ];
     case 'upgradeUrl':
-      return `${server.appUrl}/checkout?plan=pro`;
+      // Absent on the top plan, or when no plan above gives what ran out.
+      return error.upgradePlan === null ? undefined : `${server.appUrl}/checkout?plan=${encodeURIComponent(error.upgradePlan)}`;
     case 'billingUrl':
       return `${server.appUrl}/billing`;
     case 'supportUrl':

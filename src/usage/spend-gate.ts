@@ -22,6 +22,7 @@ import type { LedgerStore } from '../stores/ledger-store.js';
 import { maximumCostNanoUsd, type PriceBook } from './model-prices.js';
 import { formatNanoUsd, usdToNano } from './nano-usd.js';
 import { fusionCallCount, routeTargets } from '../config/route-targets.js';
+import { upgradePlanFor } from '../config/upgrade-plan.js';
 
 export interface SpendReservation {
   id: string;
@@ -49,6 +50,8 @@ export interface SpendGateDeps {
   clock: Clock;
   /** How long a reservation outlives its request at most (the request timeout, plus time to flush). */
   reservationTtlMs: number;
+  /** Every plan: which one the spend cap's upgradeUrl offers (one with a larger cap), if any. */
+  plans: ReadonlyMap<string, PlanConfig>;
 }
 
 export class SpendGate {
@@ -83,7 +86,10 @@ export class SpendGate {
       throw new RouterError(
         'spend_cap_reached',
         `This account has used its managed provider access for this month (the ${request.plan?.name ?? ''} plan's cap is USD ${formatNanoUsd(usdToNano(capUsd))}). It resets at ${period.resetsAt}. Requests with your own provider keys keep working: add one on your account page, or upgrade.`,
-        { details: { capUsd: formatNanoUsd(usdToNano(capUsd)), resetsAt: period.resetsAt } },
+        {
+          details: { capUsd: formatNanoUsd(usdToNano(capUsd)), resetsAt: period.resetsAt },
+          upgradePlan: upgradePlanFor(this.deps.plans.values(), request.plan, { kind: 'more_managed_spend' }),
+        },
       );
     }
     return reservation;

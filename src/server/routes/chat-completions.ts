@@ -16,7 +16,7 @@ import { setRoutingHeaders, routingHeaders } from './routing-headers.js';
 
 export function createChatCompletionsRoute(deps: RouterDeps) {
   return async (event: H3Event, ctx: RouterRequestContext): Promise<unknown> => {
-    const route = authorizeRoute(ctx);
+    const route = authorizeRoute(ctx, deps.plans);
     applyOutputTokenCap(ctx.body!, ctx.plan, 'chat');
     const fusion = fusionPlanOf(route, ctx.body!, deps.routes);
     if (fusion?.kind === 'profile') await requireFusionAccess(deps, ctx.caller!.accountId, fusion.route);

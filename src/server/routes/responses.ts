@@ -17,7 +17,7 @@ import { routingHeaders, setRoutingHeaders } from './routing-headers.js';
 
 export function createResponsesRoute(deps: RouterDeps) {
   return async (event: H3Event, ctx: RouterRequestContext): Promise<unknown> => {
-    const route = authorizeRoute(ctx);
+    const route = authorizeRoute(ctx, deps.plans);
     applyOutputTokenCap(ctx.body!, ctx.plan, 'responses');
     const fusion = fusionPlanOf(route, ctx.body!, deps.routes);
     if (fusion?.kind === 'profile') await requireFusionAccess(deps, ctx.caller!.accountId, fusion.route);

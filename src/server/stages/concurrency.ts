@@ -1,4 +1,5 @@
 import { RouterError } from '../../core/errors.js';
+import { upgradePlanFor } from '../../config/upgrade-plan.js';
 import type { RouterDeps } from '../router-deps.js';
 import type { Stage } from './stage.js';
 
@@ -9,7 +10,7 @@ import type { Stage } from './stage.js';
  * it). The slot is kept on the context and given back by the pipeline once the request has ended,
  * however it ended.
  */
-export function createConcurrencyStage(deps: Pick<RouterDeps, 'concurrency'>): Stage {
+export function createConcurrencyStage(deps: Pick<RouterDeps, 'concurrency' | 'plans'>): Stage {
   return async (_event, ctx) => {
     const limit = ctx.plan?.maxConcurrentRequests ?? 0;
     const decision = await deps.concurrency.acquire(ctx.caller!.accountId, limit);
@@ -18,7 +19,7 @@ export function createConcurrencyStage(deps: Pick<RouterDeps, 'concurrency'>): S
       throw new RouterError(
         'concurrency_limit_exceeded',
         `This account already has ${decision.inFlight} requests in flight, the most its plan allows at once (${limit}). Retry once one of them has finished.`,
-        { headers: { 'retry-after': '1' } },
+        { headers: { 'retry-after': '1' }, upgradePlan: upgradePlanFor(deps.plans.values(), ctx.plan, { kind: 'more_in_flight' }) },
       );
     }
     ctx.releaseSlot = decision.release;

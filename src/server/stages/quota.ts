@@ -1,6 +1,7 @@
 import { INACTIVE_ACCOUNT_MESSAGE } from '../../accounts/key-service.js';
 import { quotaPeriod } from '../../core/quota-period.js';
 import { RouterError } from '../../core/errors.js';
+import { upgradePlanFor } from '../../config/upgrade-plan.js';
 import type { RouterDeps } from '../router-deps.js';
 import type { RouterRequestContext } from '../request-context.js';
 import type { Stage } from './stage.js';
@@ -25,6 +26,7 @@ export function createQuotaStage(deps: QuotaDeps): Stage {
       throw new RouterError(
         'monthly_quota_exceeded',
         `The monthly request quota of the ${ctx.plan?.name ?? admission.plan} plan (${admission.limit} requests) is used up. It resets at ${period.resetsAt}; upgrade for more.`,
+        { upgradePlan: upgradePlanFor(deps.plans.values(), ctx.plan, { kind: 'more_requests' }) },
       );
     }
     ctx.admitted = { weight, refund: admission.refund };

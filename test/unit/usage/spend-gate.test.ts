@@ -26,6 +26,7 @@ describe('the spend gate', () => {
       usesManagedAccess: async () => managed,
       clock: new ManualClock(Date.UTC(2026, 10, 15)),
       reservationTtlMs: 60_000,
+      plans: new Map(),
     });
 
   beforeEach(async () => {

@@ -1,0 +1,36 @@
+/**
+ * Which plan an error's `upgradeUrl` offers: the cheapest plan priced above the account's own that
+ * gives what the account ran out of (more monthly requests, more requests in flight, the route profile
+ * it asked for, a larger managed-access spend cap). None, on the top plan or when no plan gives more: the error then has no
+ * upgradeUrl, rather than one that offers the plan the account is already on.
+ */
+import type { PlanConfig } from './types.js';
+
+export type UpgradeNeed =
+  | { kind: 'more_requests' }
+  | { kind: 'more_in_flight' }
+  | { kind: 'route_profile'; profile: string }
+  | { kind: 'more_managed_spend' };
+
+export function upgradePlanFor(plans: Iterable<PlanConfig>, current: PlanConfig | undefined, need: UpgradeNeed): string | null {
+  let best: PlanConfig | undefined;
+  for (const plan of plans) {
+    if (current && (plan.id === current.id || plan.priceUsdMonthly <= current.priceUsdMonthly)) continue;
+    if (!givesMore(plan, current, need)) continue;
+    if (!best || plan.priceUsdMonthly < best.priceUsdMonthly) best = plan;
+  }
+  return best?.id ?? null;
+}
+
+function givesMore(plan: PlanConfig, current: PlanConfig | undefined, need: UpgradeNeed): boolean {
+  switch (need.kind) {
+    case 'more_requests':
+      return plan.monthlyRequests > (current?.monthlyRequests ?? 0);
+    case 'more_in_flight':
+      return plan.maxConcurrentRequests > (current?.maxConcurrentRequests ?? 0);
+    case 'route_profile':
+      return plan.routeProfiles.includes(need.profile);
+    case 'more_managed_spend':
+      return (plan.managedSpendCapUsd ?? 0) > (current?.managedSpendCapUsd ?? 0);
+  }
+}
