@@ -3,7 +3,9 @@
  * database once, forks the workers (each a full router sharing the listening socket through
  * node:cluster), keeps the per-minute windows every worker decides against (memory backend), replaces a
  * worker that exits on its own after a back-off, and on SIGTERM/SIGINT asks every worker to drain, then
- * exits once all have exited (bounded: a worker still running past its own drain deadline is killed).
+ * exits once all have exited (bounded: a worker still running past its own drain deadline is killed),
+ * with 0 when every worker drained cleanly: a crash before the signal was already answered by its
+ * replacement and does not fail the stop.
  */
 import cluster, { type Worker } from 'node:cluster';
 import type { ConsolaInstance } from 'consola';
@@ -60,8 +62,16 @@ export async function runPrimary(config: RouterConfig, options: PrimaryOptions):
   let failedStart = false;
   let finish: (code: number) => void = () => undefined;
   const exited = new Promise<number>((resolve) => (finish = resolve));
-  let cleanExits = true;
+  let drainedCleanly = true;
 
+  // Each worker accepts from the shared listening socket itself (SCHED_NONE), where Node's default has
+  // the primary accept every connection and pass it to a worker over IPC: a connection passed to a
+  // worker as it died was held open by the primary, which waits for the dead worker's acknowledgement,
+  // and the client waited out its whole timeout (2 in 9 SIGKILLs under load, 6 in 6 on a busier run).
+  // In the kernel's one accept queue a connection no worker has taken waits for the survivor, and one
+  // the dead worker took is closed with it. Measured balance: see docs/operations.md (cluster mode).
+  // Set before the first setupPrimary, which freezes the policy; it overrides NODE_CLUSTER_SCHED_POLICY.
+  cluster.schedulingPolicy = cluster.SCHED_NONE;
   // Workers run this same command; --json is the primary's promise of one document on stdout.
   cluster.setupPrimary({ args: process.argv.slice(2).filter((arg) => arg !== '--json') });
   cluster.on('message', (worker, message: unknown) => {
@@ -85,8 +95,9 @@ export async function runPrimary(config: RouterConfig, options: PrimaryOptions):
   });
   cluster.on('exit', (worker, code, signal) => {
     const how = signal ? `signal ${signal}` : `code ${code}`;
-    // A worker stopped while still starting ends by the signal it was sent: that is a clean stop too.
-    if (code !== 0 && !(stopping && !serving.has(worker.id))) cleanExits = false;
+    // The exit code is the drain's: only a serving worker that did not exit cleanly once the stop began
+    // fails it (one stopped while still starting ends by the signal it was sent, a clean stop too).
+    if (stopping && serving.has(worker.id) && code !== 0) drainedCleanly = false;
     if (stopping || failedStart) {
       logger.info(`worker ${worker.id} (pid ${worker.process.pid}) exited (${how})`);
       if (liveWorkers().length === 0) void closeAndFinish();
@@ -117,7 +128,7 @@ export async function runPrimary(config: RouterConfig, options: PrimaryOptions):
   }
   async function closeAndFinish(): Promise<void> {
     await windows?.close();
-    finish(failedStart || !cleanExits ? 1 : 0);
+    finish(failedStart || !drainedCleanly ? 1 : 0);
   }
 
   const stop = (signal: string) => {
@@ -139,7 +150,7 @@ export async function runPrimary(config: RouterConfig, options: PrimaryOptions):
       const left = liveWorkers();
       if (left.length === 0) return;
       logger.error(`${left.length} worker(s) still running ${drainTimeoutMs + END_GRACE_MS + EXIT_MARGIN_MS} ms after the drain began: killing them`);
-      cleanExits = false;
+      drainedCleanly = false;
       for (const worker of left) worker.process.kill('SIGKILL');
     }, drainTimeoutMs + END_GRACE_MS + EXIT_MARGIN_MS).unref();
   };
