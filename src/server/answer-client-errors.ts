@@ -13,6 +13,7 @@ import type { IncomingMessage, RequestListener, Server, ServerResponse } from 'n
 import type { Duplex } from 'node:stream';
 import type { ServerConfig } from '../config/types.js';
 import { RouterError } from '../core/errors.js';
+import { isHeaderName } from './is-header-name.js';
 import { errorBody, errorHeaders, rawErrorResponse } from './send-error.js';
 import { newRequestId, requestIdOf } from './stages/request-id.js';
 
@@ -72,7 +73,7 @@ export function hostRefusal(req: Pick<IncomingMessage, 'httpVersionMajor' | 'htt
   let hosts = 0;
   // Node keeps the first of two Host headers in req.headers; only the raw list shows the second.
   for (let i = 0; i < req.rawHeaders.length; i += 2) {
-    if (req.rawHeaders[i]!.length === 4 && req.rawHeaders[i]!.toLowerCase() === 'host' && ++hosts > 1) {
+    if (isHeaderName(req.rawHeaders[i]!, 'host', 'Host') && ++hosts > 1) {
       return new RouterError('invalid_request', 'The request carries more than one Host header; send exactly one.');
     }
   }

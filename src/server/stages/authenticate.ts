@@ -1,5 +1,6 @@
 import type { KeyService } from '../../accounts/key-service.js';
 import { RouterError } from '../../core/errors.js';
+import { isHeaderName } from '../is-header-name.js';
 import type { Stage } from './stage.js';
 
 /** Resolves the bearer key to an account; failures are the contract's guided 401s. */
@@ -23,10 +24,10 @@ export function presentedAuthorization(rawHeaders: readonly string[]): string | 
   let apiKeys = 0;
   for (let i = 0; i < rawHeaders.length; i += 2) {
     const name = rawHeaders[i]!;
-    if (name.length === 13 && name.toLowerCase() === 'authorization') {
+    if (isHeaderName(name, 'authorization', 'Authorization')) {
       authorizations++;
       authorization = rawHeaders[i + 1] ?? '';
-    } else if (name.length === 9 && name.toLowerCase() === 'x-api-key') {
+    } else if (isHeaderName(name, 'x-api-key', 'X-Api-Key')) {
       apiKeys++;
       apiKey = rawHeaders[i + 1] ?? '';
     }

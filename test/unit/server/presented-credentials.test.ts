@@ -5,6 +5,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { hostRefusal } from '../../../src/server/answer-client-errors.js';
+import { isHeaderName } from '../../../src/server/is-header-name.js';
 import { presentedAuthorization } from '../../../src/server/stages/authenticate.js';
 import { RouterError } from '../../../src/core/errors.js';
 
@@ -76,6 +77,19 @@ describe('hostRefusal', () => {
         const allowed = hosts === 1 || (hosts === 0 && minor === 0);
         expect(refused === undefined).toBe(allowed);
         if (refused) expect(refused).toMatchObject({ code: 'invalid_request', status: 400 });
+      }),
+    );
+  });
+});
+
+describe('isHeaderName', () => {
+  it('is toLowerCase equality, whatever the spelling', () => {
+    const spelling = fc.constantFrom('host', 'authorization', 'x-api-key').chain((name) =>
+      fc.array(fc.boolean(), { minLength: name.length, maxLength: name.length }).map((upper) => [...name].map((c, i) => (upper[i] ? c.toUpperCase() : c)).join('')),
+    );
+    fc.assert(
+      fc.property(fc.oneof(spelling, fc.string({ maxLength: 14 })), fc.constantFrom(['host', 'Host'], ['authorization', 'Authorization'], ['x-api-key', 'X-Api-Key']), (name, [lower, usual]) => {
+        expect(isHeaderName(name, lower!, usual!)).toBe(name.toLowerCase() === lower);
       }),
     );
   });
