@@ -4,6 +4,9 @@
  * parameters can be adopted later without breaking stored hashes. Comparison is constant-time.
  */
 import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { DATA_DIR } from './asset-dirs.js';
 
 const N = 2 ** 17;
 const R = 8;
@@ -49,9 +52,26 @@ export function decoyHash(): Promise<string> {
 export const PASSWORD_MIN_LENGTH = 12;
 export const PASSWORD_MAX_LENGTH = 256;
 
-/** The rule a new password must meet, or null when it does. */
+let common: ReadonlySet<string> | undefined;
+/** The shipped list of common passwords (data/common-passwords.txt), read once, lower-cased. */
+function commonPasswords(): ReadonlySet<string> {
+  common ??= new Set(
+    readFileSync(join(DATA_DIR, 'common-passwords.txt'), 'utf8')
+      .split('\n')
+      .map((line) => line.trim().toLowerCase())
+      .filter((line) => line !== '' && !line.startsWith('#')),
+  );
+  return common;
+}
+
+/**
+ * The rule a new password must meet (NIST SP 800-63B: length, and not a known common password), or null
+ * when it does. A password of one repeated character is refused like a listed one.
+ */
 export function passwordProblem(password: string): string | null {
   if (password.length < PASSWORD_MIN_LENGTH) return `Use at least ${PASSWORD_MIN_LENGTH} characters.`;
   if (password.length > PASSWORD_MAX_LENGTH) return `Use at most ${PASSWORD_MAX_LENGTH} characters.`;
+  const folded = password.normalize('NFC').toLowerCase();
+  if (commonPasswords().has(folded) || /^(.)\1*$/su.test(folded)) return 'This password is on a list of common passwords that attackers try first. Choose another.';
   return null;
 }

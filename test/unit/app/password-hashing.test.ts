@@ -30,7 +30,23 @@ describe('password hashing', () => {
     fc.assert(
       fc.property(fc.string({ maxLength: 300 }), (password) => {
         const problem = passwordProblem(password);
-        expect(problem === null).toBe(password.length >= 12 && password.length <= 256);
+        const repeated = /^(.)\1*$/su.test(password.toLowerCase());
+        if (password.length < 12 || password.length > 256 || repeated) expect(problem).not.toBeNull();
+        else if (problem !== null) expect(problem).toContain('common passwords');
+      }),
+    );
+  });
+
+  it('refuses the shipped common passwords in any letter case, and long passwords that are not on the list', () => {
+    for (const common of ['password1234', 'QWERTY123456', '1q2w3e4r5t6y', 'PasswordPassword', 'aaaaaaaaaaaaaaa']) {
+      expect(passwordProblem(common), common).toMatch(/list of common passwords/);
+    }
+    expect(passwordProblem('correct horse battery staple')).toBeNull();
+    fc.assert(
+      fc.property(fc.string({ minLength: 12, maxLength: 40 }).filter((value) => new Set(value).size > 3), (password) => {
+        // Random strings of mixed characters are never on the list.
+        fc.pre(!/^[a-z0-9]+$/i.test(password));
+        expect(passwordProblem(password)).toBeNull();
       }),
     );
   });
