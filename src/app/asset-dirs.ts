@@ -20,5 +20,5 @@ function packageRoot(): string {
 const ROOT = packageRoot();
 export const TEMPLATE_DIR = join(ROOT, 'src', 'app', 'templates');
 export const STATIC_DIR = join(ROOT, 'src', 'app', 'static');
-/** Data the app ships, such as the list of common passwords. */
-export const DATA_DIR = join(ROOT, 'src', 'app', 'data');
+/** Word lists the app ships (the common passwords a new password must not be). */
+export const LISTS_DIR = join(ROOT, 'src', 'app', 'lists');

@@ -6,7 +6,7 @@
 import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DATA_DIR } from './asset-dirs.js';
+import { LISTS_DIR } from './asset-dirs.js';
 
 const N = 2 ** 17;
 const R = 8;
@@ -53,10 +53,10 @@ export const PASSWORD_MIN_LENGTH = 12;
 export const PASSWORD_MAX_LENGTH = 256;
 
 let common: ReadonlySet<string> | undefined;
-/** The shipped list of common passwords (data/common-passwords.txt), read once, lower-cased. */
+/** The shipped list of common passwords (lists/common-passwords.txt), read once, lower-cased. */
 function commonPasswords(): ReadonlySet<string> {
   common ??= new Set(
-    readFileSync(join(DATA_DIR, 'common-passwords.txt'), 'utf8')
+    readFileSync(join(LISTS_DIR, 'common-passwords.txt'), 'utf8')
       .split('\n')
       .map((line) => line.trim().toLowerCase())
       .filter((line) => line !== '' && !line.startsWith('#')),
