@@ -100,7 +100,11 @@ export interface Store extends AccountAuthStore, KeyLimitStore, BillingStore {
   findApiKeyByHash(hash: string): Promise<{ key: ApiKeyRecord; account: Account } | null>;
   getApiKey(id: string): Promise<ApiKeyRecord | null>;
   listApiKeys(accountId: string): Promise<ApiKeyRecord[]>;
-  /** Creates the replacement and revokes (grace 0) or schedules expiry of the old key, in one transaction. */
+  /**
+   * Creates the replacement and revokes (grace 0) or schedules expiry of the old key, in one transaction.
+   * The replacement keeps the old key's expiry (as it was before the grace), its own limits and its count
+   * against its own monthly cap.
+   */
   rotateApiKey(
     oldKeyId: string,
     replacement: { hash: string; last4: string; name: string | null },

@@ -138,6 +138,26 @@ export function runAccountAuthContract(name: string, makeStore: MakeStore): void
       expect(await store.readKeyQuota(key.id, '2026-12')).toBe(0);
     });
 
+    it('rotation keeps the expiry, the own limits and this month\'s count against the own cap', async () => {
+      const a = await store.createAccount({ email: 'a@example.com', plan: 'free' }, 'cli');
+      const expiresAt = '2027-01-01T00:00:00.000Z';
+      const plain = generateApiKey();
+      const old = await store.createApiKey({ accountId: a.id, name: 'ci', hash: hashApiKey(plain), last4: lastFour(plain), expiresAt }, 'app');
+      await store.setKeyLimits({ keyId: old.id, monthlyRequests: 10, requestsPerMinute: 3 }, 'app');
+      await store.admitKeyQuota({ keyId: old.id, period: '2026-11', weight: 4, limit: 10 });
+      const key = generateApiKey();
+      const { created } = await store.rotateApiKey(old.id, { name: 'ci', hash: hashApiKey(key), last4: lastFour(key) }, 60, 'app');
+      expect(created).toMatchObject({ name: 'ci', expiresAt, revokedAt: null });
+      expect(await store.getKeyLimits(created.id)).toEqual({ keyId: created.id, monthlyRequests: 10, requestsPerMinute: 3 });
+      expect(await store.readKeyQuota(created.id, '2026-11')).toBe(4);
+      // A key without own limits is rotated into one without them.
+      const bare = await newKey(a.id);
+      const next = generateApiKey();
+      const rotated = await store.rotateApiKey(bare.id, { name: null, hash: hashApiKey(next), last4: lastFour(next) }, 0, 'app');
+      expect(rotated.created.expiresAt).toBeNull();
+      expect(await store.getKeyLimits(rotated.created.id)).toBeNull();
+    });
+
     it('finds the key that replaced a rotated one', async () => {
       const a = await store.createAccount({ email: 'a@example.com', plan: 'free' }, 'cli');
       const old = await newKey(a.id);

@@ -124,7 +124,15 @@ export function createPostgresStore(options: PostgresStoreOptions): Store {
       graceSeconds === 0
         ? await updateKey(db, old.id, 'revoked_at', isoAt(nowMs))
         : await updateKey(db, old.id, 'expires_at', graceExpiry(lifecycleOf(old).expiresAtMs, nowMs, graceSeconds));
-    const created = await insertKey(db, old.account_id, replacement);
+    // The replacement carries on the old key's expiry and its own limits: rotating changes the secret only.
+    const created = await insertKey(db, old.account_id, { ...replacement, expiresAt: old.expires_at });
+    await queryRows(
+      db,
+      'INSERT INTO api_key_limits (key_id, monthly_requests, requests_per_minute) SELECT $1, monthly_requests, requests_per_minute FROM api_key_limits WHERE key_id = $2',
+      [created.id, old.id],
+    );
+    // The count against the key's own monthly cap comes along too, so a rotation never resets a cap.
+    await queryRows(db, 'INSERT INTO key_quota_usage (key_id, period, used) SELECT $1, period, used FROM key_quota_usage WHERE key_id = $2', [created.id, old.id]);
     await audit(db, actor, 'key.create', created.account_id, created.id, { name: created.name, rotatedFrom: old.id });
     await audit(db, actor, 'key.rotate', old.account_id, old.id, { replacementKeyId: created.id, graceSeconds });
     return { revoked: toApiKey(retired), created: toApiKey(created) };

@@ -151,7 +151,12 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
       graceSeconds === 0
         ? sql().revokeApiKey.get(isoAt(nowMs), old.id)
         : sql().expireApiKey.get(graceExpiry(lifecycleOf(old).expiresAtMs, nowMs, graceSeconds), old.id);
-    const created = insertKey(old.account_id, replacement);
+    // The replacement carries on the old key's expiry and its own limits: rotating changes the secret only.
+    const created = insertKey(old.account_id, { ...replacement, expiresAt: old.expires_at });
+    // Prepared here, not with the other statements: rotation is rare, and the tables exist only after migration.
+    // The count against the key's own monthly cap comes along too, so a rotation never resets a cap.
+    db.prepare('INSERT INTO api_key_limits (key_id, monthly_requests, requests_per_minute) SELECT ?, monthly_requests, requests_per_minute FROM api_key_limits WHERE key_id = ?').run(created.id, old.id);
+    db.prepare('INSERT INTO key_quota_usage (key_id, period, used) SELECT ?, period, used FROM key_quota_usage WHERE key_id = ?').run(created.id, old.id);
     audit(actor, 'key.create', created.account_id, created.id, { name: created.name, rotatedFrom: old.id });
     audit(actor, 'key.rotate', old.account_id, old.id, { replacementKeyId: created.id, graceSeconds });
     return { revoked: toApiKey(retired ?? old), created: toApiKey(created) };
