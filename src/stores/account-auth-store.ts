@@ -12,6 +12,8 @@ export interface LoginRecord {
   /** The encoded password hash with its parameters (app/password-hashing.ts). */
   passwordHash: string;
   updatedAt: string;
+  /** When the address was confirmed through a mailed link (or a link from the CLI); null until then. */
+  emailVerifiedAt: string | null;
 }
 
 export interface SessionRecord {
@@ -26,7 +28,8 @@ export interface SessionRecord {
   ip: string | null;
 }
 
-export type LinkKind = 'invite' | 'reset';
+/** `verify` confirms the address of an existing login (email verification). */
+export type LinkKind = 'invite' | 'reset' | 'verify';
 
 export interface LinkTokenRecord {
   id: string;
@@ -54,6 +57,8 @@ export interface AccountAuthStore {
   getLogin(accountId: string): Promise<LoginRecord | null>;
   /** Creates or replaces the account's login (a CLI-created account sets its first password this way). */
   setPassword(input: { accountId: string; email: string; passwordHash: string }, actor: string): Promise<void>;
+  /** Marks the login's address confirmed (keeps the first time). */
+  markEmailVerified(accountId: string, at: string): Promise<void>;
   /** Accounts whose contact email matches (case-insensitively), for CLI reset links. */
   findAccountsByEmail(email: string): Promise<Account[]>;
 

@@ -6,6 +6,7 @@
 import type { AccountAuthStore } from './account-auth-store.js';
 import type { BillingStore } from './billing-store.js';
 import type { KeyLimitStore } from './key-limit-store.js';
+import type { AlertStore } from './alert-store.js';
 
 export type AccountStatus = 'active' | 'inactive';
 
@@ -78,7 +79,7 @@ export interface QuotaAdmitInput {
 }
 
 /** The account app's parts (sign-in, sessions, links, per-key limits) and billing live in their own interfaces. */
-export interface Store extends AccountAuthStore, KeyLimitStore, BillingStore {
+export interface Store extends AccountAuthStore, KeyLimitStore, BillingStore, AlertStore {
   readonly kind: 'sqlite' | 'postgres';
   /** Apply pending versioned migrations. Idempotent. */
   migrate(): Promise<void>;

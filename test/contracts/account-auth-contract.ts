@@ -33,7 +33,7 @@ export function runAccountAuthContract(name: string, makeStore: MakeStore): void
       expect(account).toMatchObject({ email: 'ada@example.com', plan: 'free', status: 'active' });
       const found = await store.findLoginByEmail('ADA@example.com');
       expect(found?.account.id).toBe(account.id);
-      expect(found?.login).toEqual({ accountId: account.id, email: 'ada@example.com', passwordHash: 'h1', updatedAt: iso(START) });
+      expect(found?.login).toEqual({ accountId: account.id, email: 'ada@example.com', passwordHash: 'h1', updatedAt: iso(START), emailVerifiedAt: null });
       await expect(store.createAccountWithLogin({ email: 'ada@EXAMPLE.com', plan: 'free', passwordHash: 'h2' }, 'app')).rejects.toBeInstanceOf(EmailTakenError);
       expect(await store.listAccounts()).toHaveLength(1);
       expect((await store.listAuditEvents({ accountId: account.id }))[0]).toMatchObject({ action: 'account.create', details: { plan: 'free', via: 'signup' } });
@@ -46,7 +46,7 @@ export function runAccountAuthContract(name: string, makeStore: MakeStore): void
       await store.setPassword({ accountId: cli.id, email: cli.email, passwordHash: 'first' }, 'app');
       clock.advance(1000);
       await store.setPassword({ accountId: cli.id, email: cli.email, passwordHash: 'second' }, 'app');
-      expect(await store.getLogin(cli.id)).toEqual({ accountId: cli.id, email: 'bob@example.com', passwordHash: 'second', updatedAt: iso(START + 1000) });
+      expect(await store.getLogin(cli.id)).toEqual({ accountId: cli.id, email: 'bob@example.com', passwordHash: 'second', updatedAt: iso(START + 1000), emailVerifiedAt: null });
       const other = await store.createAccountWithLogin({ email: 'carol@example.com', plan: 'free', passwordHash: 'x' }, 'app');
       await expect(store.setPassword({ accountId: cli.id, email: 'carol@example.com', passwordHash: 'y' }, 'app')).rejects.toBeInstanceOf(EmailTakenError);
       expect((await store.getLogin(other.id))?.passwordHash).toBe('x');

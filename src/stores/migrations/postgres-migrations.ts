@@ -231,4 +231,40 @@ export const postgresMigrations: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 6,
+    name: 'email verification, verify links, alerts once per period, alert email preferences',
+    // Email and alerts (docs/app.md#email-and-alerts). account_logins.email_verified_at: when the login's
+    // address was confirmed through a mailed link; logins that existed before count as confirmed.
+    // link_tokens gains the kind 'verify'. account_alerts: every alert raised, unique per account, kind,
+    // subject (a key, a provider, a device, or '' for the account), period and level, so an alert is
+    // recorded and mailed once however many workers, instances or restarts see it. alert_preferences:
+    // which kinds an account wants by email (no row: the defaults).
+    sql: `
+      ALTER TABLE account_logins ADD COLUMN email_verified_at TIMESTAMPTZ;
+      UPDATE account_logins SET email_verified_at = updated_at;
+
+      ALTER TABLE link_tokens DROP CONSTRAINT IF EXISTS link_tokens_kind_check;
+      ALTER TABLE link_tokens ADD CONSTRAINT link_tokens_kind_check CHECK (kind IN ('invite', 'reset', 'verify'));
+
+      CREATE TABLE account_alerts (
+        id TEXT PRIMARY KEY,
+        account_id TEXT NOT NULL REFERENCES accounts (id),
+        kind TEXT NOT NULL,
+        subject TEXT NOT NULL,
+        period TEXT NOT NULL,
+        level INTEGER NOT NULL,
+        details JSONB NOT NULL,
+        created_at TIMESTAMPTZ NOT NULL,
+        UNIQUE (account_id, kind, subject, period, level)
+      );
+      CREATE INDEX account_alerts_recent ON account_alerts (account_id, created_at);
+
+      CREATE TABLE alert_preferences (
+        account_id TEXT PRIMARY KEY REFERENCES accounts (id),
+        email_kinds TEXT NOT NULL,
+        updated_at TIMESTAMPTZ NOT NULL
+      );
+    `,
+  },
 ];

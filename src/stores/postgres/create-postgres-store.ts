@@ -24,6 +24,7 @@ import {
 } from './postgres-rows.js';
 import { inTransaction, queryRows, type Queryable } from './postgres-session.js';
 import { createPostgresAccountAuth } from './postgres-account-auth.js';
+import { createPostgresAlerts } from './postgres-alerts.js';
 import { createPostgresBilling } from './postgres-billing.js';
 
 export interface PostgresStoreOptions {
@@ -142,6 +143,7 @@ export function createPostgresStore(options: PostgresStoreOptions): Store {
   return {
     ...createPostgresAccountAuth(pool, helpers),
     ...createPostgresBilling(pool, helpers),
+    ...createPostgresAlerts(pool, helpers),
     kind: 'postgres',
 
     migrate: () => migratePostgres(pool, postgresMigrations, options.schema, isoAt(clock.now())),

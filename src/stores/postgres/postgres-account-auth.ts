@@ -1,6 +1,6 @@
 /** The PostgreSQL side of AccountAuthStore and KeyLimitStore, on the store's pool and transactions. */
 import type { Pool } from 'pg';
-import { EmailTakenError, normalizeEmail, type AccountAuthStore, type LinkTokenRecord, type LoginRecord, type SessionRecord } from '../account-auth-store.js';
+import { EmailTakenError, normalizeEmail, type AccountAuthStore, type LinkKind, type LinkTokenRecord, type LoginRecord, type SessionRecord } from '../account-auth-store.js';
 import type { KeyLimitStore, KeyLimits } from '../key-limit-store.js';
 import { toAccount, type AccountRow } from './postgres-rows.js';
 import { inTransaction, queryRows, type Queryable } from './postgres-session.js';
@@ -11,9 +11,9 @@ export interface PostgresHelpers {
   nowIso(): string;
 }
 
-interface LoginRow { account_id: string; email: string; password_hash: string; updated_at: Date }
+interface LoginRow { account_id: string; email: string; password_hash: string; updated_at: Date; email_verified_at?: Date | null }
 interface SessionRow { id: string; account_id: string; token_hash: string; created_at: Date; last_seen_at: Date; user_agent: string | null; ip: string | null }
-interface LinkRow { id: string; kind: 'invite' | 'reset'; email: string; account_id: string | null; created_at: Date; expires_at: Date; used_at: Date | null }
+interface LinkRow { id: string; kind: LinkKind; email: string; account_id: string | null; created_at: Date; expires_at: Date; used_at: Date | null }
 interface LimitRow { key_id: string; monthly_requests: number | null; requests_per_minute: number | null }
 
 const toLogin = (row: LoginRow): LoginRecord => ({
@@ -21,6 +21,7 @@ const toLogin = (row: LoginRow): LoginRecord => ({
   email: row.email,
   passwordHash: row.password_hash,
   updatedAt: row.updated_at.toISOString(),
+  emailVerifiedAt: row.email_verified_at ? row.email_verified_at.toISOString() : null,
 });
 const toSession = (row: SessionRow): SessionRecord => ({
   id: row.id,
@@ -106,6 +107,9 @@ export function createPostgresAccountAuth(pool: Pool, helpers: PostgresHelpers):
       } catch (error) {
         throw isUniqueViolation(error) ? new EmailTakenError() : error;
       }
+    },
+    markEmailVerified: async (accountId, at) => {
+      await queryRows(pool, 'UPDATE account_logins SET email_verified_at = coalesce(email_verified_at, $1) WHERE account_id = $2', [at, accountId]);
     },
     findAccountsByEmail: async (email) =>
       (await queryRows<AccountRow>(pool, 'SELECT * FROM accounts WHERE lower(trim(email)) = $1 ORDER BY created_at, id', [normalizeEmail(email)])).map(

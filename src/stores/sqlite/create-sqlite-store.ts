@@ -17,6 +17,7 @@ import { migrateSqlite } from './migrate-sqlite.js';
 import { prepareSqliteStatements, type SqliteStatements } from './prepare-sqlite-statements.js';
 import type { SqliteStore } from './sqlite-data-version.js';
 import { createSqliteAccountAuth } from './sqlite-account-auth.js';
+import { createSqliteAlerts } from './sqlite-alerts.js';
 import { createSqliteBilling } from './sqlite-billing.js';
 import { toAccount, toApiKey, toAuditEvent, toProviderKey, type AccountRow, type ApiKeyRow } from './sqlite-rows.js';
 
@@ -166,6 +167,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
   return {
     ...createSqliteAccountAuth(db, helpers),
     ...createSqliteBilling(db, helpers),
+    ...createSqliteAlerts(db, helpers),
     kind: 'sqlite',
 
     migrate: guarded(() => migrateSqlite(db, sqliteMigrations, isoAt(clock.now()))),

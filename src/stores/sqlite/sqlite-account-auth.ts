@@ -1,6 +1,6 @@
 /** The SQLite side of AccountAuthStore and KeyLimitStore, sharing the store's connection and transactions. */
 import type { Database } from 'better-sqlite3';
-import { EmailTakenError, normalizeEmail, type AccountAuthStore, type LinkTokenRecord, type LoginRecord, type SessionRecord } from '../account-auth-store.js';
+import { EmailTakenError, normalizeEmail, type AccountAuthStore, type LinkKind, type LinkTokenRecord, type LoginRecord, type SessionRecord } from '../account-auth-store.js';
 import type { KeyLimitStore } from '../key-limit-store.js';
 import type { Account } from '../store.js';
 import { toAccount, type AccountRow } from './sqlite-rows.js';
@@ -13,12 +13,18 @@ export interface SqliteHelpers {
   nowIso(): string;
 }
 
-interface LoginRow { account_id: string; email: string; password_hash: string; updated_at: string }
+interface LoginRow { account_id: string; email: string; password_hash: string; updated_at: string; email_verified_at?: string | null }
 interface SessionRow { id: string; account_id: string; token_hash: string; created_at: string; last_seen_at: string; user_agent: string | null; ip: string | null }
-interface LinkRow { id: string; kind: 'invite' | 'reset'; email: string; account_id: string | null; created_at: string; expires_at: string; used_at: string | null }
+interface LinkRow { id: string; kind: LinkKind; email: string; account_id: string | null; created_at: string; expires_at: string; used_at: string | null }
 interface LimitRow { key_id: string; monthly_requests: number | null; requests_per_minute: number | null }
 
-const toLogin = (row: LoginRow): LoginRecord => ({ accountId: row.account_id, email: row.email, passwordHash: row.password_hash, updatedAt: row.updated_at });
+const toLogin = (row: LoginRow): LoginRecord => ({
+  accountId: row.account_id,
+  email: row.email,
+  passwordHash: row.password_hash,
+  updatedAt: row.updated_at,
+  emailVerifiedAt: row.email_verified_at ?? null,
+});
 const toSession = (row: SessionRow): SessionRecord => ({
   id: row.id,
   accountId: row.account_id,
@@ -51,6 +57,7 @@ function prepare(db: Database) {
       `INSERT INTO account_logins (account_id, email, password_hash, updated_at) VALUES (@account_id, @email, @password_hash, @updated_at)
        ON CONFLICT (account_id) DO UPDATE SET email = excluded.email, password_hash = excluded.password_hash, updated_at = excluded.updated_at`,
     ),
+    markVerified: db.prepare<[string, string], unknown>('UPDATE account_logins SET email_verified_at = coalesce(email_verified_at, ?) WHERE account_id = ?'),
     insertSession: db.prepare<[SessionRow], unknown>(
       `INSERT INTO account_sessions (id, account_id, token_hash, created_at, last_seen_at, user_agent, ip)
        VALUES (@id, @account_id, @token_hash, @created_at, @last_seen_at, @user_agent, @ip)`,
@@ -128,6 +135,9 @@ export function createSqliteAccountAuth(db: Database, helpers: SqliteHelpers): A
       sql().upsertLogin.run({ account_id: input.accountId, email, password_hash: input.passwordHash, updated_at: nowIso() });
       audit(actor, 'account.password_set', input.accountId, null, {});
     }),
+    markEmailVerified: write((accountId: string, at: string) => {
+      sql().markVerified.run(at, accountId);
+    }),
     findAccountsByEmail: guarded((email: string) => sql().accountsByEmail.all(normalizeEmail(email)).map(toAccount)),
 
     createSession: write((input: { accountId: string; tokenHash: string; userAgent: string | null; ip: string | null }) => {
@@ -156,7 +166,7 @@ export function createSqliteAccountAuth(db: Database, helpers: SqliteHelpers): A
     deleteSessions: write((accountId: string, exceptId?: string) => sql().deleteSessionsExcept.run(accountId, exceptId ?? '').changes),
 
     createLinkToken: write(
-      (input: { kind: 'invite' | 'reset'; email: string; accountId: string | null; tokenHash: string; expiresAt: string }, actor: string) => {
+      (input: { kind: LinkKind; email: string; accountId: string | null; tokenHash: string; expiresAt: string }, actor: string) => {
         const row = {
           id: newId('lnk_'),
           kind: input.kind,

@@ -4,6 +4,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createPostgresStore } from '../../../src/stores/postgres/create-postgres-store.js';
 import { StoreUnavailableError } from '../../../src/stores/store.js';
 import { runAccountAuthContract } from '../../contracts/account-auth-contract.js';
+import { runAlertStoreContract } from '../../contracts/alert-store-contract.js';
 import { runBillingStoreContract } from '../../contracts/billing-store-contract.js';
 import { admitConcurrently, ManualClock, runStoreContract, type MakeStore } from '../../contracts/store-contract.js';
 import { dropSchemas } from '../../support/service-cleanup.js';
@@ -34,6 +35,7 @@ describe.skipIf(!url)('postgres store', () => {
   runStoreContract('postgres', makePostgresStore);
   runAccountAuthContract('postgres', makePostgresStore);
   runBillingStoreContract('postgres', makePostgresStore);
+  runAlertStoreContract('postgres', makePostgresStore);
 
   it('two instances migrating at once apply each version exactly once', async () => {
     const schema = nextSchema();
@@ -43,7 +45,7 @@ describe.skipIf(!url)('postgres store', () => {
     await admin.connect();
     const { rows } = await admin.query(`SELECT version FROM "${schema}".schema_migrations ORDER BY version`);
     await admin.end();
-    expect(rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }]);
+    expect(rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }, { version: 6 }]);
     await Promise.all(instances.map((store) => store.close()));
   });
 

@@ -5,6 +5,7 @@ import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createSqliteStore } from '../../../src/stores/sqlite/create-sqlite-store.js';
 import { runAccountAuthContract } from '../../contracts/account-auth-contract.js';
+import { runAlertStoreContract } from '../../contracts/alert-store-contract.js';
 import { runBillingStoreContract } from '../../contracts/billing-store-contract.js';
 import { admitConcurrently, ManualClock, runStoreContract, type MakeStore } from '../../contracts/store-contract.js';
 
@@ -21,6 +22,7 @@ const makeSqliteStore: MakeStore = async (clock) => {
 runStoreContract('sqlite', makeSqliteStore);
 runAccountAuthContract('sqlite', makeSqliteStore);
 runBillingStoreContract('sqlite', makeSqliteStore);
+runAlertStoreContract('sqlite', makeSqliteStore);
 
 describe('sqlite store', () => {
   const clock = new ManualClock(Date.UTC(2026, 0, 1));
@@ -38,6 +40,7 @@ describe('sqlite store', () => {
       { version: 3, applied_at: '2026-01-01T00:00:00.000Z' },
       { version: 4, applied_at: '2026-01-01T00:00:00.000Z' },
       { version: 5, applied_at: '2026-01-01T00:00:00.000Z' },
+      { version: 6, applied_at: '2026-01-01T00:00:00.000Z' },
     ]);
     expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
     db.close();
@@ -50,7 +53,7 @@ describe('sqlite store', () => {
     const db = new Database(path);
     db.prepare("INSERT INTO schema_migrations (version, name, applied_at) VALUES (99, 'future', 'x')").run();
     db.close();
-    await expect(store.migrate()).rejects.toThrow('database schema version 99 is newer than this router knows (5)');
+    await expect(store.migrate()).rejects.toThrow('database schema version 99 is newer than this router knows (6)');
     await store.close();
   });
 
