@@ -4,6 +4,7 @@ import type { KeyLimitService } from '../accounts/key-limit-service.js';
 import type { AppBilling } from './billing/open-billing.js';
 import type { RouterDeps } from '../server/router-deps.js';
 import type { CsrfGuard } from './csrf.js';
+import type { KeyFlash } from './key-flash.js';
 import type { Renderer } from './render.js';
 import type { SessionManager } from './session-manager.js';
 import type { SigninThrottle } from './signin-throttle.js';
@@ -16,6 +17,8 @@ export interface WebDeps extends RouterDeps {
   renderer: Renderer;
   sessions: SessionManager;
   csrf: CsrfGuard;
+  /** The new key (and notice) a POST hands to the page it redirects to. */
+  flash: KeyFlash;
   throttle: SigninThrottle;
   /** The client's address through the trusted proxies (server.trustedProxies). */
   clientAddress: (event: H3Event) => string | null;

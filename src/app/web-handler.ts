@@ -16,6 +16,7 @@ import type { RouterDeps } from '../server/router-deps.js';
 import { StoreUnavailableError } from '../stores/store.js';
 import { STATIC_DIR } from './asset-dirs.js';
 import { CsrfGuard } from './csrf.js';
+import { KeyFlash } from './key-flash.js';
 import { registerDocsPages } from './docs/docs-pages.js';
 import { clientAddressOf, sendHtml, wantsHtml } from './http-helpers.js';
 import type { LedgerViews } from './ledger-seams.js';
@@ -66,6 +67,7 @@ export function createWebHandler(deps: RouterDeps, options: WebHandlerOptions): 
     renderer,
     sessions: new SessionManager(deps.store, deps.clock, server.app, paths.secure, clientAddress),
     csrf: new CsrfGuard(csrfSecret, paths.appOrigin, paths.secure),
+    flash: new KeyFlash(csrfSecret, paths.secure),
     // In the shared limiter: every worker and (with Redis) every instance counts the same failures.
     throttle: new SigninThrottle(deps.rateLimiter, deps.clock),
     clientAddress,

@@ -1,6 +1,12 @@
-/** Onboarding (the first key) and the keys page: create, rotate with grace (idempotent), revoke, own limits. */
+/**
+ * Onboarding (the first key) and the keys page: create, rotate with grace (idempotent; the replacement
+ * keeps name, expiry and own limits), revoke (also a key in its grace), own limits. Creating and rotating
+ * answer with a redirect and hand the new key to the next page through KeyFlash, so a reload never makes
+ * a second key.
+ */
 import type { H3Event, Router } from 'h3';
 import type { IssuedKey } from '../../accounts/key-service.js';
+import type { Flash } from '../key-flash.js';
 import { hygieneHints, keyState, limitsLabel, maskedKey, parseLimit, utcLabel } from '../key-views.js';
 import { errorPage, redirectAfterPost, signedInAction, signedInPage, type PageContext } from '../page-kit.js';
 import type { WebDeps } from '../web-deps.js';
@@ -16,6 +22,11 @@ export function registerKeyPages(router: Router, deps: WebDeps): void {
   const rotating = new Map<string, Promise<unknown>>();
 
   const shown = (issued: IssuedKey) => ({ key: issued.key, name: issued.record.name, expiresAt: issued.record.expiresAt ? utcLabel(issued.record.expiresAt) : null });
+  /** Show the new key on the page the browser is sent to next (once). */
+  const showNext = (event: H3Event, page: PageContext, location: string, flash: Flash) => {
+    deps.flash.put(event, page.session.id, flash);
+    return redirectAfterPost(event, location);
+  };
 
   async function keysView(page: PageContext, extra: Record<string, unknown> = {}, status?: number): Promise<string> {
     const accountId = page.account.id;
@@ -39,6 +50,10 @@ export function registerKeyPages(router: Router, deps: WebDeps): void {
           state,
           stateLabel: state === 'live' ? 'active' : state === 'grace' ? `rotated, works until ${utcLabel(key.expiresAt)}` : 'revoked',
           live: state === 'live',
+          // A key in its rotation grace can still be revoked at once (a leaked key must not wait out the grace).
+          revocable: state !== 'retired',
+          // Its row in the usage page's table by key, which covers the last 30 days (29 full ones are sure to be in it).
+          usageHref: used && now - Date.parse(used) < 29 * 86_400_000 ? `${app}/usage?by=key#usage-${key.id}` : null,
           createdAt: key.createdAt,
           createdLabel: utcLabel(key.createdAt),
           expiresLabel: key.revokedAt ? `revoked ${utcLabel(key.revokedAt)}` : key.expiresAt ? utcLabel(key.expiresAt) : 'never',
@@ -72,9 +87,10 @@ export function registerKeyPages(router: Router, deps: WebDeps): void {
 
   router.get(
     `${app}/onboarding`,
-    signedInPage(deps, async (_event, page) => {
+    signedInPage(deps, async (event, page) => {
       const hasKey = (await store.listApiKeys(page.account.id)).length > 0;
-      return page.view('onboarding', { title: 'Get started', hasKey, apiBase, upgradeUrl: `${deps.config.server.baseUrl}/pricing` });
+      const { newKey } = deps.flash.take(event, page.session.id);
+      return page.view('onboarding', { title: 'Get started', hasKey, apiBase, newKey, upgradeUrl: `${deps.config.server.baseUrl}/pricing` });
     }),
   );
   router.post(
@@ -84,14 +100,14 @@ export function registerKeyPages(router: Router, deps: WebDeps): void {
       if ((await store.listApiKeys(page.account.id)).length > 0) return redirectAfterPost(event, `${app}/keys`);
       const expiresAt = new Date(deps.clock.now() + 90 * 86_400_000).toISOString();
       const issued = await deps.keys.issue(page.account.id, 'first key', 'app', { expiresAt });
-      return page.view('onboarding', { title: 'Get started', hasKey: true, apiBase, newKey: shown(issued), upgradeUrl: `${deps.config.server.baseUrl}/pricing` });
+      return showNext(event, page, `${app}/onboarding`, { newKey: shown(issued) });
     }),
   );
 
-  router.get(`${app}/keys`, signedInPage(deps, (_event, page) => keysView(page)));
+  router.get(`${app}/keys`, signedInPage(deps, (event, page) => keysView(page, { ...deps.flash.take(event, page.session.id) })));
   router.post(
     `${app}/keys`,
-    signedInAction(deps, async (_event, page, form) => {
+    signedInAction(deps, async (event, page, form) => {
       const name = (form.name ?? '').trim().slice(0, 60) || null;
       const days = form.expiresInDays ?? '';
       if (days !== '' && !EXPIRY_DAYS.has(days)) return keysView(page, { problem: 'Choose an expiry from the list.' }, 400);
@@ -100,7 +116,7 @@ export function registerKeyPages(router: Router, deps: WebDeps): void {
       const expiresAt = days === '' ? null : new Date(deps.clock.now() + Number(days) * 86_400_000).toISOString();
       const issued = await deps.keys.issue(page.account.id, name, 'app', { expiresAt });
       if (limits.monthlyRequests !== null || limits.requestsPerMinute !== null) await deps.keyLimits.set({ keyId: issued.record.id, ...limits }, 'app');
-      return keysView(page, { newKey: shown(issued), notice: 'Key created.' });
+      return showNext(event, page, `${app}/keys`, { newKey: shown(issued), notice: 'Key created.' });
     }),
   );
 
@@ -128,7 +144,7 @@ export function registerKeyPages(router: Router, deps: WebDeps): void {
         if ('already' in outcome) return keysView(page, { notice: `This key was already rotated; its replacement is ${outcome.already}. No new key was made.` });
         if ('retired' in outcome) return keysView(page, { problem: 'This key is already revoked.' }, 409);
         const until = grace === 0 ? 'The old key stopped working now.' : `The old key keeps working until ${utcLabel(outcome.issued.revoked.expiresAt)}.`;
-        return keysView(page, { newKey: shown(outcome.issued), notice: `Key rotated. ${until}` });
+        return showNext(event, page, `${app}/keys`, { newKey: shown(outcome.issued), notice: `Key rotated; it keeps its name, expiry and own limits. ${until}` });
       } finally {
         if (rotating.get(key.id) === attempt) rotating.delete(key.id);
       }

@@ -74,6 +74,8 @@ export function registerUsagePages(router: Router, deps: WebDeps): void {
   function tables(usage: DailyUsage, label: (group: string | null) => string) {
     const row = (sums: DailyUsage['totals'], name: string) => ({
       name,
+      // By key, each row is the target of its key's "Usage of this key" link on the keys page.
+      anchor: usage.by === 'key' && sums.group ? `usage-${sums.group}` : null,
       requests: formatCount(sums.requests),
       failed: formatCount(sums.failedRequests),
       prompt: formatCount(sums.promptTokens),

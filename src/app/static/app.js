@@ -8,6 +8,8 @@
       if (!target) return;
       var label = button.textContent;
       button.hidden = false;
+      // A key shown once: focus goes straight to its Copy button, the one thing to do next.
+      if (button.closest('.shown-key')) button.focus();
       button.addEventListener('click', function () {
         navigator.clipboard.writeText(target.textContent.trim()).then(
           function () { button.textContent = 'Copied'; setTimeout(function () { button.textContent = label; }, 2000); },

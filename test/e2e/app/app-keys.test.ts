@@ -28,7 +28,7 @@ describe('account app: keys and provider keys', () => {
   async function newUser(email: string) {
     const browser = new AppClient(router.url);
     await browser.signUp(email, PASSWORD);
-    const first = await browser.post('/app/onboarding/key', {});
+    const first = await browser.follow(await browser.post('/app/onboarding/key', {}));
     const key = shownKey(first.html)!;
     await browser.get('/app/provider-keys');
     await browser.post('/app/provider-keys', { provider: 'openai', key: OPENAI_KEY });
@@ -39,13 +39,20 @@ describe('account app: keys and provider keys', () => {
     const browser = new AppClient(router.url);
     const onboarding = await browser.signUp('first@example.com', PASSWORD);
     expect(onboarding.html).toContain('Generate my first key');
-    const shown = await browser.post('/app/onboarding/key', {});
+    // Post-redirect-get: the key is shown on the page the POST redirects to, once.
+    const posted = await browser.post('/app/onboarding/key', {});
+    expect(posted).toMatchObject({ status: 303, location: '/app/onboarding' });
+    expect(shownKey(posted.html)).toBeNull();
+    const shown = await browser.follow(posted);
     const key = shownKey(shown.html)!;
     expect(key).toMatch(/^sk_router_[0-9A-Za-z]{38}$/);
     expect(shown.html).toContain(`${router.baseURL}`);
     expect(shown.html).toContain(`curl ${router.baseURL}/models -H "Authorization: Bearer ${key}"`);
     expect(shown.html).toContain(`apiKey: '${key}'`);
     expect(shown.html).toContain(`baseURL: '${router.baseURL}'`);
+    // A reload of the page shows no key again; the flash cookie holds the key sealed, never in clear.
+    expect(shownKey((await browser.get('/app/onboarding')).html)).toBeNull();
+    expect(posted.headers.getSetCookie().join('\n')).not.toContain(key);
     const again = await browser.post('/app/onboarding/key', {});
     expect(again.location).toBe('/app/keys');
     const keys = await browser.get('/app/keys');
@@ -65,8 +72,9 @@ describe('account app: keys and provider keys', () => {
       browser.post(`/app/keys/${oldId}/rotate`, { graceSeconds: '3600' }),
       browser.post(`/app/keys/${oldId}/rotate`, { graceSeconds: '3600' }),
     ]);
-    const rotated = pages.find((page) => shownKey(page.html) !== null)!;
-    const repeat = pages.find((page) => page !== rotated)!;
+    const redirected = pages.find((page) => page.status === 303)!;
+    const repeat = pages.find((page) => page !== redirected)!;
+    const rotated = await browser.follow(redirected);
     const newKey = shownKey(rotated.html)!;
     expect(newKey).toMatch(/^sk_router_/);
     expect(newKey).not.toBe(oldKey);
@@ -85,6 +93,30 @@ describe('account app: keys and provider keys', () => {
     expect(refused.status).toBe(401);
     expect((await json(refused)).error.code).toBe('revoked_api_key');
     expect((await sdkClient(router, newKey).models.list()).data.length).toBe(1);
+  });
+
+  it('a rotated key keeps its name, expiry and own limits, and a key in its grace can be revoked at once', async () => {
+    const { browser } = await newUser('keep@example.com');
+    await browser.get('/app/keys');
+    const created = await browser.follow(await browser.post('/app/keys', { name: 'ci', expiresInDays: '30', monthlyRequests: '7', requestsPerMinute: '3' }));
+    const first = shownKey(created.html)!;
+    const firstId = keyIdByLast4(created.html, first.slice(-4));
+    const rotated = await browser.follow(await browser.post(`/app/keys/${firstId}/rotate`, { graceSeconds: '86400' }));
+    const second = shownKey(rotated.html)!;
+    const secondId = keyIdByLast4(rotated.html, second.slice(-4));
+    const card = rotated.html.split(`id="${secondId}"`)[1]!.split('</li>')[0]!;
+    expect(card).toContain('<strong>ci</strong>');
+    expect(card).toContain('<dt>Expires</dt><dd>2026-12-21');
+    expect(card).toContain('7 / month, 3 / minute');
+    // The old key, in its day of grace, offers "Revoke now"; revoking it stops it at once.
+    const oldCard = rotated.html.split(`id="${firstId}"`)[1]!.split('</li>')[0]!;
+    expect(oldCard).toContain('Revoke now…');
+    expect((await sdkClient(router, first).models.list()).data.length).toBe(1);
+    await browser.get(`/app/keys/${firstId}/revoke`);
+    const done = await browser.post(`/app/keys/${firstId}/revoke`, {});
+    expect(done.status).toBe(200);
+    expect(await sdkClient(router, first).models.list().catch((error: unknown) => error)).toMatchObject({ status: 401, code: 'revoked_api_key' });
+    expect((await sdkClient(router, second).models.list()).data.length).toBe(1);
   });
 
   it('revokes only after a confirmation page, and the key stops working at once', async () => {
@@ -106,7 +138,7 @@ describe('account app: keys and provider keys', () => {
     await browser.get('/app/keys');
     const badCap = await browser.post('/app/keys', { name: 'too big', expiresInDays: '30', monthlyRequests: '5000000' });
     expect(badCap.status).toBe(400);
-    const created = await browser.post('/app/keys', { name: 'ci <bot>', expiresInDays: '30', monthlyRequests: '2', requestsPerMinute: '' });
+    const created = await browser.follow(await browser.post('/app/keys', { name: 'ci <bot>', expiresInDays: '30', monthlyRequests: '2', requestsPerMinute: '' }));
     const capped = shownKey(created.html)!;
     expect(created.html).toContain('ci &lt;bot&gt;');
     expect(created.html).not.toContain('ci <bot>');

@@ -24,7 +24,7 @@ describe.each(usageBackends('app_usage'))('account app: usage, CSV export and su
   async function newUser(email: string) {
     const browser = new AppClient(router.url);
     await browser.signUp(email, PASSWORD);
-    const key = shownKey((await browser.post('/app/onboarding/key', {})).html)!;
+    const key = shownKey((await browser.follow(await browser.post('/app/onboarding/key', {}))).html)!;
     await browser.get('/app/provider-keys');
     await browser.post('/app/provider-keys', { provider: 'openai', key: 'sk-proj-usage-test-0001' });
     const accountId = (await router.server.runtime.store.findLoginByEmail(email))!.account.id;
@@ -142,7 +142,7 @@ describe.each(usageBackends('app_usage'))('account app: usage, CSV export and su
   });
 
   it('shows each key’s last use from the ledger and flags keys idle or never used', async () => {
-    const created = await alice.browser.post('/app/keys', { name: 'spare', expiresInDays: '30' });
+    const created = await alice.browser.follow(await alice.browser.post('/app/keys', { name: 'spare', expiresInDays: '30' }));
     expect(shownKey(created.html)).not.toBeNull();
     const keys = await alice.browser.get('/app/keys');
     expect(keys.html).toContain('<dt>Last used</dt><dd>2026-11-21 23:30 UTC</dd>');

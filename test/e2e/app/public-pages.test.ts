@@ -85,7 +85,7 @@ describe('public pages and docs', () => {
     // A signed-in person's pages: every link and every GET form on them.
     const browser = new AppClient(router.url);
     await browser.signUp('crawler@example.com', 'correct horse battery staple');
-    expect(shownKey((await browser.post('/app/onboarding/key', {})).html)).not.toBeNull();
+    expect(shownKey((await browser.follow(await browser.post('/app/onboarding/key', {}))).html)).not.toBeNull();
     const pages = ['/', '/pricing', '/model-catalog', '/status', '/docs', '/app/onboarding', '/app/keys', '/app/provider-keys', '/app/usage', '/app/billing', '/app/security', '/app/support', '/app/deactivated'];
     for (const path of pages) {
       const page = await browser.get(path);
