@@ -13,6 +13,7 @@ export function assembleRouterConfig(dir: string, files: RawConfigFiles): Router
     server: assembleServer(files.server),
     plans: files.plans.plans.map(assemblePlan),
     routes: files.routes.routes,
+    modelAliases: files.routes.aliases ?? [],
     providers: { ...files.providers, providers: files.providers.providers.map(assembleProvider) },
     catalog: files.catalog,
     pricing: files.pricing,

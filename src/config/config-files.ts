@@ -7,6 +7,7 @@ import type {
   CatalogFamily,
   CircuitBreakerConfig,
   ManagedAccessConfig,
+  ModelAliasConfig,
   PlanConfig,
   PricingConfig,
   ProviderConfig,
@@ -36,7 +37,7 @@ export type RawProvider = Omit<ProviderConfig, 'managedKey'> & { managedKey?: st
 export interface RawConfigFiles {
   server: RawServerFile;
   plans: { plans: RawPlan[] };
-  routes: { routes: RouteProfileConfig[] };
+  routes: { routes: RouteProfileConfig[]; aliases?: ModelAliasConfig[] };
   providers: { providers: RawProvider[]; circuitBreaker: CircuitBreakerConfig; managedAccess: ManagedAccessConfig };
   catalog: { families: CatalogFamily[] };
   pricing: PricingConfig;

@@ -34,6 +34,12 @@ export function crossCheck(files: Partial<RawConfigFiles>): FileProblem[] {
       problems.push({ file: 'routes', pointer: `/routes/${r}/fusion/minAnswers`, target: 'value', message });
     });
   }
+  if (routes) {
+    const known = idsOf(routes.routes);
+    (routes.aliases ?? []).forEach((alias, a) => {
+      problems.push(...unknown('routes', `/aliases/${a}/route`, `model alias "${alias.model}"`, 'route profile', alias.route, known));
+    });
+  }
   if (server && plans) {
     problems.push(...unknown('server', '/app/signupPlan', 'the account app', 'plan', server.app.signupPlan, idsOf(plans.plans)));
   }

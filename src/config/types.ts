@@ -148,6 +148,12 @@ export interface RouteProfileConfig {
   fusion?: FusionConfig;
 }
 
+/** routes.yaml `aliases`: a model name (or `*` glob) other than a profile that reaches one on /v1/messages. */
+export interface ModelAliasConfig {
+  model: string;
+  route: string;
+}
+
 /** One stage of a fusion: its targets, tried tier by tier with failover like a route's. */
 export interface FusionStageConfig {
   tiers: readonly (readonly RouteTarget[])[];
@@ -251,6 +257,7 @@ export interface RouterConfig {
   server: ServerConfig;
   plans: readonly PlanConfig[];
   routes: readonly RouteProfileConfig[];
+  modelAliases: readonly ModelAliasConfig[];
   providers: ProvidersFile;
   catalog: { families: readonly CatalogFamily[] };
   pricing: PricingConfig;

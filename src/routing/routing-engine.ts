@@ -8,6 +8,8 @@ import { runWithFailover, type FailoverCall, type FailoverDeps, type RoutedMeta 
 import type { ResponsesRequest } from '../formats/openai-responses.js';
 import { testCredential, type CredentialTestOutcome } from './test-credential.js';
 import { completeResponsesAttempt, streamResponsesAttempt, type ResponsesOutcome, type ResponsesStreamOutcome } from './responses-attempts.js';
+import { completeMessagesAttempt, streamMessagesAttempt, type MessagesCall, type MessagesStreamOutcome } from './messages-attempts.js';
+import type { MessagesResponse } from '../formats/anthropic-messages.js';
 
 import {
   completeFusion,
@@ -73,5 +75,16 @@ export class RoutingEngine {
   streamResponses(call: FailoverCall, request: ResponsesRequest): Promise<Routed<ResponsesStreamOutcome>> {
     const responsesCall = { request, model: call.route.id, signal: call.signal };
     return runWithFailover(this.deps, call, (candidate) => streamResponsesAttempt(this.deps, candidate, responsesCall));
+  }
+
+  /** Anthropic's Messages API over any upstream (messages-attempts.ts). */
+  completeMessages(call: FailoverCall, messages: Omit<MessagesCall, 'signal'>): Promise<Routed<MessagesResponse>> {
+    const messagesCall = { ...messages, signal: call.signal };
+    return runWithFailover(this.deps, call, (candidate) => completeMessagesAttempt(this.deps, candidate, messagesCall));
+  }
+
+  streamMessages(call: FailoverCall, messages: Omit<MessagesCall, 'signal'>): Promise<Routed<MessagesStreamOutcome>> {
+    const messagesCall = { ...messages, signal: call.signal };
+    return runWithFailover(this.deps, call, (candidate) => streamMessagesAttempt(this.deps, candidate, messagesCall));
   }
 }

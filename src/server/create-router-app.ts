@@ -12,6 +12,10 @@ import { createChatCompletionsRoute } from './routes/chat-completions.js';
 import { createModelRoute, createModelsRoute } from './routes/models.js';
 import { buildModelCatalog, buildPricing } from './routes/public-metadata.js';
 import { createResponsesRoute } from './routes/responses.js';
+import { createMessagesRoute } from './routes/messages.js';
+import { messagesRequestSchema } from './messages-request-schema.js';
+import { sendMessagesError } from './send-messages-error.js';
+import { createResolveModelAliasStage } from './stages/resolve-model-alias.js';
 import { createMetricsRoute } from './routes/metrics.js';
 import { createStatusRoute } from './routes/status.js';
 import { createLedgerViews } from './ledger-views.js';
@@ -41,7 +45,17 @@ export function createRouterApp(deps: RouterDeps): App {
   const keyLimits = new KeyLimitService(deps.store, deps.clock, config.server.keyCacheTtlMs);
   const ownKeyLimits = createKeyLimitsStage(deps, keyLimits);
   const inFlight = createConcurrencyStage(deps);
-  const modelTraffic = (schema: object, refuse?: BodyRule): Stage[] => [edge, authenticate, body(schema, refuse), createQuotaStage(deps), inFlight, rateLimit, ownKeyLimits];
+  const modelTraffic = (schema: object, refuse?: BodyRule, routeOfModel: Stage[] = []): Stage[] => [
+    edge,
+    authenticate,
+    body(schema, refuse),
+    ...routeOfModel,
+    createQuotaStage(deps),
+    inFlight,
+    rateLimit,
+    ownKeyLimits,
+  ];
+  const messagesTraffic = modelTraffic(messagesRequestSchema, undefined, [createResolveModelAliasStage(config.modelAliases, deps.routes)]);
   const otherV1: Stage[] = [edge, authenticate, createQuotaPeekStage(deps), rateLimit];
 
   const pricing = JSON.stringify(buildPricing(config, deps.managedAccess));
@@ -59,6 +73,7 @@ export function createRouterApp(deps: RouterDeps): App {
     .get('/v1/models/**', createV1Handler(deps, otherV1, createModelRoute(deps)))
     .post('/v1/chat/completions', createV1Handler(deps, modelTraffic(chatRequestSchema), createChatCompletionsRoute(deps), 'model'))
     .post('/v1/responses', createV1Handler(deps, modelTraffic(responsesRequestSchema, rejectStatefulFields), createResponsesRoute(deps), 'model'))
+    .post('/v1/messages', createV1Handler(deps, messagesTraffic, createMessagesRoute(deps), 'model', sendMessagesError))
     .use('/v1/**', createV1Handler(deps, otherV1, unknownV1Endpoint))
     .use('/v1', createV1Handler(deps, otherV1, unknownV1Endpoint))
     .get('/pricing', publicJson(pricing))
@@ -85,7 +100,7 @@ export function createRouterApp(deps: RouterDeps): App {
 }
 
 /** Methods of the /v1 endpoints, so a wrong method gets 405 with Allow rather than 404. */
-const V1_METHODS: Readonly<Record<string, string>> = { '/v1/chat/completions': 'POST', '/v1/responses': 'POST', '/v1/models': 'GET' };
+const V1_METHODS: Readonly<Record<string, string>> = { '/v1/chat/completions': 'POST', '/v1/responses': 'POST', '/v1/messages': 'POST', '/v1/models': 'GET' };
 
 async function unknownV1Endpoint(event: H3Event): Promise<never> {
   const allowed = V1_METHODS[event.path.split('?')[0]!.replace(/\/+$/, '')];
@@ -96,7 +111,7 @@ async function unknownV1Endpoint(event: H3Event): Promise<never> {
 }
 
 function notFound(): never {
-  throw new RouterError('not_found', 'No such endpoint. The API lives under /v1 (chat/completions, responses, models).');
+  throw new RouterError('not_found', 'No such endpoint. The API lives under /v1 (chat/completions, responses, messages, models).');
 }
 
 async function readiness(event: H3Event, deps: RouterDeps) {

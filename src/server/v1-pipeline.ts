@@ -43,7 +43,16 @@ const REFUNDED: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
 
 export type RouteHandler = (event: H3Event, ctx: RouterRequestContext) => Promise<unknown>;
 
-export function createV1Handler(deps: RouterDeps, stages: readonly Stage[], handle: RouteHandler, kind: RequestOutcome['kind'] = 'other'): EventHandler {
+/** Writes a failure in the endpoint's own error shape (the contract's by default; Anthropic's on /v1/messages). */
+export type ErrorSender = typeof sendRouterError;
+
+export function createV1Handler(
+  deps: RouterDeps,
+  stages: readonly Stage[],
+  handle: RouteHandler,
+  kind: RequestOutcome['kind'] = 'other',
+  sendError: ErrorSender = sendRouterError,
+): EventHandler {
   const observing = { kind, observers: deps.observers, now: () => deps.clock.now(), logger: deps.logger };
   return eventHandler(async (event) => {
     const ctx = requestContext(event);
@@ -59,7 +68,7 @@ export function createV1Handler(deps: RouterDeps, stages: readonly Stage[], hand
       applyLimitHeaders(event, ctx, deps);
       return await handle(event, ctx);
     } catch (error) {
-      return await failRequest(event, ctx, deps, error);
+      return await failRequest(event, ctx, deps, error, sendError);
     } finally {
       // The account's in-flight slot goes back once, on every ending: served, failed, refused after it
       // was taken, the client gone (the stream relay has stopped by then), or cut by the drain.
@@ -76,7 +85,7 @@ export function applyLimitHeaders(event: H3Event, ctx: RouterRequestContext, dep
   setLimitHeaders(res, ctx, deps.clock.now());
 }
 
-async function failRequest(event: H3Event, ctx: RouterRequestContext, deps: RouterDeps, error: unknown): Promise<string | undefined> {
+async function failRequest(event: H3Event, ctx: RouterRequestContext, deps: RouterDeps, error: unknown, sendError: ErrorSender): Promise<string | undefined> {
   const routerError = toRouterError(error, deps, ctx);
   ctx.errorCode = routerError.code;
   if (routerError.code === 'all_upstreams_failed') {
@@ -93,7 +102,7 @@ async function failRequest(event: H3Event, ctx: RouterRequestContext, deps: Rout
   if (event.node.res.headersSent || event.node.res.destroyed) return undefined;
   if (routerError.code !== 'store_unavailable') await fillMissingLimits(ctx, deps);
   applyLimitHeaders(event, ctx, deps);
-  return sendRouterError(event, routerError, deps.config.server);
+  return sendError(event, routerError, deps.config.server);
 }
 
 function toRouterError(error: unknown, deps: RouterDeps, ctx: RouterRequestContext): RouterError {

@@ -1,0 +1,74 @@
+/** POST /v1/messages: Anthropic's Messages API over any upstream, as one Message or as Anthropic's event stream. */
+import type { H3Event } from 'h3';
+import type { PlanConfig } from '../../config/types.js';
+import type { MessagesRequest, MessagesStreamEvent, MessagesUsage } from '../../formats/anthropic-messages.js';
+import type { MessagesStreamOutcome } from '../../routing/messages-attempts.js';
+import { tokenUsageFromMessages } from '../../translators/messages/messages-token-usage.js';
+import { abortOnDisconnect } from '../abort-on-disconnect.js';
+import { authorizeRoute } from '../authorize-route.js';
+import type { RouterDeps } from '../router-deps.js';
+import type { RouterRequestContext } from '../request-context.js';
+import { INTERRUPTED_CODE, relayCommittedStream } from '../relay-committed-stream.js';
+import { upstreamErrorType } from '../send-messages-error.js';
+import { SseWriter } from '../sse-writer.js';
+import { routingHeaders, setRoutingHeaders } from './routing-headers.js';
+
+export function createMessagesRoute(deps: RouterDeps) {
+  return async (event: H3Event, ctx: RouterRequestContext): Promise<unknown> => {
+    const route = authorizeRoute(ctx);
+    const request = ctx.body as unknown as MessagesRequest;
+    clampOutputTokens(request, ctx.plan);
+    ctx.spendReservation = await deps.spend.reserve({ accountId: ctx.caller!.accountId, plan: ctx.plan, route, body: ctx.body! });
+    const call = { route, accountId: ctx.caller!.accountId, signal: abortOnDisconnect(event, deps.drain.deadline) };
+    const messages = { request, model: request.model };
+    if (request.stream === true) {
+      const { value, meta } = await deps.engine.streamMessages(call, messages);
+      ctx.served = meta;
+      await writeMessagesStream(event, ctx, deps, value);
+      return undefined;
+    }
+    const { value, meta } = await deps.engine.completeMessages(call, messages);
+    ctx.served = meta;
+    ctx.usage = tokenUsageFromMessages(value.usage);
+    ctx.firstByteAt = deps.clock.now();
+    setRoutingHeaders(event.node.res, meta);
+    return value;
+  };
+}
+
+/**
+ * `max_tokens` is required on this API and Claude Code asks for up to 128000: above the plan's
+ * maxOutputTokens it is lowered to the cap rather than refused, since the client cannot pick another value.
+ */
+function clampOutputTokens(request: MessagesRequest, plan: PlanConfig | undefined): void {
+  const cap = plan?.maxOutputTokens;
+  if (cap !== undefined && request.max_tokens > cap) request.max_tokens = cap;
+}
+
+async function writeMessagesStream(event: H3Event, ctx: RouterRequestContext, deps: RouterDeps, stream: MessagesStreamOutcome): Promise<void> {
+  const writer = new SseWriter(event.node.res);
+  writer.open(routingHeaders(ctx.served!));
+  ctx.firstByteAt = deps.clock.now();
+  // message_start holds the prompt's usage, message_delta the cumulative rest (it may restate input).
+  let usage: Partial<MessagesUsage> = {};
+  const send = (item: MessagesStreamEvent) => {
+    if (item.type === 'message_start') usage = { ...(item.message as { usage?: MessagesUsage } | undefined)?.usage };
+    if (item.type === 'message_delta') {
+      usage = { ...usage, ...definedNumbers(item.usage) };
+      ctx.usage = tokenUsageFromMessages(usage);
+    }
+    return writer.send(item, item.type);
+  };
+  const failure = await relayCommittedStream(writer, stream, send, deps.drain.deadline);
+  if (failure) {
+    ctx.errorCode = failure.code ?? INTERRUPTED_CODE;
+    // Anthropic's in-stream error, never a clean message_stop: the SDK and Claude Code raise it.
+    for (const item of stream.fail({ type: upstreamErrorType(failure.status, failure.code), message: failure.message })) await send(item);
+  }
+  writer.end();
+}
+
+function definedNumbers(value: unknown): Partial<MessagesUsage> {
+  if (typeof value !== 'object' || value === null) return {};
+  return Object.fromEntries(Object.entries(value).filter(([, member]) => typeof member === 'number'));
+}

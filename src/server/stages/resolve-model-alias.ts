@@ -1,0 +1,25 @@
+import type { ModelAliasConfig, RouteProfileConfig } from '../../config/types.js';
+import type { Stage } from './stage.js';
+
+/**
+ * For /v1/messages, after the body stage: a `model` that names no route profile may match an alias of
+ * routes.yaml (an exact name or a `*` glob, first match wins), so Claude Code's own default model names
+ * (`claude-opus-…`, `claude-haiku-…`) reach a profile with no flags. Before the quota stage, which
+ * counts by the profile's weight.
+ */
+export function createResolveModelAliasStage(aliases: readonly ModelAliasConfig[], routes: ReadonlyMap<string, RouteProfileConfig>): Stage {
+  const matchers = aliases.map((alias) => ({ matches: globMatcher(alias.model), route: routes.get(alias.route) }));
+  return (_event, ctx) => {
+    if (ctx.route) return;
+    const model = ctx.body?.model;
+    if (typeof model !== 'string') return;
+    ctx.route = matchers.find((matcher) => matcher.matches(model))?.route;
+  };
+}
+
+export function globMatcher(pattern: string): (name: string) => boolean {
+  if (!pattern.includes('*')) return (name) => name === pattern;
+  const source = pattern.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\/]/g, '\\$&')).join('.*');
+  const regex = new RegExp(`^${source}$`);
+  return (name) => regex.test(name);
+}
