@@ -1,6 +1,8 @@
 /**
- * One attempt at an Anthropic Messages call against one candidate. Every upstream is asked for a chat
- * completion (translators/messages/), answered back as a Message or as Anthropic's stream grammar.
+ * One attempt at an Anthropic Messages call against one candidate. An Anthropic provider gets the body
+ * passed through and its answer relayed event by event, with the model rewritten both ways; every other
+ * provider is asked for a chat completion (translators/messages/), answered back as a Message or as
+ * Anthropic's stream grammar.
  */
 import type { ChatCompletionChunk } from '../formats/openai-chat.js';
 import type { MessagesRequest, MessagesResponse, MessagesStreamEvent } from '../formats/anthropic-messages.js';
@@ -8,13 +10,19 @@ import { chatCompletionToMessage, type MessageContext } from '../translators/mes
 import { messagesRequestToChat } from '../translators/messages/messages-request-to-chat.js';
 import { createMessagesStreamSynthesizer } from '../translators/messages/messages-stream-synthesizer.js';
 import { randomResponseId } from '../translators/responses/random-response-id.js';
-import { completeChatAttempt, streamChatAttempt, type AttemptDeps, type CommittedStream } from './chat-attempts.js';
-import type { Candidate } from './failover.js';
+import { buildNativeMessagesRequest, type NativeMessagesHeaders } from '../providers/anthropic/build-native-messages-request.js';
+import { anthropicFailure } from '../providers/anthropic/anthropic-failure.js';
+import { UpstreamStreamError, truncatedStream } from '../providers/adapter.js';
+import { adapterContext, commitWhen, completeChatAttempt, parseJsonBody, sendOrFail, streamChatAttempt, type AttemptDeps, type CommittedStream } from './chat-attempts.js';
+import { AttemptFailed, type Candidate } from './failover.js';
+import { translateStream } from './translate-stream.js';
 
 export interface MessagesCall {
   request: MessagesRequest;
   /** The model name the client sees: the one it sent. */
   model: string;
+  /** The client's Anthropic headers, for a native upstream. */
+  client: NativeMessagesHeaders;
   signal: AbortSignal;
 }
 
@@ -29,12 +37,24 @@ function messageContext(call: MessagesCall): MessageContext {
   return { id: randomResponseId('msg'), model: call.model };
 }
 
+const isNative = (candidate: Candidate) => candidate.provider.format === 'anthropic';
+
 export async function completeMessagesAttempt(deps: AttemptDeps, candidate: Candidate, call: MessagesCall): Promise<MessagesResponse> {
+  if (isNative(candidate)) {
+    const request = buildNativeMessagesRequest(call.request, adapterContext(candidate, false), call.client);
+    const reply = await sendOrFail(deps, deps.adapters.anthropic, candidate, request, call.signal);
+    const message = parseJsonBody(await reply.text()) as MessagesResponse;
+    if (typeof message !== 'object' || message === null || message.type !== 'message') {
+      throw new AttemptFailed({ status: 502, type: 'server_error', code: 'invalid_upstream_response', message: 'The Anthropic upstream answered with a body that is not a message.' });
+    }
+    return { ...message, model: call.model };
+  }
   const completion = await completeChatAttempt(deps, candidate, messagesRequestToChat({ ...call.request, stream: false }), call.signal);
   return chatCompletionToMessage(completion, messageContext(call));
 }
 
 export async function streamMessagesAttempt(deps: AttemptDeps, candidate: Candidate, call: MessagesCall): Promise<MessagesStreamOutcome> {
+  if (isNative(candidate)) return relayNativeStream(deps, candidate, call);
   const chunks = await streamChatAttempt(deps, candidate, messagesRequestToChat({ ...call.request, stream: true }), call.signal);
   return synthesizeMessagesStream(call, chunks);
 }
@@ -56,4 +76,37 @@ export function synthesizeMessagesStream(call: MessagesCall, chunks: CommittedSt
     return close(value);
   };
   return { head, tail, fail: (failure) => synthesizer.fail(failure) };
+}
+
+/** Events before the first content: an upstream failing after these is still failed over. */
+const PRELUDE = new Set(['message_start', 'ping']);
+
+/**
+ * An Anthropic stream relayed event by event (unknown event types included), the model rewritten in
+ * message_start. An `error` event fails the attempt before the commit point and ends the client's
+ * stream with the router's own `error` event after it; a stream closed before message_stop is cut short.
+ */
+async function relayNativeStream(deps: AttemptDeps, candidate: Candidate, call: MessagesCall): Promise<MessagesStreamOutcome> {
+  const request = buildNativeMessagesRequest(call.request, adapterContext(candidate, true), call.client);
+  const reply = await sendOrFail(deps, deps.adapters.anthropic, candidate, request, call.signal);
+  let stopped = false;
+  const events = translateStream<MessagesStreamEvent>(
+    reply.eventBatches(),
+    (event) => {
+      if (stopped || event.data === '') return [];
+      const json = parseJsonBody(event.data) as MessagesStreamEvent;
+      // quirk(anthropic): the `event:` name is what clients dispatch on; data.type repeats it.
+      const type = event.event !== undefined && event.event !== 'message' ? event.event : json.type;
+      if (type === 'error') throw new UpstreamStreamError(anthropicFailure(undefined, json.error));
+      if (type === 'message_start') json.message = { ...(json.message as object), model: call.model };
+      if (type === 'message_stop') stopped = true;
+      return [{ ...json, type }];
+    },
+    () => {
+      if (!stopped) throw truncatedStream('Anthropic');
+      return [];
+    },
+  );
+  const { head, tail } = await commitWhen(events, (event) => !PRELUDE.has(event.type));
+  return { head, tail, fail: (failure) => [{ type: 'error', error: { type: failure.type, message: failure.message } }] };
 }

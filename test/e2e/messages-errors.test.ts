@@ -8,6 +8,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   PROVIDER_KEYS,
   frontierOrder,
+  json,
   limitHeadersOf,
   planLimits,
   pointProvidersAt,
@@ -66,7 +67,7 @@ describe('the Messages API on the pipeline', () => {
     expect(response.status).toBe(401);
     expect(response.headers.get('x-should-retry')).toBe('false');
     expect(response.headers.get('www-authenticate')).toContain('Bearer');
-    const body = await response.json();
+    const body = await json(response);
     expect(body).toMatchObject({ type: 'error', error: { type: 'authentication_error', apiKeyPrefix: 'sk_router_' } });
     expect(body.request_id).toBe(response.headers.get('x-request-id'));
     expect(body.error.accountUrl).toMatch(/\/keys$/);
@@ -76,7 +77,7 @@ describe('the Messages API on the pipeline', () => {
     const response = await postMessages(router, {});
     expect(response.status).toBe(401);
     expect(response.headers.get('x-should-retry')).toBe('false');
-    const body = await response.json();
+    const body = await json(response);
     expect(body.error.type).toBe('authentication_error');
     expect(body.error.onboarding).toHaveLength(3);
   });
@@ -101,7 +102,7 @@ describe('the Messages API on the pipeline', () => {
   it('refuses a body without max_tokens before counting it, naming the field', async () => {
     const response = await postMessages(router, { 'x-api-key': key }, { model: 'router/frontier', messages: [] });
     expect(response.status).toBe(400);
-    expect((await response.json()).error).toMatchObject({ type: 'invalid_request_error', param: 'max_tokens' });
+    expect((await json(response)).error).toMatchObject({ type: 'invalid_request_error', param: 'max_tokens' });
   });
 
   it('fails over before the first byte: an OpenAI 500 is served by Anthropic, and the headers say so', async () => {
@@ -135,7 +136,7 @@ describe('the Messages API on the pipeline', () => {
     expect(response.status).toBe(429);
     expect(limitHeadersOf(response)).toMatchObject({ 'x-ratelimit-limit': '3', 'x-ratelimit-remaining': '0', 'retry-after': expect.any(String) });
     expect(response.headers.get('x-should-retry')).toBeNull();
-    expect((await response.json()).error.type).toBe('rate_limit_error');
+    expect((await json(response)).error.type).toBe('rate_limit_error');
     const client = new Anthropic({ apiKey: fresh, baseURL: router.url, maxRetries: 0 });
     const error = (await client.messages.create(HELLO).catch((caught: unknown) => caught)) as InstanceType<typeof Anthropic.RateLimitError>;
     expect(error).toBeInstanceOf(Anthropic.RateLimitError);
@@ -153,7 +154,7 @@ describe('the Messages API on the pipeline', () => {
     expect(response.status).toBe(429);
     expect(response.headers.get('x-should-retry')).toBe('false');
     expect(limitHeadersOf(response)).toMatchObject({ 'x-quota-limit': '2', 'x-quota-used': '2', 'x-quota-remaining': '0' });
-    expect((await response.json()).error).toMatchObject({ type: 'rate_limit_error', code: 'monthly_quota_exceeded', upgradeUrl: expect.any(String) });
+    expect((await json(response)).error).toMatchObject({ type: 'rate_limit_error', code: 'monthly_quota_exceeded', upgradeUrl: expect.any(String) });
   });
 
   it('answers GET /v1/messages with 405 and Allow: POST', async () => {

@@ -16,7 +16,7 @@ export const ANTHROPIC_FAKE_TEXT = 'Hello from the Anthropic fake: héllo 👋 �
 const DEFAULT_USAGE = { inputTokens: 12, outputTokens: 9 };
 const KNOWN_FIELDS = new Set([
   'model', 'messages', 'max_tokens', 'system', 'temperature', 'top_p', 'top_k', 'stop_sequences', 'stream', 'tools',
-  'tool_choice', 'metadata', 'thinking', 'output_config', 'service_tier',
+  'tool_choice', 'metadata', 'thinking', 'output_config', 'service_tier', 'context_management',
 ]);
 const TOOL_USE_ID = /^[a-zA-Z0-9_-]+$/;
 const ERROR_OF_STATUS: Record<number, [type: string, message: string]> = {

@@ -3,6 +3,7 @@ import type { H3Event } from 'h3';
 import type { PlanConfig } from '../../config/types.js';
 import type { MessagesRequest, MessagesStreamEvent, MessagesUsage } from '../../formats/anthropic-messages.js';
 import type { MessagesStreamOutcome } from '../../routing/messages-attempts.js';
+import { splitBetas } from '../../providers/anthropic/build-native-messages-request.js';
 import { tokenUsageFromMessages } from '../../translators/messages/messages-token-usage.js';
 import { abortOnDisconnect } from '../abort-on-disconnect.js';
 import { authorizeRoute } from '../authorize-route.js';
@@ -20,7 +21,8 @@ export function createMessagesRoute(deps: RouterDeps) {
     clampOutputTokens(request, ctx.plan);
     ctx.spendReservation = await deps.spend.reserve({ accountId: ctx.caller!.accountId, plan: ctx.plan, route, body: ctx.body! });
     const call = { route, accountId: ctx.caller!.accountId, signal: abortOnDisconnect(event, deps.drain.deadline) };
-    const messages = { request, model: request.model };
+    const { 'anthropic-version': version, 'anthropic-beta': beta } = event.node.req.headers;
+    const messages = { request, model: request.model, client: { version: typeof version === 'string' ? version : undefined, betas: splitBetas(beta) } };
     if (request.stream === true) {
       const { value, meta } = await deps.engine.streamMessages(call, messages);
       ctx.served = meta;
