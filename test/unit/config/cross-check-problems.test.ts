@@ -25,6 +25,14 @@ describe('problems between files', () => {
     ]);
   });
 
+  it('reports a model alias naming an unknown route profile, and a model pattern with characters no model name has', () => {
+    const withAliases = (aliases: string) => (text: string) => `${text}aliases:\n${aliases}`;
+    const dir = writeConfigVariant({ 'routes.yaml': withAliases('  - { model: "claude-*", route: router/frontier }\n  - { model: "claude-haiku-*", route: router/frontiers }\n') });
+    expect(listProblems(dir)).toEqual([expect.stringMatching(/^routes\.yaml:\d+:\d+ model alias "claude-haiku-\*" names unknown route profile "router\/frontiers" \(known: router\/frontier, router\/fusion\)$/)]);
+    const bad = writeConfigVariant({ 'routes.yaml': withAliases('  - { model: "claude *", route: router/frontier }\n') });
+    expect(listProblems(bad)).toEqual([expect.stringContaining('aliases[0].model')]);
+  });
+
   it('reports pricing features for an unknown plan at the key', () => {
     const dir = writeConfigVariant({ 'pricing.yaml': replaceOnce('  max: [', '  maxi: [') });
     expect(listProblems(dir)).toEqual(['pricing.yaml:6:3 features for unknown plan "maxi" (known: free, pro, max)']);
