@@ -10,6 +10,7 @@ import { testCredential, type CredentialTestOutcome } from './test-credential.js
 import { completeResponsesAttempt, streamResponsesAttempt, type ResponsesOutcome, type ResponsesStreamOutcome } from './responses-attempts.js';
 import { completeMessagesAttempt, streamMessagesAttempt, type MessagesCall, type MessagesStreamOutcome } from './messages-attempts.js';
 import type { MessagesResponse } from '../formats/anthropic-messages.js';
+import { anthropicTargetsOf, countTokensAttempt, type CountTokensCall } from './count-tokens-attempt.js';
 
 import {
   completeFusion,
@@ -86,5 +87,13 @@ export class RoutingEngine {
   streamMessages(call: FailoverCall, messages: Omit<MessagesCall, 'signal'>): Promise<Routed<MessagesStreamOutcome>> {
     const messagesCall = { ...messages, signal: call.signal };
     return runWithFailover(this.deps, call, (candidate) => streamMessagesAttempt(this.deps, candidate, messagesCall));
+  }
+
+  /** Anthropic's token count from the route's Anthropic targets; undefined when the route has none. */
+  countMessageTokens(call: FailoverCall, count: Omit<CountTokensCall, 'signal'>): Promise<Routed<{ input_tokens: number }>> | undefined {
+    const route = anthropicTargetsOf(call.route, (providerId) => this.deps.providers.get(providerId)?.format);
+    if (!route) return undefined;
+    const countCall = { ...count, signal: call.signal };
+    return runWithFailover(this.deps, { ...call, route }, (candidate) => countTokensAttempt(this.deps, candidate, countCall));
   }
 }

@@ -13,7 +13,8 @@ import { createModelRoute, createModelsRoute } from './routes/models.js';
 import { buildModelCatalog, buildPricing } from './routes/public-metadata.js';
 import { createResponsesRoute } from './routes/responses.js';
 import { createMessagesRoute } from './routes/messages.js';
-import { messagesRequestSchema } from './messages-request-schema.js';
+import { countTokensRequestSchema, messagesRequestSchema } from './messages-request-schema.js';
+import { createCountTokensRoute } from './routes/count-tokens.js';
 import { sendMessagesError } from './send-messages-error.js';
 import { createResolveModelAliasStage } from './stages/resolve-model-alias.js';
 import { createMetricsRoute } from './routes/metrics.js';
@@ -55,7 +56,10 @@ export function createRouterApp(deps: RouterDeps): App {
     rateLimit,
     ownKeyLimits,
   ];
-  const messagesTraffic = modelTraffic(messagesRequestSchema, undefined, [createResolveModelAliasStage(config.modelAliases, deps.routes)]);
+  const resolveModelAlias = createResolveModelAliasStage(config.modelAliases, deps.routes);
+  const messagesTraffic = modelTraffic(messagesRequestSchema, undefined, [resolveModelAlias]);
+  // A token count is not a model request: it reads the quota without counting and writes no usage record.
+  const countTokens: Stage[] = [edge, authenticate, body(countTokensRequestSchema), resolveModelAlias, createQuotaPeekStage(deps), rateLimit];
   const otherV1: Stage[] = [edge, authenticate, createQuotaPeekStage(deps), rateLimit];
 
   const pricing = JSON.stringify(buildPricing(config, deps.managedAccess));
@@ -74,6 +78,7 @@ export function createRouterApp(deps: RouterDeps): App {
     .post('/v1/chat/completions', createV1Handler(deps, modelTraffic(chatRequestSchema), createChatCompletionsRoute(deps), 'model'))
     .post('/v1/responses', createV1Handler(deps, modelTraffic(responsesRequestSchema, rejectStatefulFields), createResponsesRoute(deps), 'model'))
     .post('/v1/messages', createV1Handler(deps, messagesTraffic, createMessagesRoute(deps), 'model', sendMessagesError))
+    .post('/v1/messages/count_tokens', createV1Handler(deps, countTokens, createCountTokensRoute(deps), 'other', sendMessagesError))
     .use('/v1/**', createV1Handler(deps, otherV1, unknownV1Endpoint))
     .use('/v1', createV1Handler(deps, otherV1, unknownV1Endpoint))
     .get('/pricing', publicJson(pricing))
@@ -100,7 +105,7 @@ export function createRouterApp(deps: RouterDeps): App {
 }
 
 /** Methods of the /v1 endpoints, so a wrong method gets 405 with Allow rather than 404. */
-const V1_METHODS: Readonly<Record<string, string>> = { '/v1/chat/completions': 'POST', '/v1/responses': 'POST', '/v1/messages': 'POST', '/v1/models': 'GET' };
+const V1_METHODS: Readonly<Record<string, string>> = { '/v1/chat/completions': 'POST', '/v1/responses': 'POST', '/v1/messages': 'POST', '/v1/messages/count_tokens': 'POST', '/v1/models': 'GET' };
 
 async function unknownV1Endpoint(event: H3Event): Promise<never> {
   const allowed = V1_METHODS[event.path.split('?')[0]!.replace(/\/+$/, '')];

@@ -80,3 +80,6 @@ export const messagesRequestSchema = {
     },
   },
 };
+
+/** count_tokens takes the same body without `max_tokens` (and without `stream`). */
+export const countTokensRequestSchema = { ...messagesRequestSchema, required: ['model', 'messages'] };

@@ -102,6 +102,15 @@ class AnthropicFake implements FakeProvider {
     await new Promise<void>((resolve) => this.#server.close(() => resolve()));
   }
 
+  /** count_tokens: the failure modes apply; the count is the length of the messages' JSON, so tests can predict it. */
+  #countTokens(req: IncomingMessage, res: ServerResponse, body: unknown): void {
+    const rejection = validateHeaders(req);
+    if (rejection) return sendError(res, rejection.status, rejection.type, rejection.message);
+    const failure = this.#pending.shift() ?? this.#always;
+    if (failure?.kind === 'status') return sendStatusFailure(res, failure.status, failure.retryAfterSeconds);
+    sendJson(res, 200, { input_tokens: JSON.stringify((body as Json | undefined)?.messages ?? null).length });
+  }
+
   async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     let destroyedByFake = false;
     res.on('close', () => {
@@ -113,6 +122,7 @@ class AnthropicFake implements FakeProvider {
     const reply = this.#reply;
     await sleep(reply.latencyMs ?? 0);
     if (res.destroyed) return;
+    if (req.method === 'POST' && req.url?.split('?')[0] === '/v1/messages/count_tokens') return this.#countTokens(req, res, body);
     const rejection = validateRoute(req) ?? validateHeaders(req) ?? validateBody(body);
     if (rejection) return sendError(res, rejection.status, rejection.type, rejection.message);
     const request = body as Json;

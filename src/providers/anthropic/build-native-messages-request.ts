@@ -34,7 +34,8 @@ export interface NativeMessagesHeaders {
   betas: readonly string[];
 }
 
-export function buildNativeMessagesRequest(request: MessagesRequest, ctx: AdapterContext, client: NativeMessagesHeaders): UpstreamRequest {
+/** `path`: `/messages`, or `/messages/count_tokens` for a count. */
+export function buildNativeMessagesRequest(request: MessagesRequest, ctx: AdapterContext, client: NativeMessagesHeaders, path = '/messages'): UpstreamRequest {
   const body: Record<string, unknown> = { ...request, model: ctx.upstreamModel };
   if (ctx.stream) body.stream = true;
   else delete body.stream;
@@ -43,7 +44,7 @@ export function buildNativeMessagesRequest(request: MessagesRequest, ctx: Adapte
     if (tools.length > 0) body.tools = tools;
     else delete body.tools;
   }
-  return { url: `${ctx.provider.baseUrl.replace(/\/+$/, '')}/messages`, headers: nativeHeaders(ctx, client), body: JSON.stringify(body) };
+  return { url: `${ctx.provider.baseUrl.replace(/\/+$/, '')}${path}`, headers: nativeHeaders(ctx, client), body: JSON.stringify(body) };
 }
 
 function nativeHeaders(ctx: AdapterContext, client: NativeMessagesHeaders): Record<string, string> {

@@ -1,0 +1,43 @@
+/**
+ * POST /v1/messages/count_tokens: Anthropic's own count from an Anthropic target of the route that has a
+ * usable credential; otherwise (no such target, or none could answer) the documented estimate. The
+ * `x-router-token-count` header says which (`anthropic` or `estimate`). Not model traffic: it is not
+ * counted against the monthly quota and writes no usage record.
+ */
+import type { H3Event } from 'h3';
+import { isRouterError } from '../../core/errors.js';
+import type { MessagesRequest } from '../../formats/anthropic-messages.js';
+import { splitBetas } from '../../providers/anthropic/build-native-messages-request.js';
+import { estimateInputTokens } from '../../translators/messages/estimate-input-tokens.js';
+import { abortOnDisconnect } from '../abort-on-disconnect.js';
+import { authorizeRoute } from '../authorize-route.js';
+import type { RouterDeps } from '../router-deps.js';
+import type { RouterRequestContext } from '../request-context.js';
+import { setRoutingHeaders } from './routing-headers.js';
+
+const TOKEN_COUNT_HEADER = 'x-router-token-count';
+
+/** Failures after which the estimate is the better answer: nobody could count, which is not the client's fault. */
+const ESTIMATE_AFTER = new Set(['no_provider_access', 'all_upstreams_failed']);
+
+export function createCountTokensRoute(deps: RouterDeps) {
+  return async (event: H3Event, ctx: RouterRequestContext): Promise<unknown> => {
+    const route = authorizeRoute(ctx);
+    const request = ctx.body as unknown as MessagesRequest;
+    const { 'anthropic-version': version, 'anthropic-beta': beta } = event.node.req.headers;
+    const call = { route, accountId: ctx.caller!.accountId, signal: abortOnDisconnect(event, deps.drain.deadline) };
+    const client = { version: typeof version === 'string' ? version : undefined, betas: splitBetas(beta) };
+    try {
+      const counted = await deps.engine.countMessageTokens(call, { request, client });
+      if (counted) {
+        setRoutingHeaders(event.node.res, counted.meta);
+        event.node.res.setHeader(TOKEN_COUNT_HEADER, 'anthropic');
+        return { input_tokens: counted.value.input_tokens };
+      }
+    } catch (error) {
+      if (!isRouterError(error) || !ESTIMATE_AFTER.has(error.code)) throw error;
+    }
+    event.node.res.setHeader(TOKEN_COUNT_HEADER, 'estimate');
+    return { input_tokens: estimateInputTokens(request) };
+  };
+}
