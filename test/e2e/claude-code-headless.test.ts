@@ -1,0 +1,102 @@
+/**
+ * Claude Code itself (`claude -p … --output-format json`) against the router, with the OpenAI-format
+ * fake serving: the two environment variables a user sets are all it needs, and a tool round trip (its
+ * Read tool on a file in its working folder) completes. Its native binary is placed by the package's
+ * install.cjs (npm skips the postinstall); HOME is a temporary folder so no user settings leak in.
+ */
+import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { PROVIDER_KEYS, frontierOrder, pointProvidersAt, startFakes, startTestRouter, type Fakes, type TestRouter } from './router-harness.js';
+
+const PACKAGE = new URL('../../node_modules/@anthropic-ai/claude-code/', import.meta.url).pathname;
+const BINARY = join(PACKAGE, 'bin', 'claude.exe');
+
+/** Places the native binary once per checkout, as the package's postinstall would. */
+function installClaudeCode(): Promise<void> {
+  if (existsSync(BINARY)) return Promise.resolve();
+  return new Promise((resolve, reject) => execFile(process.execPath, [join(PACKAGE, 'install.cjs')], { timeout: 120_000 }, (error) => (error ? reject(error) : resolve())));
+}
+
+interface ClaudeRun {
+  code: number;
+  result: { is_error?: boolean; result?: string; [key: string]: unknown } | undefined;
+  stderr: string;
+}
+
+function runClaude(router: TestRouter, key: string, home: string, cwd: string, prompt: string): Promise<ClaudeRun> {
+  const env = {
+    PATH: process.env.PATH ?? '',
+    HOME: home,
+    ANTHROPIC_BASE_URL: router.url,
+    ANTHROPIC_API_KEY: key,
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+    DISABLE_AUTOUPDATER: '1',
+  };
+  return new Promise((resolve) => {
+    execFile(BINARY, ['-p', prompt, '--output-format', 'json'], { env, cwd, timeout: 90_000 }, (error, stdout, stderr) => {
+      let result: ClaudeRun['result'];
+      try {
+        result = JSON.parse(stdout);
+      } catch {
+        result = undefined;
+      }
+      resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, result, stderr: `${stderr}\n${stdout}` });
+    });
+  });
+}
+
+describe('Claude Code headless through the router', () => {
+  let fakes: Fakes;
+  let router: TestRouter;
+  let key: string;
+  const folders: string[] = [];
+  const folder = (prefix: string) => {
+    const dir = mkdtempSync(join(tmpdir(), prefix));
+    folders.push(dir);
+    return dir;
+  };
+
+  beforeAll(async () => {
+    await installClaudeCode();
+    fakes = await startFakes();
+    router = await startTestRouter({ patch: { providers: pointProvidersAt(fakes.urls), routes: frontierOrder(['openai']) } });
+    key = (await router.createAccount('pro', { providerKeys: { ...PROVIDER_KEYS } })).key;
+  }, 150_000);
+  afterEach(() => fakes.reset());
+  afterAll(async () => {
+    await router?.close();
+    await fakes?.close();
+    for (const dir of folders) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('answers a prompt with the upstream’s text, reaching the route through its own model name', async () => {
+    fakes.openai.setReply({ text: 'Hello from the router.' });
+    const run = await runClaude(router, key, folder('claude-home-'), folder('claude-work-'), 'Say hello');
+    expect(run.result, run.stderr).toMatchObject({ is_error: false, result: 'Hello from the router.' });
+    expect(fakes.openai.requests.length).toBeGreaterThan(0);
+    expect(fakes.openai.requests.every((request) => (request.body as { model: string }).model === 'gpt-4.1')).toBe(true);
+  }, 120_000);
+
+  it('completes a tool round trip: the model asks to Read a file, Claude Code reads it, the contents reach the upstream', async () => {
+    const work = folder('claude-work-');
+    const file = join(work, 'notes.txt');
+    writeFileSync(file, 'The secret word is pelican.\n');
+    fakes.openai.setReply({ text: 'The file says pelican.', toolCalls: [{ name: 'Read', arguments: { file_path: file } }], toolCallsWhenOffered: true });
+    const run = await runClaude(router, key, folder('claude-home-'), work, 'What does notes.txt say?');
+    expect(run.result, run.stderr).toMatchObject({ is_error: false, result: 'The file says pelican.' });
+    const last = JSON.stringify(fakes.openai.requests.at(-1)!.body);
+    expect(last).toContain('pelican');
+    expect(last).toContain('call_fake0');
+  }, 120_000);
+
+  it('fails fast on a wrong key instead of retrying for minutes', async () => {
+    const startedAt = Date.now();
+    const run = await runClaude(router, 'sk_router_wrongwrongwrongwrongwrongwrongwrong0000', folder('claude-home-'), folder('claude-work-'), 'Say hello');
+    expect(run.result?.is_error ?? run.code !== 0, run.stderr).toBe(true);
+    expect(Date.now() - startedAt).toBeLessThan(30_000);
+    expect(fakes.openai.requests).toHaveLength(0);
+  }, 120_000);
+});
