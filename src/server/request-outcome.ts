@@ -14,7 +14,7 @@ import type { RouterRequestContext } from './request-context.js';
 
 export interface RequestOutcome {
   requestId: string;
-  /** `model` for chat completions and Responses; `other` for the model list and unknown endpoints. */
+  /** `model` for chat completions, Responses and Messages; `other` for the model list and unknown endpoints. */
   kind: 'model' | 'other';
   /**
    * The endpoint as a template (`/v1/chat/completions`, `/v1/models/{id}`, `/v1/*` for any unknown path):
@@ -119,7 +119,7 @@ function buildOutcome(event: H3Event, ctx: RouterRequestContext, kind: RequestOu
   };
 }
 
-const ENDPOINTS = new Set(['/v1/chat/completions', '/v1/responses', '/v1/models']);
+const ENDPOINTS = new Set(['/v1/chat/completions', '/v1/responses', '/v1/messages', '/v1/messages/count_tokens', '/v1/models']);
 
 function endpointOf(path: string): string {
   const bare = (path.split('?')[0] ?? path).replace(/\/+$/, '');
