@@ -22,7 +22,7 @@ const ESTIMATE_AFTER = new Set(['no_provider_access', 'all_upstreams_failed']);
 
 export function createCountTokensRoute(deps: RouterDeps) {
   return async (event: H3Event, ctx: RouterRequestContext): Promise<unknown> => {
-    const route = authorizeRoute(ctx);
+    const route = authorizeRoute(ctx, deps.plans);
     const request = ctx.body as unknown as MessagesRequest;
     const { 'anthropic-version': version, 'anthropic-beta': beta } = event.node.req.headers;
     const call = { route, accountId: ctx.caller!.accountId, signal: abortOnDisconnect(event, deps.drain.deadline) };

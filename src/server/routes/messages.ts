@@ -16,7 +16,7 @@ import { routingHeaders, setRoutingHeaders } from './routing-headers.js';
 
 export function createMessagesRoute(deps: RouterDeps) {
   return async (event: H3Event, ctx: RouterRequestContext): Promise<unknown> => {
-    const route = authorizeRoute(ctx);
+    const route = authorizeRoute(ctx, deps.plans);
     const request = ctx.body as unknown as MessagesRequest;
     clampOutputTokens(request, ctx.plan);
     ctx.spendReservation = await deps.spend.reserve({ accountId: ctx.caller!.accountId, plan: ctx.plan, route, body: ctx.body! });
