@@ -10,11 +10,13 @@
 import cluster, { type Worker } from 'node:cluster';
 import type { ConsolaInstance } from 'consola';
 import type { RouterConfig } from '../../config/types.js';
+import { describeError } from '../../core/describe-error.js';
 import type { ClusterMessage, PrimaryHandler } from '../../stores/cluster/cluster-channel.js';
 import { serveInFlightSlots } from '../../stores/cluster/serve-in-flight-slots.js';
 import { serveRateLimits } from '../../stores/cluster/serve-rate-limits.js';
 import { createMemoryRateLimiter } from '../../stores/memory/create-memory-rate-limiter.js';
 import { END_GRACE_MS } from '../start-server.js';
+import { closeConnectionsLostWith } from './close-lost-connections.js';
 import { serveClusterMetrics } from './cluster-metrics.js';
 import { migrateStorage } from './migrate-storage.js';
 import { RestartBackoff } from './restart-backoff.js';
@@ -64,14 +66,6 @@ export async function runPrimary(config: RouterConfig, options: PrimaryOptions):
   const exited = new Promise<number>((resolve) => (finish = resolve));
   let drainedCleanly = true;
 
-  // Each worker accepts from the shared listening socket itself (SCHED_NONE), where Node's default has
-  // the primary accept every connection and pass it to a worker over IPC: a connection passed to a
-  // worker as it died was held open by the primary, which waits for the dead worker's acknowledgement,
-  // and the client waited out its whole timeout (2 in 9 SIGKILLs under load, 6 in 6 on a busier run).
-  // In the kernel's one accept queue a connection no worker has taken waits for the survivor, and one
-  // the dead worker took is closed with it. Measured balance: see docs/operations.md (cluster mode).
-  // Set before the first setupPrimary, which freezes the policy; it overrides NODE_CLUSTER_SCHED_POLICY.
-  cluster.schedulingPolicy = cluster.SCHED_NONE;
   // Workers run this same command; --json is the primary's promise of one document on stdout.
   cluster.setupPrimary({ args: process.argv.slice(2).filter((arg) => arg !== '--json') });
   cluster.on('message', (worker, message: unknown) => {
@@ -121,6 +115,10 @@ export async function runPrimary(config: RouterConfig, options: PrimaryOptions):
   function fork(): Worker {
     const worker = cluster.fork();
     startedAt.set(worker.id, Date.now());
+    closeConnectionsLostWith(worker.process);
+    // A connection passed to a worker as it dies fails to send (EPIPE); Node's cluster module passes no
+    // callback, so the failure is this event, which would otherwise be thrown in the primary.
+    worker.on('error', (error: unknown) => logger.warn(`worker ${worker.id} (pid ${worker.process.pid}): message not delivered (${describeError(error)})`));
     return worker;
   }
   function liveWorkers(): Worker[] {
