@@ -107,8 +107,9 @@ describe('cluster mode: two workers behind one listener (a spawned router on SQL
     let killed = false;
     const client = async () => {
       for (let i = 0; i < 12; i++) {
-        // A connection the primary had handed to the worker as it was killed is closed by nobody: such a
-        // request is one that died in flight, like a reset one (undici would wait 300 s for its headers).
+        // A connection the killed worker had, or was being passed, is reset: a request that died in flight.
+        // The timeout only bounds this test should that regress (undici would wait 300 s for its headers);
+        // cluster-worker-death.test.ts asserts it.
         const status = await postChat(router!.baseURL, key, {}, AbortSignal.timeout(10_000)).then(
           async (response) => (await response.arrayBuffer(), response.status),
           () => 'failed' as const,
