@@ -1,6 +1,6 @@
 /**
  * Post-redirect-get for the pages that show a new key once: the POST seals what to show (the key, a
- * notice) into a short-lived HttpOnly cookie and answers 303; the GET that follows opens it and clears
+ * notice or problem) into a short-lived HttpOnly cookie and answers 303; the GET that follows opens it and clears
  * it, so a reload shows the page without the key and never makes a second one. Sealed with AES-GCM
  * (core/secret-box.ts) under the app's secret and bound to the session, and a cookie (not process memory)
  * so the GET may land on any worker or instance. Without a server secret the app's secret is per
@@ -21,6 +21,7 @@ export interface ShownKey {
 export interface Flash {
   newKey?: ShownKey;
   notice?: string;
+  problem?: string;
 }
 
 export class KeyFlash {
@@ -45,7 +46,11 @@ export class KeyFlash {
     deleteCookie(event, this.cookieName, { httpOnly: true, secure: this.secure, sameSite: 'lax', path: '/' });
     try {
       const flash = JSON.parse(openSecret(sealed, this.#keyFor(sessionId))) as Flash;
-      return { ...(typeof flash.notice === 'string' ? { notice: flash.notice } : {}), ...(flash.newKey ? { newKey: flash.newKey } : {}) };
+      return {
+        ...(typeof flash.notice === 'string' ? { notice: flash.notice } : {}),
+        ...(typeof flash.problem === 'string' ? { problem: flash.problem } : {}),
+        ...(flash.newKey ? { newKey: flash.newKey } : {}),
+      };
     } catch {
       // Another session's, altered, or sealed before a restart without a server secret: nothing to show.
       return {};

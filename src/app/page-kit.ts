@@ -22,6 +22,7 @@ export interface PageContext extends SignedIn {
 
 const NAV = [
   ['/onboarding', 'Get started'],
+  ['/playground', 'Playground'],
   ['/keys', 'API keys'],
   ['/provider-keys', 'Provider keys'],
   ['/usage', 'Usage'],

@@ -26,6 +26,7 @@ import { Renderer } from './render.js';
 import { registerAccountPages } from './routes/account-pages.js';
 import { registerAuthPages } from './routes/auth-pages.js';
 import { registerKeyPages } from './routes/key-pages.js';
+import { registerPlaygroundPages } from './routes/playground-pages.js';
 import { registerProviderKeyPages } from './routes/provider-key-pages.js';
 import { registerPublicPages } from './routes/public-pages.js';
 import { registerUsagePages } from './routes/usage-pages.js';
@@ -98,6 +99,7 @@ export function createWebHandler(deps: RouterDeps, options: WebHandlerOptions): 
   if (server.app.enabled) {
     registerAuthPages(router, web);
     registerKeyPages(router, web);
+    registerPlaygroundPages(router, web);
     registerProviderKeyPages(router, web);
     registerAccountPages(router, web);
     registerUsagePages(router, web);

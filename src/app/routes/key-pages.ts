@@ -6,10 +6,13 @@
  */
 import type { H3Event, Router } from 'h3';
 import type { IssuedKey } from '../../accounts/key-service.js';
+import { callReadiness } from '../call-readiness.js';
 import type { Flash } from '../key-flash.js';
+import { DEFAULT_PLAYGROUND_MESSAGE } from './playground-pages.js';
 import { hygieneHints, keyState, limitsLabel, maskedKey, parseLimit, utcLabel } from '../key-views.js';
 import { errorPage, redirectAfterPost, signedInAction, signedInPage, type PageContext } from '../page-kit.js';
 import type { WebDeps } from '../web-deps.js';
+import { sendVerificationLink, verificationNeeded } from '../email-verification.js';
 
 const EXPIRY_DAYS = new Set(['7', '30', '90', '365']);
 const GRACE_SECONDS = new Set([0, 3600, 86_400, 604_800]);
@@ -89,8 +92,22 @@ export function registerKeyPages(router: Router, deps: WebDeps): void {
     `${app}/onboarding`,
     signedInPage(deps, async (event, page) => {
       const hasKey = (await store.listApiKeys(page.account.id)).length > 0;
-      const { newKey } = deps.flash.take(event, page.session.id);
-      return page.view('onboarding', { title: 'Get started', hasKey, apiBase, newKey, upgradeUrl: `${deps.config.server.baseUrl}/pricing` });
+      if (!hasKey && (await verificationNeeded(deps, page.account.id))) {
+        return page.view('verify-email', { title: 'Confirm your email', heading: 'Confirm your email', email: page.account.email, linkMinutes: deps.config.server.app.linkMinutes });
+      }
+      const readiness = await callReadiness(deps, page.account);
+      const providers = deps.config.providers.providers.map((provider) => ({ id: provider.id, name: provider.name, stored: readiness.providerKeys.includes(provider.id) }));
+      return page.view('onboarding', {
+        title: 'Get started',
+        hasKey,
+        apiBase,
+        readiness,
+        providers,
+        firstProfile: page.plan?.routeProfiles[0] ?? null,
+        testMessage: DEFAULT_PLAYGROUND_MESSAGE,
+        upgradeUrl: `${deps.config.server.baseUrl}/pricing`,
+        ...deps.flash.take(event, page.session.id),
+      });
     }),
   );
   router.post(
@@ -98,9 +115,18 @@ export function registerKeyPages(router: Router, deps: WebDeps): void {
     signedInAction(deps, async (event, page) => {
       // A second click (or a reload) must not make a second "first key".
       if ((await store.listApiKeys(page.account.id)).length > 0) return redirectAfterPost(event, `${app}/keys`);
+      if (await verificationNeeded(deps, page.account.id)) return redirectAfterPost(event, `${app}/onboarding`);
       const expiresAt = new Date(deps.clock.now() + 90 * 86_400_000).toISOString();
       const issued = await deps.keys.issue(page.account.id, 'first key', 'app', { expiresAt });
       return showNext(event, page, `${app}/onboarding`, { newKey: shown(issued) });
+    }),
+  );
+
+  router.post(
+    `${app}/verify/resend`,
+    signedInAction(deps, async (_event, page) => {
+      if (await verificationNeeded(deps, page.account.id)) sendVerificationLink(deps, (await store.getLogin(page.account.id))?.email ?? page.account.email);
+      return page.view('verify-email', { title: 'Confirm your email', heading: 'Confirm your email', email: page.account.email, linkMinutes: deps.config.server.app.linkMinutes, notice: 'We sent a new link.' });
     }),
   );
 
@@ -108,6 +134,7 @@ export function registerKeyPages(router: Router, deps: WebDeps): void {
   router.post(
     `${app}/keys`,
     signedInAction(deps, async (event, page, form) => {
+      if (await verificationNeeded(deps, page.account.id)) return redirectAfterPost(event, `${app}/onboarding`);
       const name = (form.name ?? '').trim().slice(0, 60) || null;
       const days = form.expiresInDays ?? '';
       if (days !== '' && !EXPIRY_DAYS.has(days)) return keysView(page, { problem: 'Choose an expiry from the list.' }, 400);

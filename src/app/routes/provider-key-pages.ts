@@ -2,7 +2,7 @@
 import type { H3Event, Router } from 'h3';
 import { openSecret, sealSecret } from '../../core/secret-box.js';
 import { utcLabel } from '../key-views.js';
-import { errorPage, signedInAction, signedInPage, type PageContext } from '../page-kit.js';
+import { errorPage, redirectAfterPost, signedInAction, signedInPage, type PageContext } from '../page-kit.js';
 import type { WebDeps } from '../web-deps.js';
 
 const TEST_EVERY_MS = 5_000;
@@ -39,6 +39,13 @@ export function registerProviderKeyPages(router: Router, deps: WebDeps): void {
     return { status: rejection.status, label: utcLabel(new Date(rejection.at).toISOString()) };
   };
 
+  /** Onboarding's inline provider-key step posts here too, with `next=onboarding`: answer by going back there. */
+  const fromOnboarding = (form: Record<string, string>) => form.next === 'onboarding';
+  const backToOnboarding = (event: H3Event, page: PageContext, message: { notice?: string; problem?: string }) => {
+    deps.flash.put(event, page.session.id, message);
+    return redirectAfterPost(event, `${app}/onboarding#step-provider`);
+  };
+
   const knownProvider = (id: string | undefined) => providers.find((provider) => provider.id === id);
   const noSuchProvider = (event: H3Event) => errorPage(deps, event, 404, 'No such provider', 'This router does not route to that provider.');
 
@@ -53,7 +60,9 @@ export function registerProviderKeyPages(router: Router, deps: WebDeps): void {
       if (key.length < 8 || key.length > 512 || /\s/.test(key)) return view(page, { problem: 'That does not look like a provider key: paste it without spaces.' }, 400);
       await store.setProviderKey({ accountId: page.account.id, providerId: provider.id, sealed: sealSecret(key, secret), last4: key.slice(-4) }, 'app');
       deps.credentialHealth.forget(page.account.id, provider.id);
-      return view(page, { notice: `${provider.name} key ending in ${key.slice(-4)} saved. New requests use it within seconds.` });
+      const saved = `${provider.name} key ending in ${key.slice(-4)} saved. New requests use it within seconds.`;
+      if (fromOnboarding(form)) return backToOnboarding(event, page, { notice: `${saved} Test it next.` });
+      return view(page, { notice: saved });
     }),
   );
   router.post(
@@ -68,7 +77,7 @@ export function registerProviderKeyPages(router: Router, deps: WebDeps): void {
   );
   router.post(
     `${app}/provider-keys/:provider/test`,
-    signedInAction(deps, async (event, page) => {
+    signedInAction(deps, async (event, page, form) => {
       const provider = knownProvider(event.context.params?.provider);
       if (!provider) return noSuchProvider(event);
       const record = (await store.listProviderKeys(page.account.id)).find((entry) => entry.providerId === provider.id);
@@ -87,6 +96,7 @@ export function registerProviderKeyPages(router: Router, deps: WebDeps): void {
       const text = outcome.ok
         ? `${provider.name} accepted the key: a one-token call to ${outcome.model} succeeded in ${outcome.latencyMs} ms.`
         : `${provider.name} did not accept the call (${outcome.status === null ? 'no answer' : `HTTP ${outcome.status}`}, ${outcome.reason}). Check the key and its permissions.`;
+      if (fromOnboarding(form)) return backToOnboarding(event, page, outcome.ok ? { notice: text } : { problem: text });
       return view(page, { testOutcome: { ok: outcome.ok, text } });
     }),
   );

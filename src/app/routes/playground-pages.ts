@@ -1,0 +1,111 @@
+/**
+ * The playground: a chat request sent as the account through the whole /v1 pipeline (loopback HTTP to
+ * this server's own listener with the account's short-lived playground key, see playground/), with the
+ * route profile chosen from the plan's, the answer streamed, and the response headers and the receipt
+ * (request id, who served it, tokens, the month's count) shown. With JavaScript the answer streams as
+ * NDJSON events to app.js; without it the form posts and the finished answer comes back as a page.
+ */
+import { getRequestHeader, sendStream, setResponseHeader, type H3Event, type Router } from 'h3';
+import { callReadiness } from '../call-readiness.js';
+import { setSecurityHeaders } from '../http-helpers.js';
+import { signedInAction, signedInPage, type PageContext } from '../page-kit.js';
+import { loopbackChat, type LoopbackTarget, type PlaygroundEvent } from '../playground/loopback-chat.js';
+import { PlaygroundKeys } from '../playground/playground-keys.js';
+import type { WebDeps } from '../web-deps.js';
+
+const MAX_MESSAGE = 4000;
+const CALL_TIMEOUT_MS = 120_000;
+export const DEFAULT_PLAYGROUND_MESSAGE = 'Say hello and tell me in one sentence what you can do.';
+
+export function registerPlaygroundPages(router: Router, deps: WebDeps): void {
+  const app = deps.paths.app;
+  const playgroundKeys = new PlaygroundKeys(deps.keys, deps.clock);
+  const profilesOf = (page: PageContext) => page.plan?.routeProfiles ?? [];
+
+  async function view(page: PageContext, extra: Record<string, unknown> = {}, status?: number) {
+    const readiness = await callReadiness(deps, page.account);
+    return page.view(
+      'playground',
+      { title: 'Playground', profiles: profilesOf(page), profile: profilesOf(page)[0], message: DEFAULT_PLAYGROUND_MESSAGE, readiness, ...extra },
+      status ? { status } : {},
+    );
+  }
+
+  router.get(`${app}/playground`, signedInPage(deps, (_event, page) => view(page)));
+  router.post(
+    `${app}/playground`,
+    signedInAction(deps, async (event, page, form) => {
+      const profile = form.profile ?? '';
+      const message = (form.message ?? '').trim();
+      const fieldErrors: Record<string, string> = {};
+      if (!profilesOf(page).includes(profile)) fieldErrors.profile = 'Choose a route profile from the list.';
+      if (message === '') fieldErrors.message = 'Write a message to send.';
+      else if (message.length > MAX_MESSAGE) fieldErrors.message = `Keep the message under ${MAX_MESSAGE} characters.`;
+      if (Object.keys(fieldErrors).length > 0) return view(page, { profile, message, fieldErrors }, 400);
+      const target = ownListener(event);
+      const events = callAsAccount(page.account.id, target, { profile, message });
+      if ((getRequestHeader(event, 'accept') ?? '').includes('application/x-ndjson')) {
+        setSecurityHeaders(event);
+        setResponseHeader(event, 'content-type', 'application/x-ndjson; charset=utf-8');
+        return sendStream(event, ndjson(events));
+      }
+      return view(page, { profile, message, result: await collect(events) });
+    }),
+  );
+
+  /** The call, made again once with a new key when the held one was refused (revoked or expired meanwhile). */
+  async function* callAsAccount(accountId: string, target: LoopbackTarget, input: { profile: string; message: string }): AsyncGenerator<PlaygroundEvent> {
+    const signal = AbortSignal.timeout(CALL_TIMEOUT_MS);
+    for (let attempt = 0; attempt < 2; attempt++) {
+      let refusedKey = false;
+      for await (const event of loopbackChat(target, await playgroundKeys.keyFor(accountId), input, signal)) {
+        if (event.type === 'headers' && event.status === 401 && attempt === 0) refusedKey = true;
+        if (!refusedKey) yield event;
+      }
+      if (!refusedKey) return;
+      playgroundKeys.forget(accountId);
+    }
+  }
+}
+
+/** This server's listener, as the browser's connection reached it (also right behind a reverse proxy). */
+function ownListener(event: H3Event): LoopbackTarget {
+  const socket = event.node.req.socket;
+  const address = socket.localAddress ?? '127.0.0.1';
+  return { address: address.startsWith('::ffff:') ? address.slice(7) : address, port: socket.localPort ?? 0 };
+}
+
+function ndjson(events: AsyncGenerator<PlaygroundEvent>): ReadableStream<Uint8Array> {
+  const encoder = new TextEncoder();
+  return new ReadableStream({
+    async pull(controller) {
+      try {
+        const next = await events.next();
+        if (next.done) controller.close();
+        else controller.enqueue(encoder.encode(`${JSON.stringify(next.value)}\n`));
+      } catch {
+        controller.enqueue(encoder.encode(`${JSON.stringify({ type: 'error', status: 0, code: 'playground_unavailable', message: 'The request could not be completed. Try again.' })}\n`));
+        controller.close();
+      }
+    },
+    async cancel() {
+      await events.return(undefined);
+    },
+  });
+}
+
+/** The whole exchange, for the page a browser without JavaScript gets back. */
+async function collect(events: AsyncGenerator<PlaygroundEvent>) {
+  const result = { status: 0, headers: {} as Record<string, string>, answer: '', model: null as string | null, usage: null as { prompt: number; completion: number; total: number } | null, error: null as { code: string; message: string } | null };
+  try {
+    for await (const event of events) {
+      if (event.type === 'headers') Object.assign(result, { status: event.status, headers: event.headers });
+      else if (event.type === 'delta') result.answer += event.text;
+      else if (event.type === 'done') Object.assign(result, { model: event.model, usage: event.usage });
+      else result.error = { code: event.code, message: event.message };
+    }
+  } catch {
+    result.error = { code: 'playground_unavailable', message: 'The request could not be completed. Try again.' };
+  }
+  return { ...result, headerList: Object.entries(result.headers).map(([name, value]) => ({ name, value })) };
+}
