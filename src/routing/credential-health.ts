@@ -1,6 +1,6 @@
 /**
  * Circuit breakers keyed by credential: one per (account, provider), fed only by what a provider says
- * about an account's own key (BYOK): 401 or 403 (the key is rejected) and 429 (that key is throttled, or
+ * about an account's own key (BYOK): 401, 402 or 403 (the key is rejected, or its account has no credit) and 429 (that key is throttled, or
  * its balance is used up). One account's bad or exhausted key is that account's problem, so none of this
  * ever reaches the provider's own circuit (provider-health.ts), which would take the provider away from
  * every account. The same state machine as a provider's: `failureThreshold` failures in a row open it,
@@ -40,7 +40,7 @@ export const MAX_THROTTLE_MS = 10 * 60_000;
 
 /** Statuses with which a provider judges the credential, not itself. */
 export function isCredentialVerdict(status: number): boolean {
-  return status === 401 || status === 403 || status === 429;
+  return status === 401 || status === 402 || status === 403 || status === 429;
 }
 
 export class CredentialHealth {

@@ -18,6 +18,7 @@ import { candidateOrder } from './candidate-order.js';
 import { isCredentialVerdict, type CredentialHealth } from './credential-health.js';
 import { shouldFailOver } from './failover-policy.js';
 import type { ProviderHealth } from './provider-health.js';
+import { upstreamRefusal } from './upstream-refusal.js';
 
 /** How one attempt failed: an HTTP-level failure from the provider, or no response at all. */
 export class AttemptFailed extends Error {
@@ -111,6 +112,8 @@ export async function runWithFailover<T>(
   const attempts: AttemptSummary[] = [];
   const overBudget: string[] = [];
   let refusal: RouterError | undefined;
+  /** What each attempt made failed with, for the verdict when all of them refused (upstream-refusal.ts). */
+  const failures: UpstreamFailure[] = [];
   let sent = 0;
   let everyAttemptTimedOut = true;
   for (const candidate of candidates) {
@@ -156,6 +159,7 @@ export async function runWithFailover<T>(
         throw clientFault(failure, sent - 1);
       }
       failedAt(deps, call.accountId, candidate, failed);
+      failures.push(failure);
       everyAttemptTimedOut &&= failure.status === 504;
       attempts.push({
         provider: provider.id,
@@ -167,7 +171,8 @@ export async function runWithFailover<T>(
     }
   }
   if (refusal && sent === 0) throw refusal;
-  throw allFailed(call.route.id, attempts, { withoutCredential, overBudget }, Math.max(0, sent - 1), sent > 0 && everyAttemptTimedOut);
+  const failed = allFailed(call.route.id, attempts, { withoutCredential, overBudget }, Math.max(0, sent - 1), sent > 0 && everyAttemptTimedOut);
+  throw upstreamRefusal(call.route.id, failed, failures) ?? failed;
 }
 
 /**

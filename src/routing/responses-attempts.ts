@@ -15,6 +15,7 @@ import type { ResponsesRequest } from '../formats/openai-responses.js';
 import { truncatedStream } from '../providers/adapter.js';
 import { buildResponsesRequest } from '../providers/openai/build-responses-request.js';
 import { rewriteResponsesModel } from '../providers/openai/rewrite-responses-model.js';
+import { responsesStreamFailure } from '../providers/openai/responses-stream-failure.js';
 import type { Clock } from '../core/clock.js';
 import {
   adapterContext,
@@ -125,7 +126,7 @@ async function streamNative(deps: Deps, candidate: Candidate, call: ResponsesCal
       if (event.data === '' || event.data === '[DONE]') return [];
       const json = rewriteResponsesModel(parseJsonBody(event.data), call.model) as ResponsesOutEvent;
       if (!committed && (json.type === 'response.failed' || json.type === 'error')) {
-        throw new AttemptFailed({ status: 502, type: 'upstream_error', code: 'upstream_response_failed', message: 'The upstream reported a failed response before any output.' });
+        throw new AttemptFailed(responsesStreamFailure(json as unknown as Record<string, unknown>));
       }
       if (typeof json.sequence_number === 'number') lastSequence = json.sequence_number;
       if (json.response !== null && typeof json.response === 'object') lastResponse = json.response as Record<string, unknown>;

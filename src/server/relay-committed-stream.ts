@@ -17,8 +17,8 @@ const SHUT_DOWN: UpstreamFailure = {
   message: 'This router instance shut down before the answer was complete. Retry; another instance will answer.',
 };
 
-/** Upstream codes a Responses stream passes on in `response.failed`: Codex acts on these two. */
-const UPSTREAM_CODES_KEPT: ReadonlySet<string> = new Set(['rate_limit_exceeded', 'context_length_exceeded']);
+/** Upstream codes a Responses stream passes on in `response.failed`: Codex acts on these (insufficient_quota: it stops retrying). */
+const UPSTREAM_CODES_KEPT: ReadonlySet<string> = new Set(['rate_limit_exceeded', 'context_length_exceeded', 'insufficient_quota']);
 
 /**
  * The code a Responses stream's `response.failed` carries for a failure after the commit point: the

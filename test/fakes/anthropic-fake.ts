@@ -137,6 +137,9 @@ class AnthropicFake implements FakeProvider {
       case 'status':
         if (failure.echoCredential) return sendError(res, failure.status, 'authentication_error', credentialEcho(String(req.headers['x-api-key'])));
         return sendStatusFailure(res, failure.status, failure.retryAfterSeconds);
+      case 'out-of-credit':
+        // Anthropic's documented billing_error (https://docs.anthropic.com/en/api/errors).
+        return sendError(res, 402, 'billing_error', 'Your credit balance is too low to access the Anthropic API. Please go to Plans & Billing to upgrade or purchase credits.');
       case 'hang':
         return;
       case 'slow-first-byte':

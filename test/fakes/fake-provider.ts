@@ -30,7 +30,13 @@ export type FakeFailure =
    * Stream requests: send the first events normally, then end the response cleanly, without the
    * stream's terminator (no finish reason, no `[DONE]`, no `response.completed`, no `message_stop`).
    */
-  | { kind: 'truncated-stream'; afterEvents: number };
+  | { kind: 'truncated-stream'; afterEvents: number }
+  /**
+   * The provider account is out of quota or credit: OpenAI's 429 `insufficient_quota` (with `inStream`,
+   * a native Responses stream that starts and then sends `response.failed` with that code before any
+   * output), Anthropic's 402 `billing_error`. Gemini has no separate answer for it (its 429 is the same).
+   */
+  | { kind: 'out-of-credit'; inStream?: boolean };
 
 export interface FakeReply {
   /** Text the fake model answers with (default: "Hello from <fake name>"). */

@@ -103,6 +103,7 @@ export async function startOpenAIFake(options: { name?: string } = {}): Promise<
     const credential = (req.headers.authorization ?? '').replace(/^Bearer /, '');
     if (failure?.kind === 'status' && failure.echoCredential) return sendJson(res, failure.status, openaiError(credentialEcho(credential), null, 'invalid_api_key'));
     if (failure?.kind === 'status') return sendStatusFailure(res, failure, modelOf(body));
+    if (failure?.kind === 'out-of-credit') return sendOutOfCredit(res, failure.inStream === true && path.startsWith('/v1/responses'), modelOf(body));
 
     const routed = route(req.method ?? 'GET', path, body, name);
     if ('status' in routed) return sendJson(res, routed.status, routed.body);
@@ -412,6 +413,22 @@ function sendStatusFailure(res: ServerResponse, failure: Extract<FakeFailure, { 
   const retryAfter = failure.retryAfterSeconds ?? (status === 429 ? 20 : undefined);
   const headers: Record<string, string> = retryAfter === undefined ? {} : { 'retry-after': String(retryAfter), 'x-ratelimit-reset-requests': `${retryAfter}s` };
   sendJson(res, status, errorBodyFor(status, model, retryAfter ?? 20), headers);
+}
+
+/** OpenAI's answer to an account without credit (its documented 429 insufficient_quota). */
+const QUOTA_MESSAGE = 'You exceeded your current quota, please check your plan and billing details. For more information on this error, read the docs: https://platform.openai.com/docs/guides/error-codes/api-errors.';
+
+function sendOutOfCredit(res: ServerResponse, inStream: boolean, model: string): void {
+  if (!inStream) return sendJson(res, 429, openaiError(QUOTA_MESSAGE, null, 'insufficient_quota', 'insufficient_quota'));
+  // quirk(openai): a Responses stream can start (200, response.created) and then fail for the balance.
+  const skeleton = { id: 'resp_fake_quota', object: 'response', created_at: CREATED, status: 'in_progress', model, output: [], usage: null, error: null };
+  const events = [
+    { type: 'response.created', sequence_number: 0, response: skeleton },
+    { type: 'response.in_progress', sequence_number: 1, response: skeleton },
+    { type: 'response.failed', sequence_number: 2, response: { ...skeleton, status: 'failed', error: { code: 'insufficient_quota', message: QUOTA_MESSAGE } } },
+  ];
+  res.writeHead(200, { 'content-type': 'text/event-stream', ...commonHeaders() });
+  res.end(events.map((event) => `event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`).join(''));
 }
 
 function errorBodyFor(status: number, model: string, retryAfter: number): ErrorBody {

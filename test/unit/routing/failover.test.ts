@@ -158,7 +158,8 @@ describe('runWithFailover: the all_upstreams_failed message', () => {
   it("says retrying will not help when the only failure is an exhausted provider balance", async () => {
     const { deps, call } = setup({ failureThreshold: 10, keys: ['a'] });
     const error = await rejection(runWithFailover(deps, call, failing({ a: status(429, 'insufficient_quota', 'insufficient_quota') })));
-    expect(error.message).toMatch(/Retrying will not help: the provider account's quota or credit is used up\.$/);
+    expect(error.message).toMatch(/Retrying will not help: the provider account's quota or credit is used up;/);
+    expect([error.status, error.wire?.code, error.headers['x-should-retry']]).toEqual([429, 'insufficient_quota', 'false']);
   });
 
   it('keeps upstream-supplied codes to one safe word', async () => {
