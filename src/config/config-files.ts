@@ -5,6 +5,7 @@
  */
 import type {
   CatalogFamily,
+  CatalogModel,
   CircuitBreakerConfig,
   ManagedAccessConfig,
   ModelAliasConfig,
@@ -39,6 +40,6 @@ export interface RawConfigFiles {
   plans: { plans: RawPlan[] };
   routes: { routes: RouteProfileConfig[]; aliases?: ModelAliasConfig[] };
   providers: { providers: RawProvider[]; circuitBreaker: CircuitBreakerConfig; managedAccess: ManagedAccessConfig };
-  catalog: { families: CatalogFamily[] };
+  catalog: { families: CatalogFamily[]; models: CatalogModel[] };
   pricing: PricingConfig;
 }

@@ -1,6 +1,7 @@
 import type { ConfigFileName, RawConfigFiles } from './config-files.js';
 import { parseCidr } from '../core/proxy-trust.js';
 import { routeTargets } from './route-targets.js';
+import { outputLimitProblems } from './output-limit-checks.js';
 import { escapePointerSegment, type PointedProblem } from './locate-pointer.js';
 
 export type FileProblem = PointedProblem & { file: ConfigFileName };
@@ -52,6 +53,7 @@ export function crossCheck(files: Partial<RawConfigFiles>): FileProblem[] {
       }),
     );
   }
+  problems.push(...outputLimitProblems(files));
   if (catalog && routes) {
     const known = idsOf(routes.routes);
     catalog.families.forEach((family, f) => {

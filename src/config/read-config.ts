@@ -10,6 +10,7 @@ import { deepFreeze } from './deep-freeze.js';
 import type { PointedProblem } from './locate-pointer.js';
 import { fusionWarnings } from './fusion-warnings.js';
 import { priceWarnings } from './price-warnings.js';
+import { outputLimitWarnings } from './output-limit-checks.js';
 import { readYamlFile, type YamlFile } from './read-yaml-file.js';
 import { resolveEnvReferences } from './resolve-env-references.js';
 import type { RouterConfig } from './types.js';
@@ -63,7 +64,7 @@ export function readConfig(dir: string, env: NodeJS.ProcessEnv): ConfigReading {
     if (yamlFile) problems.push(located(yamlFile, problem));
   }
   const warnings: ConfigProblem[] = [];
-  for (const { file, ...warning } of [...priceWarnings(valid), ...fusionWarnings(valid)]) {
+  for (const { file, ...warning } of [...priceWarnings(valid), ...fusionWarnings(valid), ...outputLimitWarnings(valid)]) {
     const yamlFile = files.get(file);
     if (yamlFile) warnings.push(located(yamlFile, warning));
   }

@@ -245,6 +245,13 @@ export interface CatalogFamily {
   capabilities: { streaming: boolean; tools: boolean; responses: boolean };
 }
 
+/** A model's published output limit (catalog.yaml `models`): output caps above it are lowered per candidate. */
+export interface CatalogModel {
+  provider: string;
+  model: string;
+  maxOutputTokens: number;
+}
+
 export interface PricingConfig {
   currency: string;
   /** Per-plan marketing lines shown in /pricing. */
@@ -259,6 +266,6 @@ export interface RouterConfig {
   routes: readonly RouteProfileConfig[];
   modelAliases: readonly ModelAliasConfig[];
   providers: ProvidersFile;
-  catalog: { families: readonly CatalogFamily[] };
+  catalog: { families: readonly CatalogFamily[]; models: readonly CatalogModel[] };
   pricing: PricingConfig;
 }

@@ -15,6 +15,7 @@ import { translateStream } from './translate-stream.js';
 import type { SseEvent } from '../upstream/sse-event.js';
 import { UpstreamTransportError, type UpstreamClient, type UpstreamResponse } from '../upstream/upstream-client.js';
 import { AttemptFailed, type Candidate } from './failover.js';
+import { withinCandidateLimit, type OutputLimits } from './output-limits.js';
 
 export interface CommittedStream<T> {
   /** Output produced before the commit point, to send first. */
@@ -26,6 +27,8 @@ export interface CommittedStream<T> {
 export interface AttemptDeps {
   adapters: AdapterRegistry;
   client: UpstreamClient;
+  /** Every attempt's output cap is lowered to its model's published limit (output-limits.ts). */
+  outputLimits: OutputLimits;
 }
 
 export function adapterContext(candidate: Candidate, stream: boolean): AdapterContext {
@@ -96,14 +99,16 @@ function redactedReply(response: UpstreamResponse, redact: (text: string) => str
 export async function completeChatAttempt(deps: AttemptDeps, candidate: Candidate, chat: ChatRequest, signal: AbortSignal): Promise<ChatCompletion> {
   const adapter = deps.adapters[candidate.provider.format];
   const ctx = adapterContext(candidate, false);
-  const reply = await sendOrFail(deps, adapter, candidate, adapter.buildChatRequest(chat, ctx), signal);
+  const request = adapter.buildChatRequest(withinCandidateLimit(deps.outputLimits, candidate, chat, 'chat'), ctx);
+  const reply = await sendOrFail(deps, adapter, candidate, request, signal);
   return adapter.parseChatResponse(parseJsonBody(await reply.text()), ctx);
 }
 
 export async function streamChatAttempt(deps: AttemptDeps, candidate: Candidate, chat: ChatRequest, signal: AbortSignal): Promise<CommittedStream<ChatCompletionChunk>> {
   const adapter = deps.adapters[candidate.provider.format];
   const ctx = adapterContext(candidate, true);
-  const reply = await sendOrFail(deps, adapter, candidate, adapter.buildChatRequest(chat, ctx), signal);
+  const request = adapter.buildChatRequest(withinCandidateLimit(deps.outputLimits, candidate, chat, 'chat'), ctx);
+  const reply = await sendOrFail(deps, adapter, candidate, request, signal);
   const translator = adapter.createChatStreamTranslator(ctx);
   const chunks = translateStream(reply.eventBatches(), (event) => translator.onEvent(event), () => translator.onEnd());
   return commitWhen(chunks, isCommittingChunk);

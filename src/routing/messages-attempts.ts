@@ -16,6 +16,7 @@ import { UpstreamStreamError, truncatedStream } from '../providers/adapter.js';
 import { adapterContext, commitWhen, completeChatAttempt, parseJsonBody, sendOrFail, streamChatAttempt, type AttemptDeps, type CommittedStream } from './chat-attempts.js';
 import { AttemptFailed, type Candidate } from './failover.js';
 import { translateStream } from './translate-stream.js';
+import { withinCandidateLimit } from './output-limits.js';
 
 export interface MessagesCall {
   request: MessagesRequest;
@@ -41,7 +42,7 @@ const isNative = (candidate: Candidate) => candidate.provider.format === 'anthro
 
 export async function completeMessagesAttempt(deps: AttemptDeps, candidate: Candidate, call: MessagesCall): Promise<MessagesResponse> {
   if (isNative(candidate)) {
-    const request = buildNativeMessagesRequest(call.request, adapterContext(candidate, false), call.client);
+    const request = buildNativeMessagesRequest(withinCandidateLimit(deps.outputLimits, candidate, call.request, 'messages'), adapterContext(candidate, false), call.client);
     const reply = await sendOrFail(deps, deps.adapters.anthropic, candidate, request, call.signal);
     const message = parseJsonBody(await reply.text()) as MessagesResponse;
     if (typeof message !== 'object' || message === null || message.type !== 'message') {
@@ -87,7 +88,7 @@ const PRELUDE = new Set(['message_start', 'ping']);
  * stream with the router's own `error` event after it; a stream closed before message_stop is cut short.
  */
 async function relayNativeStream(deps: AttemptDeps, candidate: Candidate, call: MessagesCall): Promise<MessagesStreamOutcome> {
-  const request = buildNativeMessagesRequest(call.request, adapterContext(candidate, true), call.client);
+  const request = buildNativeMessagesRequest(withinCandidateLimit(deps.outputLimits, candidate, call.request, 'messages'), adapterContext(candidate, true), call.client);
   const reply = await sendOrFail(deps, deps.adapters.anthropic, candidate, request, call.signal);
   let stopped = false;
   const events = translateStream<MessagesStreamEvent>(

@@ -30,6 +30,7 @@ import {
 import type { ChatCompletionChunk } from '../formats/openai-chat.js';
 import { AttemptFailed, type Candidate } from './failover.js';
 import { translateStream } from './translate-stream.js';
+import { withinCandidateLimit } from './output-limits.js';
 
 /** A Responses stream event as sent to the client (`event:` is its `type`). */
 export interface ResponsesOutEvent {
@@ -72,7 +73,7 @@ export function responseContext(deps: { clock: Clock }, call: ResponsesCall): Re
 export async function completeResponsesAttempt(deps: Deps, candidate: Candidate, call: ResponsesCall): Promise<ResponsesOutcome> {
   if (isNative(candidate)) {
     const adapter = deps.adapters.openai;
-    const request = buildResponsesRequest(call.request as unknown as Record<string, unknown>, adapterContext(candidate, false));
+    const request = buildResponsesRequest(withinCandidateLimit(deps.outputLimits, candidate, call.request as unknown as Record<string, unknown>, 'responses'), adapterContext(candidate, false));
     const reply = await sendOrFail(deps, adapter, candidate, request, call.signal);
     return rewriteResponsesModel(parseJsonBody(await reply.text()) as ResponsesOutcome, call.model);
   }
@@ -114,7 +115,7 @@ const TERMINAL = new Set(['response.completed', 'response.incomplete', 'response
 
 async function streamNative(deps: Deps, candidate: Candidate, call: ResponsesCall): Promise<ResponsesStreamOutcome> {
   const adapter = deps.adapters.openai;
-  const request = buildResponsesRequest(call.request as unknown as Record<string, unknown>, adapterContext(candidate, true));
+  const request = buildResponsesRequest(withinCandidateLimit(deps.outputLimits, candidate, call.request as unknown as Record<string, unknown>, 'responses'), adapterContext(candidate, true));
   const reply = await sendOrFail(deps, adapter, candidate, request, call.signal);
   let lastSequence = -1;
   let lastResponse: Record<string, unknown> | undefined;

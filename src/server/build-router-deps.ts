@@ -14,6 +14,7 @@ import { createAdapterRegistry } from '../providers/registry.js';
 import { ProviderHealth } from '../routing/provider-health.js';
 import { CredentialHealth } from '../routing/credential-health.js';
 import { RoutingEngine } from '../routing/routing-engine.js';
+import { outputLimitsFrom } from '../routing/output-limits.js';
 import { openQuotaLedger } from '../stores/open-quota-ledger.js';
 import { openConcurrencyLimiter } from '../stores/open-concurrency-limiter.js';
 import { openRateLimiter } from '../stores/open-rate-limiter.js';
@@ -112,6 +113,7 @@ export async function buildRouterDeps(config: RouterConfig, options: BuildOption
     credentialFor: credentials.credentialFor,
     adapters: createAdapterRegistry(clock),
     client,
+    outputLimits: outputLimitsFrom(config.catalog.models),
   });
   const spend = new SpendGate({
     store: usage.store,

@@ -118,6 +118,20 @@ describe('checkConfig', () => {
     ]);
   });
 
+  it('warns, without failing, about a routed model with no output limit in the catalog', () => {
+    const dir = writeConfigVariant({ 'catalog.yaml': replaceOnce('  - { provider: openai, model: gpt-5, maxOutputTokens: 128000 }\n', '') });
+    const result = checkConfig(dir, {});
+    expect(result.ok).toBe(true);
+    expect(result.warnings.map((warning) => warning.message).filter((message) => message.includes('output limit'))).toEqual([
+      'route profile "router/fusion" routes to openai/gpt-5, which has no output limit in catalog.yaml (models): output caps above the model\'s own limit are sent as asked, and the upstream may refuse them',
+    ]);
+  });
+
+  it('refuses an output limit that is not a positive whole number', () => {
+    const dir = writeConfigVariant({ 'catalog.yaml': replaceOnce('maxOutputTokens: 128000', 'maxOutputTokens: 0') });
+    expect(checkConfig(dir, {}).ok).toBe(false);
+  });
+
   it('says "1 problem" for a single problem', () => {
     const dir = writeConfigVariant({ 'plans.yaml': replaceOnce('requestsPerMinute: 20', 'requestsPerMinute: -1') });
     expect(checkConfig(dir, {}).summary).toBe(`${dir}/ has 1 problem`);

@@ -25,6 +25,16 @@ describe('problems between files', () => {
     ]);
   });
 
+  it('reports an output limit naming an unknown provider, and a model limited twice', () => {
+    const dir = writeConfigVariant({
+      'catalog.yaml': (text) => `${text}  - { provider: opnai, model: gpt-4.1, maxOutputTokens: 32768 }\n  - { provider: gemini, model: gemini-2.5-pro, maxOutputTokens: 8192 }\n`,
+    });
+    const problems = listProblems(dir);
+    expect(problems).toHaveLength(2);
+    expect(problems[0]).toMatch(/^catalog\.yaml:\d+:\d+ output limit of "gpt-4\.1" names unknown provider "opnai" \(known: openai, anthropic, gemini\)$/);
+    expect(problems[1]).toMatch(/^catalog\.yaml:\d+:\d+ duplicate output limit for gemini\/gemini-2\.5-pro \(first defined at models\[4\]\)$/);
+  });
+
   it('reports a model alias naming an unknown route profile, and a model pattern with characters no model name has', () => {
     const withAliases = (aliases: string) => (text: string) => `${text}aliases:\n${aliases}`;
     const dir = writeConfigVariant({ 'routes.yaml': withAliases('  - { model: "claude-*", route: router/frontier }\n  - { model: "claude-haiku-*", route: router/frontiers }\n') });
@@ -71,6 +81,7 @@ describe('problems between files', () => {
       'providers.yaml:21:9 duplicate provider id "anthropic" (first defined at providers[1])',
       'catalog.yaml:8:9 duplicate catalog family id "frontier" (first defined at families[0])',
       'catalog.yaml:10:14 catalog family "frontier" names unknown route profile "router/fusion" (known: router/frontier)',
+      'catalog.yaml:22:17 output limit of "gemini-2.5-pro" names unknown provider "gemini" (known: openai, anthropic)',
     ]);
   });
 
