@@ -17,6 +17,17 @@
  *   ROUTER_LOG_FORMAT  logFormat (`json` or `pretty`; `auto` by default)
  *
  * ROUTER_CONFIG is not an override: it picks the directory (see resolve-config-dir.ts).
+ *
+ * The standard OpenTelemetry variables set `tracing` (later entries win, as the specification orders them):
+ *   OTEL_EXPORTER_OTLP_ENDPOINT         tracing.endpoint (the base URL + /v1/traces), and tracing.enabled
+ *   OTEL_EXPORTER_OTLP_TRACES_ENDPOINT  tracing.endpoint (as is), and tracing.enabled
+ *   OTEL_SERVICE_NAME                   tracing.serviceName
+ *   OTEL_TRACES_SAMPLER                 tracing.sampler
+ *   OTEL_TRACES_SAMPLER_ARG             tracing.sampleRatio
+ *   OTEL_BSP_SCHEDULE_DELAY             tracing.exportIntervalMs
+ *   OTEL_BSP_MAX_QUEUE_SIZE             tracing.maxQueueSize
+ *   OTEL_BSP_EXPORT_TIMEOUT             tracing.exportTimeoutMs
+ *   OTEL_SDK_DISABLED=true              tracing.enabled false
  */
 import { escapePointerSegment } from './locate-pointer.js';
 
@@ -29,6 +40,7 @@ interface Override {
 const asIs = (raw: string): unknown => raw;
 // Digits become a number; anything else stays a string so the schema reports what it must be.
 const digitsAsNumber = (raw: string): unknown => (/^\d+$/.test(raw) ? Number(raw) : raw);
+const decimalAsNumber = (raw: string): unknown => (/^\d+(\.\d+)?$/.test(raw.trim()) ? Number(raw) : raw);
 
 const OVERRIDES: readonly Override[] = [
   { variable: 'ROUTER_PORT', path: ['listen', 'port'], value: digitsAsNumber },
@@ -44,6 +56,18 @@ const OVERRIDES: readonly Override[] = [
   { variable: 'ROUTER_REDIS_URL', path: ['rateLimit', 'redisUrl'], value: asIs },
   { variable: 'ROUTER_LOG_LEVEL', path: ['logLevel'], value: asIs },
   { variable: 'ROUTER_LOG_FORMAT', path: ['logFormat'], value: asIs },
+  { variable: 'OTEL_EXPORTER_OTLP_ENDPOINT', path: ['tracing', 'enabled'], value: () => true },
+  { variable: 'OTEL_EXPORTER_OTLP_ENDPOINT', path: ['tracing', 'endpoint'], value: (raw) => `${raw.trim().replace(/\/+$/, '')}/v1/traces` },
+  { variable: 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', path: ['tracing', 'enabled'], value: () => true },
+  { variable: 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', path: ['tracing', 'endpoint'], value: (raw) => raw.trim() },
+  { variable: 'OTEL_SERVICE_NAME', path: ['tracing', 'serviceName'], value: asIs },
+  { variable: 'OTEL_TRACES_SAMPLER', path: ['tracing', 'sampler'], value: (raw) => raw.trim().toLowerCase() },
+  { variable: 'OTEL_TRACES_SAMPLER_ARG', path: ['tracing', 'sampleRatio'], value: decimalAsNumber },
+  { variable: 'OTEL_BSP_SCHEDULE_DELAY', path: ['tracing', 'exportIntervalMs'], value: digitsAsNumber },
+  { variable: 'OTEL_BSP_MAX_QUEUE_SIZE', path: ['tracing', 'maxQueueSize'], value: digitsAsNumber },
+  { variable: 'OTEL_BSP_EXPORT_TIMEOUT', path: ['tracing', 'exportTimeoutMs'], value: digitsAsNumber },
+  // Only `true` disables (the specification's rule); any other value leaves tracing as configured.
+  { variable: 'OTEL_SDK_DISABLED', path: ['tracing', 'enabled'], value: (raw) => (raw.trim().toLowerCase() === 'true' ? false : undefined) },
 ];
 
 /**
@@ -56,7 +80,10 @@ export function applyEnvOverrides(server: unknown, env: NodeJS.ProcessEnv): Map<
   for (const { variable, path, value } of OVERRIDES) {
     const raw = env[variable];
     if (raw === undefined || raw === '') continue;
-    if (setAt(server, path, value(raw))) {
+    const overriding = value(raw);
+    // undefined: the variable's value asks for no change (OTEL_SDK_DISABLED=false).
+    if (overriding === undefined) continue;
+    if (setAt(server, path, overriding)) {
       written.set(path.map((segment) => `/${escapePointerSegment(segment)}`).join(''), variable);
     }
   }

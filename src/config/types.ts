@@ -74,6 +74,7 @@ export interface ServerConfig {
   ledger: LedgerConfig;
   metrics: MetricsConfig;
   billing: BillingConfig;
+  tracing: TracingConfig;
 }
 
 /** Plans bought online (src/billing/, src/app/billing/). `none`: plans change only through the operator. */
@@ -101,6 +102,27 @@ export interface LedgerConfig {
   maxQueued: number;
   /** Days raw records are kept (rollups are kept). */
   retentionDays: number;
+}
+
+/**
+ * OpenTelemetry traces (src/tracing/, docs/operations.md#tracing). Off by default; OTEL_EXPORTER_OTLP_ENDPOINT
+ * and the other standard OTEL_* variables set these (config/apply-env-overrides.ts).
+ */
+export interface TracingConfig {
+  enabled: boolean;
+  /** The OTLP/HTTP traces URL (JSON), e.g. http://collector:4318/v1/traces. */
+  endpoint: string;
+  serviceName: string;
+  /** The standard OTEL_TRACES_SAMPLER names; `parentbased_*` follow a client's sampled flag. */
+  sampler: 'always_on' | 'always_off' | 'traceidratio' | 'parentbased_always_on' | 'parentbased_always_off' | 'parentbased_traceidratio';
+  /** Share of new traces kept by the `*traceidratio` samplers (0 to 1). */
+  sampleRatio: number;
+  /** Spans held for export; past it new spans are dropped (never a wait on the request path). */
+  maxQueueSize: number;
+  /** How often queued spans are sent. */
+  exportIntervalMs: number;
+  /** Longest one export may take before it is abandoned (and logged). */
+  exportTimeoutMs: number;
 }
 
 export interface MetricsConfig {

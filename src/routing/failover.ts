@@ -18,6 +18,8 @@ import { candidateOrder } from './candidate-order.js';
 import { isCredentialVerdict, type CredentialHealth } from './credential-health.js';
 import { shouldFailOver } from './failover-policy.js';
 import type { ProviderHealth } from './provider-health.js';
+import type { Span, Tracing } from '../tracing/tracing.js';
+import { attemptServed, attemptThrew, recordSkippedAttempt, startAttemptSpan } from './attempt-span.js';
 import { upstreamRefusal } from './upstream-refusal.js';
 
 /** How one attempt failed: an HTTP-level failure from the provider, or no response at all. */
@@ -94,6 +96,8 @@ export interface FailoverDeps {
   random: () => number;
   /** The account's credential for a provider (BYOK, or managed when allowed), or undefined. */
   credentialFor(accountId: string, providerId: string): Promise<ResolvedCredential | undefined>;
+  /** Absent when tracing is off: then no span is made. */
+  tracing?: Tracing;
 }
 
 export interface FailoverCall {
@@ -106,7 +110,7 @@ export async function runWithFailover<T>(
   deps: FailoverDeps,
   call: FailoverCall,
   attempt: (candidate: Candidate) => Promise<T>,
-): Promise<{ value: T; meta: RoutedMeta }> {
+): Promise<{ value: T; meta: RoutedMeta; span?: Span }> {
   const { candidates, withoutCredential } = await usableCandidates(deps, call);
   const maxAttempts = 1 + call.route.retryBudget;
   const attempts: AttemptSummary[] = [];
@@ -125,19 +129,24 @@ export async function runWithFailover<T>(
     const skip = skipReason(deps, call.accountId, candidate);
     if (skip) {
       attempts.push({ provider: provider.id, model: target.model, status: null, error: skip, latencyMs: 0, skipped: true });
+      if (deps.tracing) recordSkippedAttempt(deps.tracing, candidate, attempts.length, skip);
       continue;
     }
     const startedAt = deps.clock.now();
+    const scope = deps.tracing ? startAttemptSpan(deps.tracing, candidate, attempts.length + 1) : undefined;
     try {
-      const value = await attempt(candidate);
+      const value = await (scope ? deps.tracing!.within(scope, () => attempt(candidate)) : attempt(candidate));
       const latencyMs = deps.clock.now() - startedAt;
       accepted(deps, call.accountId, candidate, latencyMs);
       attempts.push({ provider: provider.id, model: target.model, status: 200, error: null, latencyMs });
+      if (scope) attemptServed(deps.tracing!, scope.span);
       return {
         value,
         meta: { providerId: provider.id, upstreamModel: target.model, retryCount: sent, credentialSource: candidate.credentialSource, attempts },
+        ...(scope ? { span: scope.span } : {}),
       };
     } catch (error) {
+      if (scope) attemptThrew(scope.span, error, call.signal);
       if (error instanceof CandidateUnfit && !call.signal.aborted) {
         sent++;
         accepted(deps, call.accountId, candidate, deps.clock.now() - startedAt);
@@ -268,8 +277,8 @@ function clientFault(failure: UpstreamFailure, retryCount: number): RouterError 
   });
 }
 
-/** An upstream's error code as one safe word for summaries and logs (codes are upstream-controlled text). */
-function oneWord(code: string): string {
+/** An upstream's error code as one safe word for summaries, logs and spans (codes are upstream-controlled text). */
+export function oneWord(code: string): string {
   return code.toLowerCase().replace(/[^a-z0-9_]+/g, '_').slice(0, 40) || 'error';
 }
 

@@ -6,6 +6,7 @@ import type { ChatCompletion, ChatCompletionChunk, ChatRequest } from '../format
 import { completeChatAttempt, streamChatAttempt, type AttemptDeps, type CommittedStream } from './chat-attempts.js';
 import { runWithFailover, type FailoverCall, type FailoverDeps, type RoutedMeta } from './failover.js';
 import type { ResponsesRequest } from '../formats/openai-responses.js';
+import { chatAnswer, finishWithStream } from './attempt-span.js';
 import { testCredential, type CredentialTestOutcome } from './test-credential.js';
 import { completeResponsesAttempt, streamResponsesAttempt, type ResponsesOutcome, type ResponsesStreamOutcome } from './responses-attempts.js';
 import { completeMessagesAttempt, streamMessagesAttempt, type MessagesCall, type MessagesStreamOutcome } from './messages-attempts.js';
@@ -34,12 +35,16 @@ export interface Routed<T> {
 export class RoutingEngine {
   constructor(private readonly deps: RoutingEngineDeps) {}
 
-  completeChat(call: FailoverCall, chat: ChatRequest): Promise<Routed<ChatCompletion>> {
-    return runWithFailover(this.deps, call, (candidate) => completeChatAttempt(this.deps, candidate, chat, call.signal));
+  async completeChat(call: FailoverCall, chat: ChatRequest): Promise<Routed<ChatCompletion>> {
+    const routed = await runWithFailover(this.deps, call, (candidate) => completeChatAttempt(this.deps, candidate, chat, call.signal));
+    if (routed.span) this.deps.tracing?.activeRequest()?.finishServed(routed.span, chatAnswer(routed.value));
+    return routed;
   }
 
-  streamChat(call: FailoverCall, chat: ChatRequest): Promise<Routed<CommittedStream<ChatCompletionChunk>>> {
-    return runWithFailover(this.deps, call, (candidate) => streamChatAttempt(this.deps, candidate, chat, call.signal));
+  async streamChat(call: FailoverCall, chat: ChatRequest): Promise<Routed<CommittedStream<ChatCompletionChunk>>> {
+    const routed = await runWithFailover(this.deps, call, (candidate) => streamChatAttempt(this.deps, candidate, chat, call.signal));
+    if (routed.span) routed.value = finishWithStream(this.deps.tracing!, routed.span, routed.value);
+    return routed;
   }
 
   completeResponses(call: FailoverCall, request: ResponsesRequest): Promise<Routed<ResponsesOutcome>> {

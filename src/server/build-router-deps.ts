@@ -33,6 +33,11 @@ import { createMetricsObserver } from './metrics-observer.js';
 import type { RequestObserver } from './request-outcome.js';
 import type { RouterDeps } from './router-deps.js';
 import { createUsageObserver } from './usage-observer.js';
+import { openTracing } from '../tracing/open-tracing.js';
+import { traceUpstreamClient } from '../tracing/traced-upstream-client.js';
+import type { Tracing } from '../tracing/tracing.js';
+import { routerVersion } from '../usage/support-bundle.js';
+import { createTracingObserver } from './tracing-observer.js';
 
 export interface BuildOptions {
   clock?: Clock;
@@ -77,7 +82,10 @@ export async function buildRouterDeps(config: RouterConfig, options: BuildOption
     onUnavailable: (reason) => logger.warn(`shared in-flight counts unavailable (${reason}); capping requests in flight per instance until Redis is back`),
     primary: options.primary,
   });
-  const client = options.upstreamClient ?? createUpstreamClient({ connectionsPerProvider: config.server.listen.maxConnections });
+  // Off by default: then there is no Tracing, and nothing on the request path makes spans.
+  const tracing = openTracing(config.server.tracing, { logger, serviceVersion: routerVersion() });
+  const untracedClient = options.upstreamClient ?? createUpstreamClient({ connectionsPerProvider: config.server.listen.maxConnections });
+  const client = tracing ? traceUpstreamClient(untracedClient, tracing) : untracedClient;
   const secret = config.server.secretKey?.reveal();
   const providers = new Map(config.providers.providers.map((provider) => [provider.id, provider]));
   const usage = await openUsage(config, {
@@ -114,6 +122,7 @@ export async function buildRouterDeps(config: RouterConfig, options: BuildOption
     adapters: createAdapterRegistry(clock),
     client,
     outputLimits: outputLimitsFrom(config.catalog.models),
+    ...(tracing ? { tracing } : {}),
   });
   const spend = new SpendGate({
     store: usage.store,
@@ -136,6 +145,7 @@ export async function buildRouterDeps(config: RouterConfig, options: BuildOption
     logRequestOutcomes(logger),
     ...(usage.ledger ? [createUsageObserver(usage.ledger, usage.prices)] : []),
     ...(metrics ? [createMetricsObserver(metrics, { routes: config.routes.map((route) => route.id), providers: providerIds })] : []),
+    ...(tracing ? [createTracingObserver()] : []),
     ...(options.observers ?? []),
   ];
 
@@ -160,14 +170,24 @@ export async function buildRouterDeps(config: RouterConfig, options: BuildOption
     spend,
     metrics,
     drain: new Drain(),
+    ...(tracing ? { tracing, spend: traceSpendGate(spend, tracing) } : {}),
     /** Called after the drain: the ledger is flushed first (no request is left to add to it), then the stores close. */
     async close() {
       await usage.close();
       await client.close();
+      // The spans of the last requests are sent before the process goes (bounded by exportTimeoutMs).
+      await tracing?.shutdown();
       await rateLimiter.close();
       await concurrency.close();
       await quota.close();
       await store.close();
     },
   };
+}
+
+/** The spend gate with its own admission span (`router.spend_gate`), for every route that reserves. */
+function traceSpendGate(gate: SpendGate, tracing: Tracing): SpendGate {
+  const traced = Object.create(gate) as SpendGate;
+  traced.reserve = (request) => tracing.inSpan('router.spend_gate', () => gate.reserve(request));
+  return traced;
 }

@@ -31,36 +31,39 @@ import { createQuotaPeekStage, createQuotaStage } from './stages/quota.js';
 import { createRateLimitStage } from './stages/rate-limit.js';
 import { createReadJsonBodyStage, type BodyRule } from './stages/read-json-body.js';
 import { assignRequestId } from './stages/request-id.js';
-import type { Stage } from './stages/stage.js';
+import { namedStage, type Stage } from './stages/stage.js';
 import { createV1Handler } from './v1-pipeline.js';
 
 const PUBLIC_CACHE = 'public, max-age=300';
 
 export function createRouterApp(deps: RouterDeps): App {
   const { config } = deps;
-  const edge = createEdgeUserAgentStage(config.server.edge);
-  const authenticate = createAuthenticateStage(deps.keys);
-  const rateLimit = createRateLimitStage(deps);
-  const body = (schema: object, refuse?: BodyRule) => createReadJsonBodyStage({ limitBytes: config.server.bodyLimitBytes, schema, routes: deps.routes, refuse });
+  const edge = namedStage('edge_user_agent', createEdgeUserAgentStage(config.server.edge));
+  const authenticate = namedStage('authenticate', createAuthenticateStage(deps.keys));
+  const rateLimit = namedStage('rate_limit', createRateLimitStage(deps));
+  const body = (schema: object, refuse?: BodyRule) =>
+    namedStage('read_body', createReadJsonBodyStage({ limitBytes: config.server.bodyLimitBytes, schema, routes: deps.routes, refuse }));
   // Per-key limits are set in the account app; both read them through one service so changes apply at once.
   const keyLimits = new KeyLimitService(deps.store, deps.clock, config.server.keyCacheTtlMs);
-  const ownKeyLimits = createKeyLimitsStage(deps, keyLimits);
-  const inFlight = createConcurrencyStage(deps);
+  const ownKeyLimits = namedStage('key_limits', createKeyLimitsStage(deps, keyLimits));
+  const inFlight = namedStage('in_flight', createConcurrencyStage(deps));
+  const quota = namedStage('quota', createQuotaStage(deps));
+  const quotaPeek = namedStage('quota_peek', createQuotaPeekStage(deps));
   const modelTraffic = (schema: object, refuse?: BodyRule, routeOfModel: Stage[] = []): Stage[] => [
     edge,
     authenticate,
     body(schema, refuse),
     ...routeOfModel,
-    createQuotaStage(deps),
+    quota,
     inFlight,
     rateLimit,
     ownKeyLimits,
   ];
-  const resolveModelAlias = createResolveModelAliasStage(config.modelAliases, deps.routes);
+  const resolveModelAlias = namedStage('resolve_model_alias', createResolveModelAliasStage(config.modelAliases, deps.routes));
   const messagesTraffic = modelTraffic(messagesRequestSchema, undefined, [resolveModelAlias]);
   // A token count is not a model request: it reads the quota without counting and writes no usage record.
-  const countTokens: Stage[] = [edge, authenticate, body(countTokensRequestSchema), resolveModelAlias, createQuotaPeekStage(deps), rateLimit];
-  const otherV1: Stage[] = [edge, authenticate, createQuotaPeekStage(deps), rateLimit];
+  const countTokens: Stage[] = [edge, authenticate, body(countTokensRequestSchema), resolveModelAlias, quotaPeek, rateLimit];
+  const otherV1: Stage[] = [edge, authenticate, quotaPeek, rateLimit];
 
   const pricing = JSON.stringify(buildPricing(config, deps.managedAccess));
   const catalog = JSON.stringify(buildModelCatalog(config));

@@ -24,6 +24,7 @@ function logFailedAttempts(logger: Logger, outcome: RequestOutcome): void {
     const what = attempt.status === null ? attempt.error : `HTTP ${attempt.status} ${attempt.error}`;
     logger.warn(`[${outcome.requestId}] upstream attempt failed: ${attempt.provider} (${attempt.model}) ${what} after ${attempt.latencyMs} ms`, {
       requestId: outcome.requestId,
+      ...traceIdOf(outcome),
       accountId: outcome.accountId,
       provider: attempt.provider,
       model: attempt.model,
@@ -44,6 +45,7 @@ function logUnsuccessfulOutcome(logger: Logger, outcome: RequestOutcome): void {
   } in ${outcome.totalMs} ms`;
   const fields = {
     requestId: outcome.requestId,
+    ...traceIdOf(outcome),
     accountId: outcome.accountId,
     keyId: outcome.keyId,
     endpoint: outcome.endpoint,
@@ -60,4 +62,9 @@ function logUnsuccessfulOutcome(logger: Logger, outcome: RequestOutcome): void {
   if (outcome.status === 499) logger.debug(line, fields);
   else if (outcome.status >= 500 || inStream) logger.warn(line, fields);
   else logger.info(line, fields);
+}
+
+/** With tracing on, the request's trace id, so a log line leads to its trace (and back). */
+function traceIdOf(outcome: RequestOutcome): { traceId?: string } {
+  return outcome.trace ? { traceId: outcome.trace.traceId } : {};
 }

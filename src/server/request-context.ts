@@ -7,6 +7,7 @@ import type { AttemptSummary, RoutedMeta } from '../routing/failover.js';
 import type { FusionCall, FusionTrace } from '../routing/fusion/index.js';
 import type { RateDecision } from '../stores/rate-limiter.js';
 import type { SpendReservation } from '../usage/spend-gate.js';
+import type { RequestTrace } from '../tracing/tracing.js';
 
 export interface AuthenticatedCaller {
   keyId: string;
@@ -53,6 +54,8 @@ export interface RouterRequestContext {
   spendReservation?: SpendReservation;
   /** Fusion (a fusion profile or the router:fusion tool): every upstream call, and the one the client got (`main`). */
   fusion?: { trace: FusionTrace; main?: FusionCall };
+  /** The request's spans, when tracing is on (src/tracing/): ended by the tracing observer. */
+  trace?: RequestTrace;
 }
 
 declare module 'h3' {

@@ -10,6 +10,7 @@ import type { TokenUsage } from '../core/token-usage.js';
 import type { AttemptSummary, CredentialSource } from '../routing/failover.js';
 import type { FusionCall } from '../routing/fusion/index.js';
 import type { SpendReservation } from '../usage/spend-gate.js';
+import type { RequestTrace } from '../tracing/tracing.js';
 import type { RouterRequestContext } from './request-context.js';
 
 export interface RequestOutcome {
@@ -49,6 +50,8 @@ export interface RequestOutcome {
   spendReservation: SpendReservation | null;
   /** Fusion: the request's other upstream calls (panel, judge, model turns), each its own ledger record. */
   extraCalls?: readonly FusionCall[];
+  /** The request's spans when tracing is on: the tracing observer ends them; others may read `traceId` only. */
+  trace?: RequestTrace;
 }
 
 export interface RequestObserver {
@@ -116,12 +119,14 @@ function buildOutcome(event: H3Event, ctx: RouterRequestContext, kind: RequestOu
     clientClosed,
     spendReservation: ctx.spendReservation ?? null,
     ...(ctx.fusion ? { extraCalls: ctx.fusion.trace.calls.filter((call) => call !== ctx.fusion?.main) } : {}),
+    ...(ctx.trace ? { trace: ctx.trace } : {}),
   };
 }
 
 const ENDPOINTS = new Set(['/v1/chat/completions', '/v1/responses', '/v1/messages', '/v1/messages/count_tokens', '/v1/models']);
 
-function endpointOf(path: string): string {
+/** The endpoint as a template (never the raw path, which is client text). */
+export function endpointOf(path: string): string {
   const bare = (path.split('?')[0] ?? path).replace(/\/+$/, '');
   if (ENDPOINTS.has(bare)) return bare;
   return bare.startsWith('/v1/models/') ? '/v1/models/{id}' : '/v1/*';

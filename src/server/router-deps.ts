@@ -19,6 +19,7 @@ import type { LedgerStore } from '../stores/ledger-store.js';
 import type { PriceBook } from '../usage/model-prices.js';
 import type { SpendGate } from '../usage/spend-gate.js';
 import type { UsageLedger } from '../usage/usage-ledger.js';
+import type { Tracing } from '../tracing/tracing.js';
 import type { Drain } from './drain.js';
 import type { RequestObserver } from './request-outcome.js';
 
@@ -52,4 +53,6 @@ export interface RouterDeps {
   metrics: RouterMetrics | null;
   /** The instance's graceful shutdown, as requests see it (start-server.ts drives it). */
   drain: Drain;
+  /** OpenTelemetry traces; absent when `tracing` is off, so the pipeline does nothing for them. */
+  tracing?: Tracing;
 }

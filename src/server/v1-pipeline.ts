@@ -10,7 +10,8 @@ import { StoreUnavailableError } from '../stores/store.js';
 import { UpstreamTransportError } from '../upstream/upstream-client.js';
 import { shuttingDown } from './drain.js';
 import { setLimitHeaders } from './limit-headers.js';
-import { observeRequestOutcome, type RequestOutcome } from './request-outcome.js';
+import { HTTP_REQUEST_METHOD, HTTP_ROUTE, ROUTER } from '../tracing/span-attributes.js';
+import { endpointOf, observeRequestOutcome, type RequestOutcome } from './request-outcome.js';
 import type { RouterDeps } from './router-deps.js';
 import { requestContext, type RouterRequestContext } from './request-context.js';
 import { sendRouterError } from './send-error.js';
@@ -54,14 +55,14 @@ export function createV1Handler(
   sendError: ErrorSender = sendRouterError,
 ): EventHandler {
   const observing = { kind, observers: deps.observers, now: () => deps.clock.now(), logger: deps.logger };
-  return eventHandler(async (event) => {
+  const handleV1 = async (event: H3Event) => {
     const ctx = requestContext(event);
     const handled = observeRequestOutcome(event, ctx, observing);
     try {
       if (deps.drain.draining) throw shuttingDown('refused');
       for (const stage of stages) {
         // A stage that finished synchronously (the edge rule) costs no await and no microtask turn.
-        const pending = stage(event, ctx);
+        const pending = ctx.trace ? deps.tracing!.inSpan(`router.${stage.name || 'stage'}`, () => stage(event, ctx)) : stage(event, ctx);
         if (pending) await pending;
       }
       ctx.passedAdmission = kind === 'model';
@@ -76,6 +77,20 @@ export function createV1Handler(
       ctx.releaseSlot = undefined;
       handled();
     }
+  };
+  const { tracing } = deps;
+  if (!tracing) return eventHandler(handleV1);
+  // Every /v1 route runs here, so each request's server span (and so the parent of every stage and
+  // upstream attempt) is made in this one place; the tracing observer ends it (server/tracing-observer.ts).
+  return eventHandler((event) => {
+    const ctx = requestContext(event);
+    const route = endpointOf(event.path);
+    ctx.trace = tracing.startRequest(event.node.req.headers, `${event.method} ${route}`, {
+      [HTTP_REQUEST_METHOD]: event.method,
+      [HTTP_ROUTE]: route,
+      [ROUTER.requestId]: ctx.requestId,
+    });
+    return tracing.runRequest(ctx.trace, () => handleV1(event));
   });
 }
 

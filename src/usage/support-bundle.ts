@@ -49,7 +49,7 @@ export interface SupportBundle {
   request?: { requestId: string; records: LedgerRecord[] };
 }
 
-const routerVersion = (): string => (createRequire(import.meta.url)('../../package.json') as { version: string }).version;
+export const routerVersion = (): string => (createRequire(import.meta.url)('../../package.json') as { version: string }).version;
 
 /** What the account app hands a customer about one of its requests. */
 export interface CustomerSupportBundle {

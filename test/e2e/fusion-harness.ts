@@ -48,11 +48,12 @@ export interface FusionRig {
   close(): Promise<void>;
 }
 
-export async function startFusionRig(options: { keepAliveMs?: number; mode?: 'analyze-then-write' | 'judge-writes' } = {}): Promise<FusionRig> {
+export async function startFusionRig(options: { keepAliveMs?: number; mode?: 'analyze-then-write' | 'judge-writes'; env?: Record<string, string> } = {}): Promise<FusionRig> {
   const fakes = await startFakes();
   const started = await Promise.all(HOSTS.map((name) => startOpenAIFake({ name })));
   const hosts = Object.fromEntries(HOSTS.map((name, i) => [name, started[i]!])) as Record<Host, OpenAIFake>;
   const router = await startTestRouter({
+    ...(options.env ? { env: options.env } : {}),
     patch: {
       server: (doc) => void (doc.ledger = { flushIntervalMs: 100 }),
       providers: pointProvidersAt(fakes.urls, (doc) => {

@@ -1,0 +1,121 @@
+/**
+ * The client span of one upstream attempt (tracing on only): named and described by the GenAI
+ * conventions (`chat {model}`, provider, model), with how the attempt ended in the router's words (served,
+ * failed over and why, rejected by the upstream as the request's fault, unfit, skipped, aborted).
+ * Reasons are error codes already reduced to one word; nothing the upstream wrote is copied in.
+ */
+import { isRouterError } from '../core/errors.js';
+import { UpstreamStreamError } from '../providers/adapter.js';
+import { ERROR_TYPE, GEN_AI_OPERATION_NAME, GEN_AI_PROVIDER_NAME, GEN_AI_REQUEST_MODEL, HTTP_RESPONSE_STATUS_CODE, ROUTER, genAiProviderName } from '../tracing/span-attributes.js';
+import { SpanKind, SpanStatusCode, type ServedAnswer, type Span, type SpanScope, type Tracing } from '../tracing/tracing.js';
+import { tokenUsageFromChat } from '../core/token-usage.js';
+import type { ChatCompletionChunk } from '../formats/openai-chat.js';
+import type { CommittedStream } from './chat-attempts.js';
+import { UpstreamTransportError } from '../upstream/upstream-client.js';
+import { shouldFailOver } from './failover-policy.js';
+import { AttemptFailed, CandidateUnfit, oneWord, type Candidate } from './failover.js';
+
+export function startAttemptSpan(tracing: Tracing, candidate: Candidate, number: number): SpanScope {
+  return tracing.startSpan(`chat ${candidate.target.model}`, SpanKind.CLIENT, {
+    [GEN_AI_OPERATION_NAME]: 'chat',
+    [GEN_AI_PROVIDER_NAME]: genAiProviderName(candidate.provider),
+    [GEN_AI_REQUEST_MODEL]: candidate.target.model,
+    [ROUTER.providerId]: candidate.provider.id,
+    [ROUTER.credentialSource]: candidate.credentialSource,
+    [ROUTER.attemptNumber]: number,
+  });
+}
+
+/** A candidate passed over without a call (its circuit, or the account's key's circuit, is open). */
+export function recordSkippedAttempt(tracing: Tracing, candidate: Candidate, number: number, reason: string): void {
+  const { span } = startAttemptSpan(tracing, candidate, number);
+  span.setAttributes({ [ROUTER.attemptOutcome]: 'skipped', [ROUTER.failoverReason]: reason });
+  span.end();
+}
+
+/** The attempt served: its span stays open while the answer streams; the request (or its stage) ends it. */
+export function attemptServed(tracing: Tracing, span: Span): void {
+  span.setAttribute(ROUTER.attemptOutcome, 'served');
+  const request = tracing.activeRequest();
+  if (request) request.holdServed(span);
+  else span.end();
+}
+
+/** Ends the span of an attempt that threw, classified as the failover loop will treat it. */
+export function attemptThrew(span: Span, error: unknown, signal: AbortSignal): void {
+  span.setAttributes(outcomeOf(error, signal));
+  span.setStatus({ code: SpanStatusCode.ERROR });
+  span.end();
+}
+
+function outcomeOf(error: unknown, signal: AbortSignal): Record<string, string | number> {
+  if (signal.aborted) return { [ROUTER.attemptOutcome]: 'aborted', [ERROR_TYPE]: 'aborted' };
+  if (error instanceof AttemptFailed || error instanceof UpstreamStreamError) {
+    const { failure } = error;
+    const transport = error instanceof AttemptFailed ? error.transport : undefined;
+    const reason = oneWord(failure.code ?? failure.type);
+    const failsOver = transport !== undefined || shouldFailOver(failure.status);
+    return {
+      [ROUTER.attemptOutcome]: failsOver ? 'failed' : 'rejected',
+      [ERROR_TYPE]: reason,
+      ...(transport ? {} : { [HTTP_RESPONSE_STATUS_CODE]: failure.status }),
+      ...(failsOver ? { [ROUTER.failoverReason]: reason } : {}),
+    };
+  }
+  if (error instanceof UpstreamTransportError) return { [ROUTER.attemptOutcome]: 'failed', [ERROR_TYPE]: error.reason, [ROUTER.failoverReason]: error.reason };
+  if (error instanceof CandidateUnfit) {
+    const code = oneWord(error.code);
+    return { [ROUTER.attemptOutcome]: 'unfit', [ERROR_TYPE]: code, [ROUTER.failoverReason]: code };
+  }
+  if (isRouterError(error) && error.status < 500) return { [ROUTER.attemptOutcome]: 'refused', [ERROR_TYPE]: error.code };
+  return { [ROUTER.attemptOutcome]: 'error', [ERROR_TYPE]: error instanceof Error ? error.name : 'error' };
+}
+
+/** What a chat answer says of itself, for its attempt span: the model that answered, why it stopped, its tokens. */
+export function chatAnswer(answer: { model?: string; choices: ReadonlyArray<{ finish_reason: string | null }>; usage?: Parameters<typeof tokenUsageFromChat>[0] | null }, reasons: string[] = []): ServedAnswer {
+  for (const choice of answer.choices) {
+    const reason = choice.finish_reason ? oneWord(choice.finish_reason) : undefined;
+    if (reason && !reasons.includes(reason)) reasons.push(reason);
+  }
+  return { ...(answer.model ? { model: answer.model } : {}), finishReasons: reasons, ...(answer.usage ? { usage: tokenUsageFromChat(answer.usage) } : {}) };
+}
+
+/**
+ * A served chat stream's attempt span ends with the stream (its last chunk, an error, or the relay
+ * letting go), with the model, finish reasons and usage its chunks reported.
+ */
+export function finishWithStream(tracing: Tracing, span: Span, stream: CommittedStream<ChatCompletionChunk>): CommittedStream<ChatCompletionChunk> {
+  const request = tracing.activeRequest();
+  if (!request) return stream;
+  const reasons: string[] = [];
+  const seen: ServedAnswer = { finishReasons: reasons };
+  const see = (chunk: ChatCompletionChunk) => {
+    const { model, usage } = chatAnswer(chunk, reasons);
+    if (model) seen.model = model;
+    if (usage) seen.usage = usage;
+  };
+  for (const chunk of stream.head) see(chunk);
+  const finish = () => request.finishServed(span, seen);
+  const tail = stream.tail;
+  return {
+    head: stream.head,
+    tail: {
+      async next() {
+        try {
+          const next = await tail.next();
+          if (next.done) finish();
+          else see(next.value);
+          return next;
+        } catch (error) {
+          span.setStatus({ code: SpanStatusCode.ERROR });
+          finish();
+          throw error;
+        }
+      },
+      async return(value?: unknown) {
+        finish();
+        return (await tail.return?.(value)) ?? { done: true, value: undefined };
+      },
+    },
+  };
+}
