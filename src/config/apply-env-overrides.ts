@@ -13,6 +13,7 @@
  *   ROUTER_SUPPORT_URL supportUrl
  *   ROUTER_SECRET_KEY  secretKey
  *   ROUTER_REDIS_URL   rateLimit.redisUrl, and rateLimit.backend becomes `redis`
+ *   ROUTER_SMTP_URL    app.mail.smtpUrl, and app.mail.transport becomes `smtp`
  *   ROUTER_LOG_LEVEL   logLevel
  *   ROUTER_LOG_FORMAT  logFormat (`json` or `pretty`; `auto` by default)
  *
@@ -54,6 +55,8 @@ const OVERRIDES: readonly Override[] = [
   { variable: 'ROUTER_SECRET_KEY', path: ['secretKey'], value: asIs },
   { variable: 'ROUTER_REDIS_URL', path: ['rateLimit', 'backend'], value: () => 'redis' },
   { variable: 'ROUTER_REDIS_URL', path: ['rateLimit', 'redisUrl'], value: asIs },
+  { variable: 'ROUTER_SMTP_URL', path: ['app', 'mail', 'transport'], value: () => 'smtp' },
+  { variable: 'ROUTER_SMTP_URL', path: ['app', 'mail', 'smtpUrl'], value: asIs },
   { variable: 'ROUTER_LOG_LEVEL', path: ['logLevel'], value: asIs },
   { variable: 'ROUTER_LOG_FORMAT', path: ['logFormat'], value: asIs },
   { variable: 'OTEL_EXPORTER_OTLP_ENDPOINT', path: ['tracing', 'enabled'], value: () => true },

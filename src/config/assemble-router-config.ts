@@ -25,7 +25,7 @@ export function assembleRouterConfig(dir: string, files: RawConfigFiles): Router
  * /v1 (clients append it; a trailing /v1 is dropped rather than doubled); unset, it is the address the
  * router listens on, so a local run's links point at itself.
  */
-function assembleServer({ secretKey, metrics, billing, ...server }: RawConfigFiles['server']): ServerConfig {
+function assembleServer({ secretKey, metrics, billing, app, ...server }: RawConfigFiles['server']): ServerConfig {
   const baseUrl = withoutTrailingSlashes(server.baseUrl ?? listenUrl(server.listen)).replace(/\/v1$/, '');
   const appUrl = withoutTrailingSlashes(server.appUrl ?? `${baseUrl}/app`);
   return {
@@ -37,6 +37,16 @@ function assembleServer({ secretKey, metrics, billing, ...server }: RawConfigFil
     ...(secretKey ? { secretKey: new Secret(secretKey) } : {}),
     metrics: { enabled: metrics.enabled, ...(metrics.token ? { token: new Secret(metrics.token) } : {}) },
     billing: assembleBilling(billing),
+    app: assembleApp(app),
+  };
+}
+
+/** Verification is asked for by default exactly when mail can reach people (SMTP). */
+function assembleApp({ mail: { smtpUrl, ...mail }, requireEmailVerification, ...app }: RawConfigFiles['server']['app']): ServerConfig['app'] {
+  return {
+    ...app,
+    mail: { ...mail, ...(smtpUrl ? { smtpUrl: new Secret(smtpUrl) } : {}) },
+    requireEmailVerification: requireEmailVerification ?? mail.transport === 'smtp',
   };
 }
 

@@ -20,7 +20,11 @@ export const CONFIG_FILE_NAMES = ['server', 'plans', 'routes', 'providers', 'cat
 
 export type ConfigFileName = (typeof CONFIG_FILE_NAMES)[number];
 
-export type RawServerFile = Omit<ServerConfig, 'baseUrl' | 'appUrl' | 'docsUrl' | 'supportUrl' | 'secretKey' | 'metrics' | 'billing'> & {
+export type RawServerFile = Omit<ServerConfig, 'baseUrl' | 'appUrl' | 'docsUrl' | 'supportUrl' | 'secretKey' | 'metrics' | 'billing' | 'app'> & {
+  app: Omit<ServerConfig['app'], 'mail' | 'requireEmailVerification'> & {
+    mail: { transport: ServerConfig['app']['mail']['transport']; smtpUrl?: string; from: string };
+    requireEmailVerification?: boolean;
+  };
   baseUrl?: string;
   appUrl?: string;
   docsUrl?: string;

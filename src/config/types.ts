@@ -29,12 +29,30 @@ export interface AppConfig {
   signup: 'open' | 'invite';
   /** Plan a signed-up account starts on (Free: no card, no provider key). */
   signupPlan: string;
-  /** `log`: links the server would mail are written to its log (there is no mail server). */
-  mail: 'none' | 'log';
+  /** How the app sends mail (reset and verification links, alerts, new sign-ins). */
+  mail: MailConfig;
+  /**
+   * A new account confirms its email through a mailed link before its first key is shown (the default is
+   * on exactly when mail is sent through SMTP).
+   */
+  requireEmailVerification: boolean;
+  /** The alert sweep (src/alerts/): how often it checks accounts that had traffic, and the leaked-key signal. */
+  alerts: { sweepSeconds: number; spikeMinRequests: number; spikeFactor: number };
   sessionIdleMinutes: number;
   sessionAbsoluteHours: number;
   /** Lifetime of invite and reset links (≤ 30). */
   linkMinutes: number;
+}
+/**
+ * `none`: no mail (links come from the CLI); `log`: each message is written to the server log instead
+ * (development); `smtp`: sent through `smtpUrl` (`ROUTER_SMTP_URL`, STARTTLS where the server offers it).
+ */
+export interface MailConfig {
+  transport: 'none' | 'log' | 'smtp';
+  /** `smtp://user:pass@host:port` (or `smtps://`); required with transport `smtp`. */
+  smtpUrl?: Secret;
+  /** The From header of every message, e.g. `LLM Router <no-reply@example.com>`. */
+  from: string;
 }
 export type LogLevel = 'silent' | 'error' | 'warn' | 'info' | 'debug';
 /** `auto`: pretty on a terminal, JSON lines otherwise. */

@@ -35,7 +35,7 @@ export interface MessagesStreamOutcome {
 }
 
 function messageContext(call: MessagesCall): MessageContext {
-  return { id: randomResponseId('msg'), model: call.model, stopSequences: call.request.stop_sequences };
+  return { id: randomResponseId('msg'), model: call.model };
 }
 
 const isNative = (candidate: Candidate) => candidate.provider.format === 'anthropic';

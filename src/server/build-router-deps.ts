@@ -26,6 +26,8 @@ import { createUpstreamClient, type UpstreamClient } from '../upstream/upstream-
 import { recordConfigAudit } from '../usage/config-audit.js';
 import { managedAccessFor, openUsage } from '../usage/open-usage.js';
 import { SpendGate } from '../usage/spend-gate.js';
+import { createMailer } from '../mail/mailer.js';
+import { AlertSweep } from '../alerts/alert-sweep.js';
 import { createLogger } from './create-logger.js';
 import { Drain } from './drain.js';
 import { logRequestOutcomes } from './log-request-outcomes.js';
@@ -134,18 +136,34 @@ export async function buildRouterDeps(config: RouterConfig, options: BuildOption
     reservationTtlMs: config.server.requestTimeoutMs + RESERVATION_GRACE_MS,
     plans: new Map(config.plans.map((plan) => [plan.id, plan])),
   });
+  const mail = createMailer(config.server.app.mail, logger);
+  const quotaLimits = Object.fromEntries(config.plans.map((plan) => [plan.id, plan.monthlyRequests]));
+  const alerts = new AlertSweep({
+    config,
+    store,
+    ledger: usage.ledger ? usage.store : null,
+    quota,
+    quotaLimits,
+    credentialHealth,
+    managedAccessActive: managedAccess.active,
+    mail,
+    clock,
+    logger,
+  });
+  if (config.server.app.enabled) alerts.start();
   const providerIds = config.providers.providers.map((provider) => provider.id);
   metrics?.watch({
     providers: providerIds,
     circuitState: (provider) => health.state(provider),
     ledgerQueue: () => (usage.ledger ? { queued: usage.ledger.status().queued, behind: usage.ledger.behind } : null),
   });
-  // In order: the operator's log lines, the usage ledger, metrics, then any the caller added (tests).
+  // In order: the operator's log lines, the usage ledger, metrics, the alerts' note of the account, then any the caller added (tests).
   const observers: RequestObserver[] = [
     logRequestOutcomes(logger),
     ...(usage.ledger ? [createUsageObserver(usage.ledger, usage.prices)] : []),
     ...(metrics ? [createMetricsObserver(metrics, { routes: config.routes.map((route) => route.id), providers: providerIds })] : []),
     ...(tracing ? [createTracingObserver()] : []),
+    ...(config.server.app.enabled ? [alerts.observer] : []),
     ...(options.observers ?? []),
   ];
 
@@ -164,15 +182,19 @@ export async function buildRouterDeps(config: RouterConfig, options: BuildOption
     managedAccess,
     plans: new Map(config.plans.map((plan) => [plan.id, plan])),
     routes: new Map(config.routes.map((route) => [route.id, route])),
-    quotaLimits: Object.fromEntries(config.plans.map((plan) => [plan.id, plan.monthlyRequests])),
+    quotaLimits,
     observers,
     usage: { store: usage.store, ledger: usage.ledger, prices: usage.prices },
     spend,
     metrics,
     drain: new Drain(),
+    mail,
+    alerts,
     ...(tracing ? { tracing, spend: traceSpendGate(spend, tracing) } : {}),
     /** Called after the drain: the ledger is flushed first (no request is left to add to it), then the stores close. */
     async close() {
+      await alerts.stop();
+      await mail.close();
       await usage.close();
       await client.close();
       // The spans of the last requests are sent before the process goes (bounded by exportTimeoutMs).

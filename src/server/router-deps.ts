@@ -20,6 +20,8 @@ import type { PriceBook } from '../usage/model-prices.js';
 import type { SpendGate } from '../usage/spend-gate.js';
 import type { UsageLedger } from '../usage/usage-ledger.js';
 import type { Tracing } from '../tracing/tracing.js';
+import type { Mailer } from '../mail/mailer.js';
+import type { AlertSweep } from '../alerts/alert-sweep.js';
 import type { Drain } from './drain.js';
 import type { RequestObserver } from './request-outcome.js';
 
@@ -53,6 +55,10 @@ export interface RouterDeps {
   metrics: RouterMetrics | null;
   /** The instance's graceful shutdown, as requests see it (start-server.ts drives it). */
   drain: Drain;
+  /** Mail to account owners (app.mail), sent off the request path; `sends` is false with transport none. */
+  mail: Mailer;
+  /** Finds and records alerts off the request path; pages raise the ones they learn of at once. */
+  alerts: AlertSweep;
   /** OpenTelemetry traces; absent when `tracing` is off, so the pipeline does nothing for them. */
   tracing?: Tracing;
 }

@@ -5,17 +5,21 @@
  */
 import { freePort, startTestRouter, type TestRouter, type YamlPatch } from './router-harness.js';
 import type { Clock } from '../../src/core/clock.js';
+import type { BuildOptions } from '../../src/server/build-router-deps.js';
 
 export interface AppRouter extends TestRouter {
   appUrl: string;
 }
 
-export async function startAppRouter(options: { patch?: YamlPatch; app?: Record<string, unknown>; clock?: Clock; env?: Record<string, string> } = {}): Promise<AppRouter> {
+export async function startAppRouter(
+  options: { patch?: YamlPatch; app?: Record<string, unknown>; clock?: Clock; env?: Record<string, string>; build?: BuildOptions } = {},
+): Promise<AppRouter> {
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
   const serverPatch = options.patch?.server;
   const router = await startTestRouter({
     ...(options.clock ? { clock: options.clock } : {}),
+    ...(options.build ? { build: options.build } : {}),
     env: { ROUTER_PORT: String(port), ROUTER_BASE_URL: base, ...options.env },
     patch: {
       ...options.patch,

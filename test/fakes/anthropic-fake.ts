@@ -262,8 +262,8 @@ function messageBody(id: string, request: Json, reply: FakeReply): Json {
     role: 'assistant',
     model: request.model,
     content,
-    stop_reason: reply.toolCalls ? 'tool_use' : reply.stopReason !== undefined ? 'stop_sequence' : 'end_turn',
-    stop_sequence: reply.toolCalls ? null : (reply.stopReason ?? null),
+    stop_reason: reply.toolCalls ? 'tool_use' : 'end_turn',
+    stop_sequence: null,
     usage: { input_tokens: usage.inputTokens, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: usage.outputTokens },
   };
 }
@@ -286,7 +286,7 @@ function streamFrames(id: string, request: Json, reply: FakeReply): SseFrame[] {
     ...blockFrames,
     {
       event: 'message_delta',
-      data: { delta: { stop_reason: message.stop_reason, stop_sequence: message.stop_sequence }, usage: { output_tokens: usage.outputTokens } },
+      data: { delta: { stop_reason: message.stop_reason, stop_sequence: null }, usage: { output_tokens: usage.outputTokens } },
     },
     { event: 'message_stop', data: {} },
   ];

@@ -56,8 +56,6 @@ export interface FakeReply {
   splitBytes?: number;
   /** Streams: wait this long before each event after the first (a long generation). OpenAI fake only. */
   eventDelayMs?: number;
-  /** The stop sequence that matched: Anthropic's `stop_sequence`, or the OpenAI fake's vLLM-style `stop_reason` beside a `stop` finish. */
-  stopReason?: string;
   /** OpenAI fake: per upstream model, settings that replace the ones above (so one host can serve several models deterministically). */
   byModel?: Readonly<Record<string, Omit<FakeReply, 'byModel'>>>;
 }

@@ -3,6 +3,8 @@ import { eventHandler, type Router } from 'h3';
 import { hashPassword, passwordProblem, verifyPassword } from '../password-hashing.js';
 import { redirect, sendHtml } from '../http-helpers.js';
 import { utcLabel } from '../key-views.js';
+import { deviceName } from '../device-name.js';
+import { alertViews, registerAlertActions } from './alert-pages.js';
 import { signedInAction, signedInPage, type PageContext } from '../page-kit.js';
 import type { WebDeps } from '../web-deps.js';
 
@@ -28,21 +30,21 @@ const EVENT_LABELS: Record<string, string> = {
   'session.end': 'A session was ended',
   'link.invite_issued': 'Invitation link issued',
   'link.reset_issued': 'Password reset link issued',
+  'signin.new_device': 'Signed in from a new device',
+  'email.verified': 'Email confirmed',
+  'alerts.preferences': 'Alert emails changed',
 };
-
-function deviceName(userAgent: string | null): string {
-  if (!userAgent) return 'Unknown device';
-  const browser = /(Firefox|Edg|Chrome|Safari)\/[\d.]+/.exec(userAgent)?.[1] ?? 'Browser';
-  const system = /(Windows|Mac OS X|Android|iPhone|Linux)/.exec(userAgent)?.[1] ?? '';
-  return `${browser === 'Edg' ? 'Edge' : browser}${system ? ` on ${system.replace('Mac OS X', 'macOS')}` : ''}`;
-}
 
 export function registerAccountPages(router: Router, deps: WebDeps): void {
   const app = deps.paths.app;
   const { store } = deps;
 
   async function securityView(page: PageContext, extra: Record<string, unknown> = {}, status?: number): Promise<string> {
-    const [sessions, events] = await Promise.all([store.listSessions(page.account.id), store.listAuditEvents({ accountId: page.account.id, limit: 50 })]);
+    const [sessions, events, alerts] = await Promise.all([
+      store.listSessions(page.account.id),
+      store.listAuditEvents({ accountId: page.account.id, limit: 50 }),
+      alertViews(deps, page.account.id),
+    ]);
     return page.view(
       'security',
       {
@@ -55,6 +57,7 @@ export function registerAccountPages(router: Router, deps: WebDeps): void {
           createdLabel: utcLabel(session.createdAt),
           lastSeenLabel: utcLabel(session.lastSeenAt),
         })),
+        ...alerts,
         events: events.map((event) => ({ at: event.at, atLabel: utcLabel(event.at), label: EVENT_LABELS[event.action] ?? event.action, actor: event.actor })),
         ...extra,
       },
@@ -63,6 +66,7 @@ export function registerAccountPages(router: Router, deps: WebDeps): void {
   }
 
   router.get(`${app}/security`, signedInPage(deps, (_event, page) => securityView(page)));
+  registerAlertActions(router, deps, securityView);
   router.post(
     `${app}/security/signout-others`,
     signedInAction(deps, async (_event, page) => {

@@ -6,7 +6,6 @@ import { EmailTakenError, normalizeEmail } from '../../stores/account-auth-store
 import { redirect, redirectAfterPost, sendHtml } from '../http-helpers.js';
 import { anonymousAction, signedInAction } from '../page-kit.js';
 import { decoyHash, hashPassword, passwordProblem, verifyPassword } from '../password-hashing.js';
-import { safeReturnPath } from '../return-to.js';
 import type { WebDeps } from '../web-deps.js';
 import { resetLinkMessage, signupAttemptMessage } from '../../mail/mail-messages.js';
 import { sendVerificationLink } from '../email-verification.js';
@@ -32,14 +31,7 @@ export function registerAuthPages(router: Router, deps: WebDeps): void {
 
   router.get(
     `${app}/signin`,
-    eventHandler(async (event) => {
-      const query = getQuery(event);
-      const next = safeReturnPath(app, query.next);
-      if (await deps.sessions.resolve(event)) return redirect(event, next ?? `${app}/keys`);
-      // Sent here by a form posted after the session ended (page-kit.ts): say so instead of a bare sign-in.
-      const ended = query.ended === '1' ? 'Your session ended, so that change was not made. Sign in to continue.' : undefined;
-      return signinPage(event, { next, notice: ended });
-    }),
+    eventHandler(async (event) => ((await deps.sessions.resolve(event)) ? redirect(event, `${app}/keys`) : signinPage(event))),
   );
   router.post(
     `${app}/signin`,
@@ -50,7 +42,7 @@ export function registerAuthPages(router: Router, deps: WebDeps): void {
       // An account under attack is refused unchecked; an address that keeps failing is not (see signin-throttle.ts).
       if (!(await deps.throttle.accountAllows(email))) {
         await audit('signin.throttled', null, { email, ip });
-        return signinPage(event, { email, next: safeReturnPath(app, form.next), problem: GENERIC_SIGNIN_PROBLEM }, 429);
+        return signinPage(event, { email, problem: GENERIC_SIGNIN_PROBLEM }, 429);
       }
       const found = EMAIL.test(email) ? await store.findLoginByEmail(email) : null;
       const matches = await verifyPassword(password, found?.login.passwordHash ?? (await decoyHash()));
@@ -58,7 +50,7 @@ export function registerAuthPages(router: Router, deps: WebDeps): void {
         const addressAllowed = await deps.throttle.addressAllows(ip);
         await deps.throttle.fail(ip, email);
         await audit('signin.failure', found?.account.id ?? null, { email, ip, reason: found ? 'wrong_password' : 'unknown_email' });
-        return signinPage(event, { email, next: safeReturnPath(app, form.next), problem: GENERIC_SIGNIN_PROBLEM }, addressAllowed ? 401 : 429);
+        return signinPage(event, { email, problem: GENERIC_SIGNIN_PROBLEM }, addressAllowed ? 401 : 429);
       }
       if (found.account.status !== 'active') {
         await audit('signin.refused_inactive', found.account.id, { ip });
@@ -67,7 +59,7 @@ export function registerAuthPages(router: Router, deps: WebDeps): void {
       await deps.sessions.start(event, found.account.id);
       await audit('signin.success', found.account.id, { ip });
       await noteSignInDevice(deps, event, found.account.id);
-      return redirectAfterPost(event, safeReturnPath(app, form.next) ?? `${app}/`);
+      return redirectAfterPost(event, `${app}/`);
     }),
   );
 
@@ -101,9 +93,12 @@ export function registerAuthPages(router: Router, deps: WebDeps): void {
       const passwordHash = await hashPassword(password);
       try {
         await store.createAccountWithLogin({ email, plan: deps.config.server.app.signupPlan, passwordHash }, 'app');
+        sendVerificationLink(deps, email);
       } catch (error) {
         if (!(error instanceof EmailTakenError)) throw error;
         await audit('signup.existing_email', null, { email, ip: deps.clientAddress(event) });
+        // The address's owner hears of it; the page answers as for a new email (both mail off the request path).
+        deps.mail.sendLater('sign-up attempt', async () => signupAttemptMessage(email, `${deps.config.server.appUrl}/signin`, `${deps.config.server.appUrl}/forgot`));
       }
       return signinPage(event, { email, notice: SIGNUP_NEXT_STEP });
     }),
@@ -118,24 +113,28 @@ export function registerAuthPages(router: Router, deps: WebDeps): void {
     }),
   );
 
-  const mailLog = deps.config.server.app.mail === 'log';
   const linkMinutes = deps.config.server.app.linkMinutes;
-  router.get(`${app}/forgot`, eventHandler((event) => anonymousPage(event, 'forgot', { title: 'Reset your password', mailLog, linkMinutes })));
+  const mailSends = deps.mail.sends;
+  router.get(`${app}/forgot`, eventHandler((event) => anonymousPage(event, 'forgot', { title: 'Reset your password', mailSends, linkMinutes, supportUrl: deps.config.server.supportUrl })));
   router.post(
     `${app}/forgot`,
     anonymousAction(deps, async (event, form) => {
-      if (mailLog) {
+      if (!mailSends) return redirectAfterPost(event, `${app}/forgot`);
+      // Known or not, the page answers at once and alike: the look-up, the link and the mail happen after it.
+      const email = (form.email ?? '').slice(0, 320);
+      deps.mail.sendLater('password reset', async () => {
         try {
-          const link = await issueLink({ store, clock: deps.clock, server: deps.config.server }, 'reset', form.email ?? '', 'app');
-          deps.logger.info(`[mail] password reset link for ${link.email} (valid until ${link.expiresAt}): ${link.url}`);
+          const link = await issueLink({ store, clock: deps.clock, server: deps.config.server }, 'reset', email, 'app');
+          return resetLinkMessage(link.email, link.url, linkMinutes);
         } catch (error) {
-          if (!(error instanceof LinkRefusedError)) throw error;
+          if (error instanceof LinkRefusedError) return null;
+          throw error;
         }
-      }
+      });
       return sendHtml(event, renderer.page('message', {
-        title: 'Check with the operator',
-        heading: 'Reset requested',
-        lines: ['If an account has that email, the operator now has a single-use reset link for it. Links expire after ' + linkMinutes + ' minutes.'],
+        title: 'Check your email',
+        heading: 'Check your email',
+        lines: [`If an account has that email, we just sent it a link to choose a new password. The link works once, for ${linkMinutes} minutes.`, 'Nothing arrived after a few minutes? Check your spam folder, or ask for a new link.'],
         next: { href: `${app}/signin`, label: 'Back to sign in' },
       }));
     }),
@@ -145,7 +144,7 @@ export function registerAuthPages(router: Router, deps: WebDeps): void {
     sendHtml(event, renderer.page('message', {
       title: 'Link not valid',
       heading: 'This link is not valid',
-      lines: ['It was already used, has expired, or was copied incompletely. Ask the operator for a new one.'],
+      lines: ['It was already used, has expired, or was copied incompletely. Ask for a new one.'],
       next: { href: `${app}/signin`, label: 'Sign in' },
     }), { status: 410 });
   const linkForm = (event: H3Event, link: { kind: string; email: string }, token: string, problem?: string) =>
@@ -164,6 +163,10 @@ export function registerAuthPages(router: Router, deps: WebDeps): void {
     eventHandler(async (event) => {
       const token = String(getQuery(event).token ?? '');
       const link = token.length > 0 && token.length < 100 ? await store.peekLinkToken(hashToken(token), nowIso()) : null;
+      if (link?.kind === 'verify') {
+        // A button, not the GET itself: mail scanners that open links must not use them up.
+        return anonymousPage(event, 'verify-email', { title: 'Confirm your email', heading: 'Confirm your email', email: link.email, token, action: `${app}${LINK_PATH}` });
+      }
       return link ? linkForm(event, link, token) : badLink(event);
     }),
   );
@@ -174,6 +177,13 @@ export function registerAuthPages(router: Router, deps: WebDeps): void {
       const tokenHash = hashToken(token);
       const pending = await store.peekLinkToken(tokenHash, nowIso());
       if (!pending) return badLink(event);
+      if (pending.kind === 'verify') {
+        const used = await store.consumeLinkToken(tokenHash, nowIso());
+        if (!used?.accountId) return badLink(event);
+        await store.markEmailVerified(used.accountId, nowIso());
+        await audit('email.verified', used.accountId, {});
+        return redirectAfterPost(event, `${app}/onboarding`);
+      }
       const weak = passwordProblem(form.password ?? '');
       if (weak) return linkForm(event, pending, token, weak);
       const passwordHash = await hashPassword(form.password ?? '');
@@ -192,6 +202,8 @@ export function registerAuthPages(router: Router, deps: WebDeps): void {
         await store.setPassword({ accountId, email: link.email, passwordHash }, 'app');
         await store.deleteSessions(accountId);
       }
+      // The link reached this address (by mail or from the operator): it is confirmed.
+      await store.markEmailVerified(accountId, nowIso());
       const account = await store.getAccount(accountId);
       if (!account || account.status !== 'active') return redirectAfterPost(event, `${app}/deactivated`);
       await deps.sessions.start(event, accountId);

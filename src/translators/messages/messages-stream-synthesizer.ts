@@ -8,7 +8,6 @@ import type { ChatCompletionChunk, ChatFinishReason, ChatUsage } from '../../for
 import type { MessagesStreamEvent } from '../../formats/anthropic-messages.js';
 import type { MessageContext } from './chat-to-message.js';
 import { chatFinishToStopReason, chatUsageToMessages } from './chat-usage-to-messages.js';
-import { matchedStopSequence } from './matched-stop-sequence.js';
 
 type OpenBlock = { kind: 'text' } | { kind: 'thinking' } | { kind: 'tool'; toolIndex: number };
 
@@ -26,7 +25,6 @@ export function createMessagesStreamSynthesizer(context: MessageContext): Messag
   let blockIndex = -1;
   let open: OpenBlock | undefined;
   let finish: ChatFinishReason | null = null;
-  let stopSequence: string | null = null;
   let usage: ChatUsage | undefined;
   const toolsSeen = new Set<number>();
 
@@ -95,10 +93,7 @@ export function createMessagesStreamSynthesizer(context: MessageContext): Messag
         if (content) events.push(...onText(content));
         if (refusal) events.push(...onText(refusal));
         for (const call of toolCalls ?? []) events.push(...onToolCall(call));
-        if (choice.finish_reason) {
-          finish = choice.finish_reason;
-          stopSequence = matchedStopSequence(choice, context.stopSequences);
-        }
+        if (choice.finish_reason) finish = choice.finish_reason;
       }
       return events;
     },
@@ -106,7 +101,7 @@ export function createMessagesStreamSynthesizer(context: MessageContext): Messag
       ...close(),
       {
         type: 'message_delta',
-        delta: { stop_reason: stopSequence === null ? chatFinishToStopReason(finish) : 'stop_sequence', stop_sequence: stopSequence },
+        delta: { stop_reason: chatFinishToStopReason(finish), stop_sequence: null },
         usage: chatUsageToMessages(usage),
       },
       { type: 'message_stop' },
