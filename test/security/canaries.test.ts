@@ -11,6 +11,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readSse } from '../e2e/router-harness.js';
+import { startOtlpReceiver, type OtlpReceiver } from '../support/otlp-receiver.js';
 import { jsonLogLines, startSpawnedRouter, type SpawnedRouter } from './process-harness.js';
 
 const tag = () => randomBytes(6).toString('hex');
@@ -33,6 +34,8 @@ interface Seen {
 
 describe('canaries never leak (a spawned router at debug level)', () => {
   let router: SpawnedRouter;
+  // Tracing is on: every byte the router exports as spans is checked too.
+  let collector: OtlpReceiver;
   let routerKey: string;
   let accountId: string;
   const seen: Seen[] = [];
@@ -59,12 +62,14 @@ describe('canaries never leak (a spawned router at debug level)', () => {
     JSON.stringify({ model: 'router/frontier', messages: [{ role: 'user', content: `Please answer: ${CANARY.prompt}` }], metadata: { note: CANARY.prompt }, ...extra });
 
   beforeAll(async () => {
-    router = await startSpawnedRouter({ env: { ROUTER_LOG_LEVEL: 'debug' } });
+    collector = await startOtlpReceiver();
+    router = await startSpawnedRouter({ env: { ROUTER_LOG_LEVEL: 'debug', OTEL_EXPORTER_OTLP_ENDPOINT: collector.url, OTEL_BSP_SCHEDULE_DELAY: '100' } });
     ({ accountId, key: routerKey } = await router.account('pro', { openai: CANARY.openaiKey, anthropic: CANARY.anthropicKey, gemini: CANARY.geminiKey }));
     canaries = { ...CANARY, routerKey };
   });
   afterAll(async () => {
     await router?.close();
+    await collector?.close();
   });
 
   it('drives traffic, failover, streams, failures and error passthrough through every provider', async () => {
@@ -147,6 +152,16 @@ describe('canaries never leak (a spawned router at debug level)', () => {
     for (const [name, value] of Object.entries(canaries)) {
       const leaked = output.split('\n').filter((line) => line.includes(value) || line.includes(encodeURIComponent(value)));
       expect(leaked, `${name} in the logs`).toEqual([]);
+    }
+  });
+
+  it('no canary in any exported span (every byte the collector received)', async () => {
+    // Every request above ended; the batch is sent within the schedule delay.
+    await collector.waitFor((spans) => spans.filter((span) => span.kind === 2).length >= 15);
+    expect(collector.spans().some((span) => span.kind === 3 && span.attributes['router.attempt.outcome'] === 'failed')).toBe(true);
+    const exported = Buffer.concat(collector.bodies);
+    for (const [name, value] of Object.entries(canaries)) {
+      expect(exported.includes(Buffer.from(value)) || exported.includes(Buffer.from(encodeURIComponent(value))), `${name} in the exported spans`).toBe(false);
     }
   });
 
