@@ -62,7 +62,10 @@ function pageContext(deps: WebDeps, event: H3Event, signedIn: SignedIn, billingR
 async function signedInOrRedirect(deps: WebDeps, event: H3Event): Promise<SignedIn | null> {
   const signedIn = await deps.sessions.resolve(event);
   if (!signedIn) {
-    await redirect(event, `${deps.paths.app}/signin`);
+    // A page asked for while signed out is where sign-in returns to; a form posted on an ended session
+    // gets a sign-in page that says so.
+    const next = event.method === 'GET' ? `?next=${encodeURIComponent(event.path)}` : '?ended=1';
+    await redirect(event, `${deps.paths.app}/signin${next}`);
     return null;
   }
   if (signedIn.account.status !== 'active') {

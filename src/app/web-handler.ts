@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createRouter, eventHandler, setResponseHeader, type EventHandler, type H3Event } from 'h3';
+import { createRouter, eventHandler, sendRedirect, setResponseHeader, type EventHandler, type H3Event } from 'h3';
 import type { KeyLimitService } from '../accounts/key-limit-service.js';
 import { describeError } from '../core/describe-error.js';
 import { isRouterError } from '../core/errors.js';
@@ -36,7 +36,11 @@ import { StatusHistory } from './status-history.js';
 import type { WebDeps } from './web-deps.js';
 import { webPaths } from './web-paths.js';
 
-const STATIC_FILES: Readonly<Record<string, string>> = { 'app.css': 'text/css; charset=utf-8', 'app.js': 'text/javascript; charset=utf-8' };
+const STATIC_FILES: Readonly<Record<string, string>> = {
+  'app.css': 'text/css; charset=utf-8',
+  'app.js': 'text/javascript; charset=utf-8',
+  'favicon.svg': 'image/svg+xml',
+};
 
 export interface WebHandlerOptions {
   keyLimits: KeyLimitService;
@@ -48,15 +52,7 @@ export function createWebHandler(deps: RouterDeps, options: WebHandlerOptions): 
   const { server } = deps.config;
   const paths = webPaths(server);
   const staticPath = `${paths.app}/static`;
-  const renderer = new Renderer({
-    name: 'LLM Router',
-    baseUrl: server.baseUrl,
-    appUrl: server.appUrl,
-    app: paths.app,
-    docs: paths.docs,
-    static: staticPath,
-    home: '/',
-  });
+  const renderer = new Renderer(siteInfo(deps));
   const statusHistory = new StatusHistory(deps.health, deps.config.providers.providers.map((provider) => provider.id), deps.clock);
   statusHistory.start();
   // Without a server secret the form tokens are keyed per process: forms opened before a restart must be reloaded.
@@ -94,6 +90,8 @@ export function createWebHandler(deps: RouterDeps, options: WebHandlerOptions): 
       return asset.body;
     }),
   );
+  // Browsers ask for /favicon.ico whatever the page says; the wordmark's mark answers it.
+  router.get('/favicon.ico', eventHandler((event) => sendRedirect(event, `${staticPath}/favicon.svg`, 301)));
   registerPublicPages(router, web);
   registerDocsPages(router, web);
   if (server.app.enabled) {
@@ -118,6 +116,25 @@ export function createWebHandler(deps: RouterDeps, options: WebHandlerOptions): 
     } catch (error) {
       return failurePage(web, event, error);
     }
+  });
+}
+
+function siteInfo(deps: RouterDeps) {
+  const { server } = deps.config;
+  const paths = webPaths(server);
+  return { name: 'LLM Router', baseUrl: server.baseUrl, appUrl: server.appUrl, app: paths.app, docs: paths.docs, static: `${paths.app}/static`, home: '/' };
+}
+
+/**
+ * The last handler of the app: a browser asking for an address nothing serves gets the HTML 404 page;
+ * an API client (and anything under /v1) gets undefined here, so the API's JSON 404 answers it as before.
+ */
+export function createBrowserNotFound(deps: RouterDeps): EventHandler {
+  const renderer = new Renderer(siteInfo(deps));
+  return eventHandler((event) => {
+    const path = event.path.split('?')[0]!;
+    if (path === '/v1' || path.startsWith('/v1/') || event.method !== 'GET' || !wantsHtml(event)) return undefined;
+    return sendHtml(event, renderer.page('error-page', { title: 'Not found', heading: 'Page not found', message: 'There is no page at this address.', back: '/' }), { status: 404 });
   });
 }
 

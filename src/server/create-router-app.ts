@@ -5,7 +5,7 @@
  */
 import { createApp, createRouter, eventHandler, setResponseHeader, type App, type H3Event } from 'h3';
 import { KeyLimitService } from '../accounts/key-limit-service.js';
-import { createWebHandler } from '../app/web-handler.js';
+import { createBrowserNotFound, createWebHandler } from '../app/web-handler.js';
 import { RouterError } from '../core/errors.js';
 import { rejectStatefulFields } from '../translators/responses/reject-stateful-fields.js';
 import { createChatCompletionsRoute } from './routes/chat-completions.js';
@@ -103,6 +103,7 @@ export function createRouterApp(deps: RouterDeps): App {
   // The account app, HTML pages and docs (src/app/) answer first; what they do not claim reaches the API router.
   app.use(createWebHandler(deps, { keyLimits, ledger: createLedgerViews(deps) }));
   app.use(router);
+  app.use(createBrowserNotFound(deps));
   app.use(eventHandler(() => notFound()));
   return app;
 }

@@ -193,7 +193,7 @@ describe.skipIf(!HAVE_BROWSER)('account app in a real browser', { timeout: 120_0
     await checkPage(stranger, 'signup-next-step');
     expect(await stranger.getByText(/already exists/i).count()).toBe(0);
     await stranger.goto(`${router.url}/app/keys`);
-    expect(stranger.url()).toMatch(/\/app\/signin$/);
+    expect(stranger.url()).toMatch(/\/app\/signin\?next=%2Fapp%2Fkeys$/);
   });
 
   it('an invitation link opens a form that creates the account', async () => {

@@ -40,7 +40,7 @@ export async function deliverEvent(
 export async function billingCustomer(router: AppRouter, email: string) {
   const browser = new AppClient(router.url);
   await browser.signUp(email, 'correct horse battery staple');
-  const key = shownKey((await browser.post('/app/onboarding/key', {})).html)!;
+  const key = shownKey((await browser.follow(await browser.post('/app/onboarding/key', {}))).html)!;
   await browser.get('/app/provider-keys');
   // One key per provider: router/fusion's panel spans all three and needs two answers.
   await browser.post('/app/provider-keys', { provider: 'openai', key: 'sk-proj-billing-test-1234' });

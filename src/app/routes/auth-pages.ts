@@ -6,6 +6,7 @@ import { EmailTakenError, normalizeEmail } from '../../stores/account-auth-store
 import { redirect, redirectAfterPost, sendHtml } from '../http-helpers.js';
 import { anonymousAction, signedInAction } from '../page-kit.js';
 import { decoyHash, hashPassword, passwordProblem, verifyPassword } from '../password-hashing.js';
+import { safeReturnPath } from '../return-to.js';
 import type { WebDeps } from '../web-deps.js';
 import { resetLinkMessage, signupAttemptMessage } from '../../mail/mail-messages.js';
 import { sendVerificationLink } from '../email-verification.js';
@@ -31,7 +32,14 @@ export function registerAuthPages(router: Router, deps: WebDeps): void {
 
   router.get(
     `${app}/signin`,
-    eventHandler(async (event) => ((await deps.sessions.resolve(event)) ? redirect(event, `${app}/keys`) : signinPage(event))),
+    eventHandler(async (event) => {
+      const query = getQuery(event);
+      const next = safeReturnPath(app, query.next);
+      if (await deps.sessions.resolve(event)) return redirect(event, next ?? `${app}/keys`);
+      // Sent here by a form posted after the session ended (page-kit.ts): say so instead of a bare sign-in.
+      const ended = query.ended === '1' ? 'Your session ended, so that change was not made. Sign in to continue.' : undefined;
+      return signinPage(event, { next, notice: ended });
+    }),
   );
   router.post(
     `${app}/signin`,
@@ -42,7 +50,7 @@ export function registerAuthPages(router: Router, deps: WebDeps): void {
       // An account under attack is refused unchecked; an address that keeps failing is not (see signin-throttle.ts).
       if (!(await deps.throttle.accountAllows(email))) {
         await audit('signin.throttled', null, { email, ip });
-        return signinPage(event, { email, problem: GENERIC_SIGNIN_PROBLEM }, 429);
+        return signinPage(event, { email, next: safeReturnPath(app, form.next), problem: GENERIC_SIGNIN_PROBLEM }, 429);
       }
       const found = EMAIL.test(email) ? await store.findLoginByEmail(email) : null;
       const matches = await verifyPassword(password, found?.login.passwordHash ?? (await decoyHash()));
@@ -50,7 +58,7 @@ export function registerAuthPages(router: Router, deps: WebDeps): void {
         const addressAllowed = await deps.throttle.addressAllows(ip);
         await deps.throttle.fail(ip, email);
         await audit('signin.failure', found?.account.id ?? null, { email, ip, reason: found ? 'wrong_password' : 'unknown_email' });
-        return signinPage(event, { email, problem: GENERIC_SIGNIN_PROBLEM }, addressAllowed ? 401 : 429);
+        return signinPage(event, { email, next: safeReturnPath(app, form.next), problem: GENERIC_SIGNIN_PROBLEM }, addressAllowed ? 401 : 429);
       }
       if (found.account.status !== 'active') {
         await audit('signin.refused_inactive', found.account.id, { ip });
@@ -59,7 +67,7 @@ export function registerAuthPages(router: Router, deps: WebDeps): void {
       await deps.sessions.start(event, found.account.id);
       await audit('signin.success', found.account.id, { ip });
       await noteSignInDevice(deps, event, found.account.id);
-      return redirectAfterPost(event, `${app}/`);
+      return redirectAfterPost(event, safeReturnPath(app, form.next) ?? `${app}/`);
     }),
   );
 

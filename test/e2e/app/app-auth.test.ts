@@ -70,7 +70,7 @@ describe('account app: signing in and out', () => {
     expect(out.status).toBe(303);
     expect(first.cookies.has('router_session')).toBe(false);
     expect(await store().listSessions(account.id)).toHaveLength(1);
-    expect((await first.get('/app/keys')).location).toBe('/app/signin');
+    expect((await first.get('/app/keys')).location).toBe('/app/signin?next=%2Fapp%2Fkeys');
     expect(await actions(account.id)).toEqual(expect.arrayContaining(['signin.success', 'signout']));
   });
 
@@ -106,14 +106,14 @@ describe('account app: signing in and out', () => {
     clock.advance(59 * 60_000);
     expect((await browser.get('/app/security')).status).toBe(200);
     clock.advance(61 * 60_000);
-    expect((await browser.get('/app/security')).location).toBe('/app/signin');
+    expect((await browser.get('/app/security')).location).toBe('/app/signin?next=%2Fapp%2Fsecurity');
     await browser.signIn('dave@example.com', PASSWORD);
     for (let step = 0; step < 14; step++) {
       clock.advance(50 * 60_000);
       expect((await browser.get('/app/security')).status).toBe(200);
     }
     clock.advance(50 * 60_000); // 12.5 hours after sign-in, never idle for long
-    expect((await browser.get('/app/security')).location).toBe('/app/signin');
+    expect((await browser.get('/app/security')).location).toBe('/app/signin?next=%2Fapp%2Fsecurity');
   });
 
   it('changes the password only with the current one, and then signs out every other session', async () => {
@@ -129,7 +129,7 @@ describe('account app: signing in and out', () => {
     const changed = await laptop.post('/app/security/password', { currentPassword: PASSWORD, newPassword: 'a brand new password' });
     expect(changed.status).toBe(200);
     expect(changed.html).toContain('1 other session signed out');
-    expect((await phone.get('/app/security')).location).toBe('/app/signin');
+    expect((await phone.get('/app/security')).location).toBe('/app/signin?next=%2Fapp%2Fsecurity');
     expect((await laptop.get('/app/security')).status).toBe(200);
     expect((await new AppClient(router.url).signIn('erin@example.com', PASSWORD)).status).toBe(401);
     expect((await new AppClient(router.url).signIn('erin@example.com', 'a brand new password')).status).toBe(200);
@@ -142,7 +142,7 @@ describe('account app: signing in and out', () => {
     const { key } = await router.server.runtime.keys.issue(account.id, 'k', 'test');
     await store().deactivateAccount(account.id, 'cli');
     expect(await store().listSessions(account.id)).toEqual([]);
-    expect((await browser.get('/app/keys')).location).toBe('/app/signin');
+    expect((await browser.get('/app/keys')).location).toBe('/app/signin?next=%2Fapp%2Fkeys');
     const signIn = await new AppClient(router.url).post('/app/signin', {}).then(async () => {
       const client = new AppClient(router.url);
       await client.get('/app/signin');

@@ -110,7 +110,7 @@ describe('billing with Stripe', () => {
     expect((await browser.get('/app/checkout?plan=enterprise')).status).toBe(400);
     const anonymous = await new AppClient(router.url).get('/app/checkout?plan=pro');
     expect(anonymous.status).toBe(302);
-    expect(anonymous.location).toBe('/app/signin');
+    expect(anonymous.location).toBe('/app/signin?next=%2Fapp%2Fcheckout%3Fplan%3Dpro');
     expect(stripe.calls.length).toBe(before);
   });
 
