@@ -35,7 +35,7 @@ export interface MessagesStreamOutcome {
 }
 
 function messageContext(call: MessagesCall): MessageContext {
-  return { id: randomResponseId('msg'), model: call.model };
+  return { id: randomResponseId('msg'), model: call.model, stopSequences: call.request.stop_sequences };
 }
 
 const isNative = (candidate: Candidate) => candidate.provider.format === 'anthropic';

@@ -3,7 +3,6 @@
  * the benchmark. Fakes listen on 127.0.0.1 only and speak the provider's real wire format, including
  * its error bodies, SSE framing and failure modes.
  */
-import type { RecordedAnswer } from './recorded-answer.js';
 
 export interface RecordedRequest {
   method: string;
@@ -40,8 +39,6 @@ export type FakeFailure =
   | { kind: 'out-of-credit'; inStream?: boolean };
 
 export interface FakeReply {
-  /** Anthropic and Gemini fakes: answer with this recorded answer (test/fixtures/providers/) instead of a generated one. */
-  recorded?: RecordedAnswer;
   /** Text the fake model answers with (default: "Hello from <fake name>"). */
   text?: string;
   /** When set, the model answers with these tool calls instead of text. */
@@ -59,6 +56,8 @@ export interface FakeReply {
   splitBytes?: number;
   /** Streams: wait this long before each event after the first (a long generation). OpenAI fake only. */
   eventDelayMs?: number;
+  /** The stop sequence that matched: Anthropic's `stop_sequence`, or the OpenAI fake's vLLM-style `stop_reason` beside a `stop` finish. */
+  stopReason?: string;
   /** OpenAI fake: per upstream model, settings that replace the ones above (so one host can serve several models deterministically). */
   byModel?: Readonly<Record<string, Omit<FakeReply, 'byModel'>>>;
 }

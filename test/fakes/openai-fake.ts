@@ -26,6 +26,8 @@ interface Reply {
   text: string;
   toolCalls: Array<{ id: string; name: string; arguments: string }>;
   usage: { inputTokens: number; outputTokens: number };
+  /** vLLM's `stop_reason` beside a `stop` finish, when set. */
+  stopReason?: string;
 }
 interface Shape {
   api: 'chat' | 'responses';
@@ -228,6 +230,7 @@ function resolveReply(reply: FakeReply, name: string, shape: Shape): Reply {
     text: reply.text ?? `Hello from ${name}: héllo 👋 世界`,
     toolCalls: toolCalls.map((call, i) => ({ id: `call_fake${i}`, name: call.name, arguments: JSON.stringify(call.arguments) })),
     usage: reply.usage ?? OPENAI_FAKE_DEFAULT_USAGE,
+    ...(reply.stopReason !== undefined ? { stopReason: reply.stopReason } : {}),
   };
 }
 
@@ -261,7 +264,7 @@ function chatCompletion(id: string, model: string, reply: Reply): Json {
   const finishReason = toolCalls.length > 0 ? 'tool_calls' : 'stop';
   return {
     id, object: 'chat.completion', created: CREATED, model,
-    choices: [{ index: 0, message, logprobs: null, finish_reason: finishReason }],
+    choices: [{ index: 0, message, logprobs: null, finish_reason: finishReason, ...vllmStopReason(reply, finishReason) }],
     usage: chatUsage(reply), service_tier: 'default', system_fingerprint: 'fp_fake',
   };
 }
@@ -280,9 +283,16 @@ function chatChunks(id: string, shape: Shape, reply: Reply): Json[] {
     chunks.push(chunk({ tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.name, arguments: '' } }] }));
     for (const piece of argumentPieces(call.arguments)) chunks.push(chunk({ tool_calls: [{ index, function: { arguments: piece } }] }));
   });
-  chunks.push(chunk({}, hasTools ? 'tool_calls' : 'stop'));
+  const finish = chunk({}, hasTools ? 'tool_calls' : 'stop');
+  Object.assign((finish.choices as Json[])[0]!, vllmStopReason(reply, hasTools ? 'tool_calls' : 'stop'));
+  chunks.push(finish);
   if (shape.includeUsage) chunks.push({ ...base, choices: [], usage: chatUsage(reply) });
   return chunks;
+}
+
+/** quirk(vllm): the stop sequence that matched, as the choice's `stop_reason`. */
+function vllmStopReason(reply: Reply, finishReason: string): Json {
+  return reply.stopReason !== undefined && finishReason === 'stop' ? { stop_reason: reply.stopReason } : {};
 }
 
 function chatUsage(reply: Reply): Json {

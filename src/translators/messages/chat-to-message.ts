@@ -5,12 +5,15 @@
 import type { ChatCompletion, ChatToolCall } from '../../formats/openai-chat.js';
 import type { MessagesResponse, MessagesResponseBlock } from '../../formats/anthropic-messages.js';
 import { chatFinishToStopReason, chatUsageToMessages } from './chat-usage-to-messages.js';
+import { matchedStopSequence } from './matched-stop-sequence.js';
 
 export interface MessageContext {
   /** `msg_…`, minted by the caller. */
   id: string;
   /** The model name the client sent. */
   model: string;
+  /** The request's `stop_sequences`, to name the one that ended the answer when the upstream says. */
+  stopSequences?: readonly string[] | undefined;
 }
 
 export function chatCompletionToMessage(completion: ChatCompletion, context: MessageContext): MessagesResponse {
@@ -21,14 +24,15 @@ export function chatCompletionToMessage(completion: ChatCompletion, context: Mes
   const text = message?.content ?? message?.refusal ?? '';
   if (text !== '') content.push({ type: 'text', text });
   for (const call of message?.tool_calls ?? []) content.push(toolUseBlock(call));
+  const stopSequence = matchedStopSequence(choice, context.stopSequences);
   return {
     id: context.id,
     type: 'message',
     role: 'assistant',
     model: context.model,
     content,
-    stop_reason: chatFinishToStopReason(choice?.finish_reason),
-    stop_sequence: null,
+    stop_reason: stopSequence === null ? chatFinishToStopReason(choice?.finish_reason) : 'stop_sequence',
+    stop_sequence: stopSequence,
     usage: chatUsageToMessages(completion.usage),
   };
 }

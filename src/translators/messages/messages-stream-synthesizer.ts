@@ -8,6 +8,7 @@ import type { ChatCompletionChunk, ChatFinishReason, ChatUsage } from '../../for
 import type { MessagesStreamEvent } from '../../formats/anthropic-messages.js';
 import type { MessageContext } from './chat-to-message.js';
 import { chatFinishToStopReason, chatUsageToMessages } from './chat-usage-to-messages.js';
+import { matchedStopSequence } from './matched-stop-sequence.js';
 
 type OpenBlock = { kind: 'text' } | { kind: 'thinking' } | { kind: 'tool'; toolIndex: number };
 
@@ -25,6 +26,7 @@ export function createMessagesStreamSynthesizer(context: MessageContext): Messag
   let blockIndex = -1;
   let open: OpenBlock | undefined;
   let finish: ChatFinishReason | null = null;
+  let stopSequence: string | null = null;
   let usage: ChatUsage | undefined;
   const toolsSeen = new Set<number>();
 
@@ -93,7 +95,10 @@ export function createMessagesStreamSynthesizer(context: MessageContext): Messag
         if (content) events.push(...onText(content));
         if (refusal) events.push(...onText(refusal));
         for (const call of toolCalls ?? []) events.push(...onToolCall(call));
-        if (choice.finish_reason) finish = choice.finish_reason;
+        if (choice.finish_reason) {
+          finish = choice.finish_reason;
+          stopSequence = matchedStopSequence(choice, context.stopSequences);
+        }
       }
       return events;
     },
@@ -101,7 +106,7 @@ export function createMessagesStreamSynthesizer(context: MessageContext): Messag
       ...close(),
       {
         type: 'message_delta',
-        delta: { stop_reason: chatFinishToStopReason(finish), stop_sequence: null },
+        delta: { stop_reason: stopSequence === null ? chatFinishToStopReason(finish) : 'stop_sequence', stop_sequence: stopSequence },
         usage: chatUsageToMessages(usage),
       },
       { type: 'message_stop' },
