@@ -104,6 +104,10 @@ export interface MessagesUsage {
   output_tokens: number;
   cache_creation_input_tokens?: number | null;
   cache_read_input_tokens?: number | null;
+  /** The cache writes by lifetime; their sum is cache_creation_input_tokens. */
+  cache_creation?: { ephemeral_5m_input_tokens?: number | null; ephemeral_1h_input_tokens?: number | null } | null;
+  /** Thinking tokens, where reported apart (part of output_tokens). */
+  output_tokens_details?: { thinking_tokens?: number | null } | null;
 }
 
 export type MessagesResponseBlock =

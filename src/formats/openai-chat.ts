@@ -105,7 +105,11 @@ export interface ChatUsage {
   prompt_tokens: number;
   completion_tokens: number;
   total_tokens: number;
-  prompt_tokens_details?: { cached_tokens?: number; cache_write_tokens?: number; audio_tokens?: number };
+  /**
+   * `cache_write_tokens`: prompt tokens written to the provider's cache (OpenRouter's name);
+   * `cache_write_1h_tokens`: the part of them written for one hour (Anthropic's `ttl: "1h"`), when any.
+   */
+  prompt_tokens_details?: { cached_tokens?: number; cache_write_tokens?: number; cache_write_1h_tokens?: number; audio_tokens?: number };
   completion_tokens_details?: { reasoning_tokens?: number; audio_tokens?: number };
 }
 

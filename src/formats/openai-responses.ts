@@ -258,7 +258,7 @@ export type ResponseOutputItem = ResponseOutputMessage | ResponseFunctionCall | 
 
 export interface ResponseUsage {
   input_tokens: number;
-  input_tokens_details: { cached_tokens: number; cache_write_tokens: number };
+  input_tokens_details: { cached_tokens: number; cache_write_tokens: number; cache_write_1h_tokens?: number };
   output_tokens: number;
   output_tokens_details: { reasoning_tokens: number };
   total_tokens: number;

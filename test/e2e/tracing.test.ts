@@ -6,6 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startOtlpReceiver, spanTree, type ExportedSpan, type OtlpReceiver } from '../support/otlp-receiver.js';
+import { startFusionRig, type FusionRig } from './fusion-harness.js';
 import { PROVIDER_KEYS, frontierOrder, planLimits, pointProvidersAt, postChat, readSse, startFakes, startTestRouter, type Fakes, type TestRouter } from './router-harness.js';
 
 const NO_BREAKER = (doc: any) => void (doc.circuitBreaker = { failureThreshold: 1000, cooldownMs: 1000 });
@@ -25,6 +26,16 @@ function post(router: TestRouter, key: string, path: string, body: object, heade
     body: JSON.stringify(body),
     ...(signal ? { signal } : {}),
   });
+}
+
+/**
+ * The tree holds these lines in this order (other stages may sit between: a stage added to the pipeline
+ * gets its span without this test knowing it).
+ */
+function expectInOrder(tree: string[], expected: string[]): void {
+  let at = 0;
+  for (const line of tree) if (line === expected[at]) at++;
+  expect(at, `${JSON.stringify(expected[at])} missing or out of order in\n${tree.join('\n')}`).toBe(expected.length);
 }
 
 const ADMISSION = ['router.edge_user_agent', 'router.authenticate', 'router.read_body', 'router.quota', 'router.in_flight', 'router.rate_limit', 'router.key_limits'];
@@ -73,13 +84,10 @@ describe('traces of /v1 requests (tracing on through OTEL_EXPORTER_OTLP_ENDPOINT
     await readSse(response);
     const spans = await receiver.waitFor(ended(client.traceId));
 
-    expect(spanTree(spans, client.traceId)).toEqual([
-      'POST /v1/chat/completions',
-      ...ADMISSION.map((name) => `  ${name}`),
-      '  router.spend_gate',
-      '  chat gpt-4.1',
-      '  chat claude-sonnet-4-5',
-    ]);
+    const tree = spanTree(spans, client.traceId);
+    expectInOrder(tree, ['POST /v1/chat/completions', ...ADMISSION.map((name) => `  ${name}`), '  router.spend_gate', '  chat gpt-4.1', '  chat claude-sonnet-4-5']);
+    expect(tree.filter((line) => line.startsWith('  chat '))).toHaveLength(2);
+    expect(tree.filter((line) => !line.startsWith('  '))).toHaveLength(1);
     const server = serverSpanOf(spans, client.traceId)!;
     expect(server.parentSpanId).toBe(client.spanId);
     expect(server.resource['service.name']).toBe('router-under-test');
@@ -134,7 +142,9 @@ describe('traces of /v1 requests (tracing on through OTEL_EXPORTER_OTLP_ENDPOINT
     const upstream = fakes.openai.requests.at(-1)!.headers.traceparent as string;
     const traceId = upstream.split('-')[1]!;
     const spans = await receiver.waitFor(ended(traceId));
-    expect(spanTree(spans, traceId)).toEqual(['POST /v1/responses', ...ADMISSION.map((name) => `  ${name}`), '  router.spend_gate', '  chat gpt-4.1']);
+    const tree = spanTree(spans, traceId);
+    expectInOrder(tree, ['POST /v1/responses', ...ADMISSION.map((name) => `  ${name}`), '  router.spend_gate', '  chat gpt-4.1']);
+    expect(tree.filter((line) => line.startsWith('  chat '))).toHaveLength(1);
     expect(serverSpanOf(spans, traceId)!.parentSpanId).toBeUndefined();
     const attempt = spans.find((span) => span.traceId === traceId && span.kind === 3)!;
     expect(attempt.attributes).toMatchObject({ 'router.attempt.outcome': 'served', 'gen_ai.response.model': 'gpt-4.1' });
@@ -147,7 +157,10 @@ describe('traces of /v1 requests (tracing on through OTEL_EXPORTER_OTLP_ENDPOINT
     const client = clientTrace();
     expect((await post(router, freeKey, '/chat/completions', body, { traceparent: client.traceparent })).status).toBe(429);
     const spans = await receiver.waitFor(ended(client.traceId));
-    expect(spanTree(spans, client.traceId)).toEqual(['POST /v1/chat/completions', '  router.edge_user_agent', '  router.authenticate', '  router.read_body', '  router.quota']);
+    const tree = spanTree(spans, client.traceId);
+    expectInOrder(tree, ['POST /v1/chat/completions', '  router.edge_user_agent', '  router.authenticate', '  router.read_body', '  router.quota']);
+    // Refused at the quota: no later stage, no spend gate, no upstream attempt.
+    expect(tree.at(-1)).toBe('  router.quota');
     expect(serverSpanOf(spans, client.traceId)!.attributes).toMatchObject({
       'http.response.status_code': 429,
       'router.limit.decision': 'monthly_quota_exceeded',
@@ -248,5 +261,45 @@ describe('a collector that fails', () => {
       await fakes.close();
       await receiver.close();
     }
+  });
+});
+
+describe('a fusion request', () => {
+  let rig: FusionRig;
+  let receiver: OtlpReceiver;
+  beforeAll(async () => {
+    receiver = await startOtlpReceiver();
+    rig = await startFusionRig({ env: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_BSP_SCHEDULE_DELAY: '50' } });
+  });
+  afterAll(async () => {
+    await rig?.close();
+    await receiver?.close();
+  });
+
+  it('has one span per panel member, the judge and the writer, each over its upstream attempt', async () => {
+    const client = clientTrace();
+    const response = await post(rig.router, rig.account.key, '/chat/completions', { model: 'router/fusion', stream: true, messages: [{ role: 'user', content: 'Capital of France?' }] }, { traceparent: client.traceparent });
+    expect(response.status).toBe(200);
+    await readSse(response);
+    const spans = await receiver.waitFor((all) => all.some((span) => span.traceId === client.traceId && span.kind === 2));
+    const mine = spans.filter((span) => span.traceId === client.traceId);
+    const server = mine.find((span) => span.kind === 2)!;
+    const calls = mine.filter((span) => span.name.startsWith('fusion '));
+    expect(calls.map((span) => `${span.name} ${span.attributes['router.fusion.call']}`).sort()).toEqual([
+      'fusion judge judge',
+      'fusion panel panel:1',
+      'fusion panel panel:2',
+      'fusion panel panel:3',
+      'fusion writer writer',
+    ]);
+    for (const call of calls) {
+      expect(call.parentSpanId).toBe(server.spanId);
+      const attempts = mine.filter((span) => span.parentSpanId === call.spanId);
+      expect(attempts.map((span) => span.kind)).toEqual([3]);
+      expect(attempts[0]!.attributes['router.attempt.outcome']).toBe('served');
+      expect(attempts[0]!.attributes['gen_ai.usage.output_tokens']).toEqual(expect.any(Number));
+    }
+    const panelProviders = calls.filter((span) => span.name === 'fusion panel').map((call) => mine.find((span) => span.parentSpanId === call.spanId)!.attributes['gen_ai.provider.name']);
+    expect(panelProviders.sort()).toEqual(['anthropic', 'gcp.gemini', 'openai']);
   });
 });

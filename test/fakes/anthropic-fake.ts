@@ -10,6 +10,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { credentialEcho, type FakeFailure, type FakeProvider, type FakeReply, type RecordedRequest } from './fake-provider.js';
+import { recordedStream, type RecordedAnswer } from './recorded-answer.js';
 
 /** The default answer; the multi-byte characters make byte-level splits land mid-character. */
 export const ANTHROPIC_FAKE_TEXT = 'Hello from the Anthropic fake: héllo 👋 世界';
@@ -159,6 +160,7 @@ class AnthropicFake implements FakeProvider {
         if (!stream) return sendHalfBodyThenDisconnect(res, messageBody(id, request, reply), disconnect);
         return sendStream(res, streamFrames(id, request, reply), reply.splitBytes, { afterEvents: failure.afterEvents, then: () => res.end() });
     }
+    if (reply.recorded) return sendRecorded(res, reply.recorded, stream);
     if (stream) return sendStream(res, streamFrames(id, request, reply), reply.splitBytes);
     sendJson(res, 200, messageBody(id, request, reply));
   }
@@ -345,6 +347,12 @@ function sendHalfBodyThenDisconnect(res: ServerResponse, body: Json, disconnect:
   const text = JSON.stringify(body);
   res.writeHead(200, { 'content-type': 'application/json', 'request-id': 'req_fake' });
   res.write(text.slice(0, Math.floor(text.length / 2)), () => disconnect());
+}
+
+function sendRecorded(res: ServerResponse, answer: RecordedAnswer, stream: boolean): void {
+  if (!stream) return sendJson(res, 200, answer.json as Json);
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'request-id': 'req_fake' });
+  res.end(Buffer.concat(recordedStream(answer)));
 }
 
 function sendStatusFailure(res: ServerResponse, status: number, retryAfterSeconds?: number): void {

@@ -3,6 +3,7 @@
  * the benchmark. Fakes listen on 127.0.0.1 only and speak the provider's real wire format, including
  * its error bodies, SSE framing and failure modes.
  */
+import type { RecordedAnswer } from './recorded-answer.js';
 
 export interface RecordedRequest {
   method: string;
@@ -39,6 +40,8 @@ export type FakeFailure =
   | { kind: 'out-of-credit'; inStream?: boolean };
 
 export interface FakeReply {
+  /** Anthropic and Gemini fakes: answer with this recorded answer (test/fixtures/providers/) instead of a generated one. */
+  recorded?: RecordedAnswer;
   /** Text the fake model answers with (default: "Hello from <fake name>"). */
   text?: string;
   /** When set, the model answers with these tool calls instead of text. */

@@ -7,6 +7,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { credentialEcho, type FakeFailure, type FakeProvider, type FakeReply, type RecordedRequest } from './fake-provider.js';
+import { recordedStream } from './recorded-answer.js';
 
 const SKIP_SIGNATURE = 'skip_thought_signature_validator';
 const DEFAULT_TEXT = 'Hello from gemini-fake: héllo 👋 世界';
@@ -61,6 +62,11 @@ export async function startGeminiFake(): Promise<FakeProvider> {
     const invalid = validateRequest(body, issuedSignatures);
     if (invalid !== undefined) return sendError(res, googleError(400, undefined, invalid));
 
+    if (current.recorded) {
+      if (route[2] === 'generateContent') return sendJson(res, 200, current.recorded.json);
+      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+      return void res.end(Buffer.concat(recordedStream(current.recorded, '\r\n')));
+    }
     const events = replyEvents(current, route[1] ?? '', issuedSignatures);
     if (route[2] === 'generateContent') return sendJson(res, 200, mergeEvents(events));
     // Without alt=sse Gemini streams one JSON array instead of SSE.

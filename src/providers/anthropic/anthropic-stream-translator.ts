@@ -99,9 +99,10 @@ export class AnthropicStreamTranslator implements ChatStreamTranslator {
   }
 
   #onMessageDelta(data: EventData): ChatCompletionChunk[] {
-    // quirk(anthropic): message_delta usage is cumulative and may restate input and cache counts.
+    // quirk(anthropic): message_delta usage is cumulative and may restate input and cache counts (and
+    // the cache_creation and output_tokens_details objects).
     for (const [key, value] of Object.entries(data.usage ?? {})) {
-      if (typeof value === 'number') this.#usage = { ...this.#usage, [key]: value };
+      if (typeof value === 'number' || (typeof value === 'object' && value !== null)) this.#usage = { ...this.#usage, [key]: value };
     }
     this.#finishSent = true;
     return [this.#chunk({}, mapStopReason(data.delta?.stop_reason))];

@@ -71,6 +71,10 @@ export interface AnthropicUsage {
   output_tokens?: number;
   cache_creation_input_tokens?: number | null;
   cache_read_input_tokens?: number | null;
+  /** The cache writes by lifetime (present since the 1-hour cache); their sum is cache_creation_input_tokens. */
+  cache_creation?: { ephemeral_5m_input_tokens?: number | null; ephemeral_1h_input_tokens?: number | null } | null;
+  /** Thinking tokens, where reported apart (they are part of output_tokens). */
+  output_tokens_details?: { thinking_tokens?: number | null } | null;
 }
 
 /** A response content block; only the fields of the types the adapter reads are named. */

@@ -1,10 +1,11 @@
 /**
  * What a fusion request reports to its client: `usage` summed over every upstream call, and the `router`
  * extension object listing each call (provider, model, status, tokens, latency, cost, whether its output
- * was used). OpenAI's SDKs keep unknown fields, so both parse unchanged.
+ * was used). OpenAI's and Anthropic's SDKs keep unknown fields, so all parse unchanged.
  */
 import type { ChatUsage } from '../../formats/openai-chat.js';
 import type { ResponseUsage } from '../../formats/openai-responses.js';
+import type { MessagesUsage } from '../../formats/anthropic-messages.js';
 import type { TokenUsage } from '../../core/token-usage.js';
 import type { FusionTrace } from '../../routing/fusion/index.js';
 import { costNanoUsd, type PriceBook } from '../../usage/model-prices.js';
@@ -89,4 +90,9 @@ export function responsesUsage(usage: TokenUsage): ResponseUsage {
     output_tokens_details: { reasoning_tokens: usage.reasoning },
     total_tokens: usage.prompt + usage.completion,
   };
+}
+
+/** quirk(anthropic): `input_tokens` leaves out the cached prompt, reported as cache reads. */
+export function messagesUsage(usage: TokenUsage): MessagesUsage {
+  return { input_tokens: usage.prompt - usage.cached, output_tokens: usage.completion, cache_read_input_tokens: usage.cached, cache_creation_input_tokens: 0 };
 }

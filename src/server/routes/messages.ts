@@ -12,6 +12,8 @@ import type { RouterRequestContext } from '../request-context.js';
 import { INTERRUPTED_CODE, relayCommittedStream } from '../relay-committed-stream.js';
 import { upstreamErrorType } from '../send-messages-error.js';
 import { SseWriter } from '../sse-writer.js';
+import { fusionPlanOf, requireFusionAccess, toolFusionOf } from '../fusion/fusion-plan.js';
+import { serveFusionMessages } from '../fusion/serve-fusion-messages.js';
 import { routingHeaders, setRoutingHeaders } from './routing-headers.js';
 
 export function createMessagesRoute(deps: RouterDeps) {
@@ -19,10 +21,13 @@ export function createMessagesRoute(deps: RouterDeps) {
     const route = authorizeRoute(ctx, deps.plans);
     const request = ctx.body as unknown as MessagesRequest;
     clampOutputTokens(request, ctx.plan);
-    ctx.spendReservation = await deps.spend.reserve({ accountId: ctx.caller!.accountId, plan: ctx.plan, route, body: ctx.body! });
+    const fusion = fusionPlanOf(route, ctx.body!, deps.routes);
+    if (fusion?.kind === 'profile') await requireFusionAccess(deps, ctx.caller!.accountId, fusion.route);
+    ctx.spendReservation = await deps.spend.reserve({ accountId: ctx.caller!.accountId, plan: ctx.plan, route, body: ctx.body!, ...toolFusionOf(fusion) });
     const call = { route, accountId: ctx.caller!.accountId, signal: abortOnDisconnect(event, deps.drain.deadline) };
     const { 'anthropic-version': version, 'anthropic-beta': beta } = event.node.req.headers;
     const messages = { request, model: request.model, client: { version: typeof version === 'string' ? version : undefined, betas: splitBetas(beta) } };
+    if (fusion) return serveFusionMessages(event, ctx, deps, fusion, call, messages);
     if (request.stream === true) {
       const { value, meta } = await deps.engine.streamMessages(call, messages);
       ctx.served = meta;

@@ -1,14 +1,21 @@
 import type { TokenUsage } from '../../core/token-usage.js';
 import type { MessagesUsage } from '../../formats/anthropic-messages.js';
 
-/** Anthropic usage as the ledger records it: the prompt total adds the cached reads and writes back in. */
+/**
+ * Anthropic usage as the ledger records it: the prompt total adds the cached reads and writes back in;
+ * the 1-hour writes and the thinking tokens are kept apart where Anthropic reports them.
+ */
 export function tokenUsageFromMessages(usage: Partial<MessagesUsage> | null | undefined): TokenUsage | null {
   if (!usage) return null;
   const cached = usage.cache_read_input_tokens ?? 0;
+  const cacheWrite = usage.cache_creation_input_tokens ?? 0;
+  const completion = usage.output_tokens ?? 0;
+  const oneHour = Math.min(cacheWrite, usage.cache_creation?.ephemeral_1h_input_tokens ?? 0);
   return {
-    prompt: (usage.input_tokens ?? 0) + cached + (usage.cache_creation_input_tokens ?? 0),
-    completion: usage.output_tokens ?? 0,
-    reasoning: 0,
+    prompt: (usage.input_tokens ?? 0) + cached + cacheWrite,
+    completion,
+    reasoning: Math.min(completion, usage.output_tokens_details?.thinking_tokens ?? 0),
     cached,
+    ...(cacheWrite > 0 ? { cacheWrite, ...(oneHour > 0 ? { cacheWrite1h: oneHour } : {}) } : {}),
   };
 }

@@ -108,6 +108,7 @@ function responseUsage(usage: ChatUsage): ResponseUsage {
     input_tokens_details: {
       cached_tokens: usage.prompt_tokens_details?.cached_tokens ?? 0,
       cache_write_tokens: usage.prompt_tokens_details?.cache_write_tokens ?? 0,
+      ...(usage.prompt_tokens_details?.cache_write_1h_tokens ? { cache_write_1h_tokens: usage.prompt_tokens_details.cache_write_1h_tokens } : {}),
     },
     output_tokens: usage.completion_tokens,
     output_tokens_details: { reasoning_tokens: usage.completion_tokens_details?.reasoning_tokens ?? 0 },

@@ -1,0 +1,90 @@
+/**
+ * /v1/messages for a fusion plan, served through chat (the pipeline's shape) and translated back, as
+ * /v1/responses is: one Message whose usage sums every call, with the `router` object beside it, or
+ * Anthropic's event stream of the writer's answer, whose message_delta carries the summed usage and the
+ * `router` object. Keep-alives as for chat (SSE comments, which the SDK and Claude Code skip); a failure
+ * after they opened the stream, or after the writer committed, is Anthropic's in-stream `error` event.
+ */
+import type { H3Event } from 'h3';
+import { tokenUsageFromChat } from '../../core/token-usage.js';
+import type { MessagesStreamEvent } from '../../formats/anthropic-messages.js';
+import type { ChatCompletionChunk } from '../../formats/openai-chat.js';
+import type { CommittedStream } from '../../routing/chat-attempts.js';
+import { synthesizeMessagesStream, type MessagesCall } from '../../routing/messages-attempts.js';
+import { chatCompletionToMessage } from '../../translators/messages/chat-to-message.js';
+import { messagesRequestToChat } from '../../translators/messages/messages-request-to-chat.js';
+import { randomResponseId } from '../../translators/responses/random-response-id.js';
+import { INTERRUPTED_CODE, relayCommittedStream } from '../relay-committed-stream.js';
+import type { RouterDeps } from '../router-deps.js';
+import type { RouterRequestContext } from '../request-context.js';
+import { routingHeaders, setRoutingHeaders } from '../routes/routing-headers.js';
+import { messagesErrorBody, upstreamErrorType } from '../send-messages-error.js';
+import { SseWriter } from '../sse-writer.js';
+import { messagesUsage, routerExtension, totalUsage } from './fusion-report.js';
+import { keepAliveMsOf, type FusionPlan } from './fusion-plan.js';
+import { behindKeepAlive } from './keep-alive.js';
+import { completePlan, streamPlan, type FusionCallContext } from './run-fusion-plan.js';
+
+export async function serveFusionMessages(
+  event: H3Event,
+  ctx: RouterRequestContext,
+  deps: RouterDeps,
+  plan: FusionPlan,
+  call: FusionCallContext,
+  messages: Omit<MessagesCall, 'signal'>,
+): Promise<unknown> {
+  const { request } = messages;
+  const chat = messagesRequestToChat({ ...request, stream: request.stream === true });
+  if (request.stream !== true) {
+    const { value, meta } = await completePlan(deps, plan, call, chat, ctx);
+    ctx.firstByteAt = deps.clock.now();
+    setRoutingHeaders(event.node.res, meta);
+    const trace = ctx.fusion!.trace;
+    const message = chatCompletionToMessage(value, { id: randomResponseId('msg'), model: messages.model, stopSequences: request.stop_sequences });
+    return { ...message, usage: messagesUsage(totalUsage(trace)), router: routerExtension(trace, deps.usage.prices) };
+  }
+  const writer = new SseWriter(event.node.res);
+  const { value: result, opened } = await behindKeepAlive(writer, keepAliveMsOf(plan), ctx, () => streamPlan(deps, plan, call, chat, ctx), async (error) => {
+    await writer.send({ type: 'error', error: messagesErrorBody(error, deps.config.server, ctx.requestId).error }, 'error');
+  });
+  if (!opened) writer.open(routingHeaders(result.meta));
+  ctx.firstByteAt = deps.clock.now();
+  const main = result.main;
+  // The writer's own tokens are its ledger record; the client is shown every call's, summed.
+  const writerChunks = tapUsage(result.value, (chunk) => {
+    if (chunk.usage) ctx.usage = main.usage = tokenUsageFromChat(chunk.usage);
+  });
+  const stream = synthesizeMessagesStream({ ...messages, signal: call.signal }, writerChunks);
+  const send = (item: MessagesStreamEvent) => {
+    if (item.type === 'message_delta') {
+      const trace = ctx.fusion!.trace;
+      item.usage = messagesUsage(totalUsage(trace));
+      item.router = routerExtension(trace, deps.usage.prices);
+    }
+    return writer.send(item, item.type);
+  };
+  const failure = await relayCommittedStream(writer, stream, send, deps.drain.deadline);
+  if (failure) {
+    ctx.errorCode = failure.code ?? INTERRUPTED_CODE;
+    for (const item of stream.fail({ type: upstreamErrorType(failure.status, failure.code), message: failure.message })) await send(item);
+  }
+  writer.end();
+  return undefined;
+}
+
+/** The same stream, with `seen` called on each chunk as it passes (closing it still closes the upstream). */
+function tapUsage(stream: CommittedStream<ChatCompletionChunk>, seen: (chunk: ChatCompletionChunk) => void): CommittedStream<ChatCompletionChunk> {
+  stream.head.forEach(seen);
+  const { tail } = stream;
+  return {
+    head: stream.head,
+    tail: {
+      async next() {
+        const next = await tail.next();
+        if (!next.done) seen(next.value);
+        return next;
+      },
+      return: async (value) => (await tail.return?.(value)) ?? { done: true, value },
+    },
+  };
+}
