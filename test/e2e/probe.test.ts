@@ -96,6 +96,10 @@ describe('router probe against a running router', { timeout: 90_000 }, () => {
         'chat completion stream: SSE framing, usage chunk, [DONE]',
         'Responses stream: event order through response.completed',
         'tool call round trip',
+        'Messages API (x-api-key, as Claude Code sends it)',
+        'Messages stream: message_start … message_stop, each event named as its type',
+        'Messages token count',
+        'Messages API: a wrong key is a 401 in Anthropic’s shape with x-should-retry: false',
         'quota and rate-limit headers agree across two requests',
       ]),
     );
@@ -135,11 +139,11 @@ describe('router probe against a running router', { timeout: 90_000 }, () => {
     const incomplete = await probe('--json');
     expect(incomplete.code).toBe(3);
     const report = JSON.parse(incomplete.stdout);
-    expect(report).toMatchObject({ ok: false, outcome: 'incomplete', failed: 0, skipped: 8 });
+    expect(report).toMatchObject({ ok: false, outcome: 'incomplete', failed: 0, skipped: 12 });
     expect(report.results.filter((r: { status: string }) => r.status === 'skip').every((r: { detail: string }) => r.detail.includes('needs --key'))).toBe(true);
     const publicOnly = await probe('--public-only', '--json');
     expect(publicOnly.code).toBe(0);
-    expect(JSON.parse(publicOnly.stdout)).toMatchObject({ ok: true, outcome: 'passed', skipped: 8 });
+    expect(JSON.parse(publicOnly.stdout)).toMatchObject({ ok: true, outcome: 'passed', skipped: 12 });
   });
 
   it('fails from the first authenticated check with a revoked key, saying what came back', async () => {

@@ -1,8 +1,8 @@
 /**
  * `router probe`: the acceptance test an operator runs against a live router after every deploy.
  * Public checks (metadata, the guided 401 with every field, the 1010 rule, every onboarding link
- * resolving) always run; with --key the model checks run too, sending real traffic (about ten requests,
- * counted against the key's quota). Without --key those are reported as skipped and the probe is
+ * resolving) always run; with --key the model checks (chat, Responses, Messages) run too, sending real
+ * traffic (about a dozen requests, counted against the key's quota). Without --key those are reported as skipped and the probe is
  * incomplete (exit 3) unless --public-only says that is intended. Exit 1 on any failure.
  */
 import { writeFileSync } from 'node:fs';
@@ -11,6 +11,7 @@ import { CliFailure, emit, log } from '../cli-io.js';
 import { junitReport } from '../probe/junit-report.js';
 import { LIMIT_CHECK, runLimitChecks } from '../probe/limit-checks.js';
 import { runLinkChecks } from '../probe/link-checks.js';
+import { MESSAGES_CHECKS, runMessagesChecks } from '../probe/messages-checks.js';
 import { MODEL_CHECKS, runModelChecks } from '../probe/model-checks.js';
 import { unreachableBecause } from '../probe/probe-http.js';
 import { ProbeSession, type ProbeResult } from '../probe/probe-session.js';
@@ -37,11 +38,13 @@ export async function runProbe(options: ProbeOptions): Promise<ProbeResult[]> {
   const documents = await runPublicChecks(session, origin);
   await runLinkChecks(session, documents);
   if (options.key) {
-    const { counted } = await runModelChecks(session, { origin, key: options.key, model: options.model });
+    const probe = { origin, key: options.key, model: options.model };
+    const { counted } = await runModelChecks(session, probe);
+    counted.push(...(await runMessagesChecks(session, probe)));
     await runLimitChecks(session, counted);
   } else {
     const reason = options.publicOnly ? 'not asked for (--public-only)' : 'needs --key (or $ROUTER_PROBE_KEY)';
-    for (const name of [...Object.values(MODEL_CHECKS), LIMIT_CHECK]) session.skip('authenticated', name, reason);
+    for (const name of [...Object.values(MODEL_CHECKS), ...Object.values(MESSAGES_CHECKS), LIMIT_CHECK]) session.skip('authenticated', name, reason);
   }
   return session.results;
 }

@@ -12,8 +12,11 @@ const TIMEOUT_MS = 60_000;
 export interface ProbeRequest {
   method?: 'GET' | 'POST';
   url: string;
-  /** Sent as `Authorization: Bearer …`. */
+  /** Sent as `Authorization: Bearer …`, or as `x-api-key` (what the Anthropic SDK and Claude Code send). */
   key?: string;
+  keyHeader?: 'authorization' | 'x-api-key';
+  /** Further request headers (e.g. anthropic-version). */
+  headers?: Readonly<Record<string, string>>;
   /** Replaces the probe's own User-Agent ('' sends an empty one). */
   userAgent?: string;
   body?: unknown;
@@ -30,14 +33,16 @@ export interface ProbeResponse {
 }
 
 export function describeRequest(request: ProbeRequest): string {
-  const key = request.key ? ` with Bearer ${API_KEY_PREFIX}…${request.key.slice(-4)}` : '';
+  const scheme = request.keyHeader === 'x-api-key' ? 'x-api-key' : 'Bearer';
+  const key = request.key ? ` with ${scheme} ${API_KEY_PREFIX}…${request.key.slice(-4)}` : '';
   const agent = request.userAgent === undefined ? '' : ` with User-Agent "${request.userAgent}"`;
   return `${request.method ?? 'GET'} ${request.url}${key}${agent}`;
 }
 
 export async function probeFetch(request: ProbeRequest): Promise<ProbeResponse> {
-  const headers: Record<string, string> = { 'user-agent': request.userAgent ?? PROBE_USER_AGENT };
-  if (request.key) headers.authorization = `Bearer ${request.key}`;
+  const headers: Record<string, string> = { ...request.headers, 'user-agent': request.userAgent ?? PROBE_USER_AGENT };
+  if (request.key && request.keyHeader === 'x-api-key') headers['x-api-key'] = request.key;
+  else if (request.key) headers.authorization = `Bearer ${request.key}`;
   if (request.body !== undefined) headers['content-type'] = 'application/json';
   let response: Response;
   let text: string;
