@@ -8,7 +8,8 @@
  * Env: BENCH_BASE_DIR (required; `.` compares this build with itself, e.g. under other Node flags),
  * BENCH_COMPARE_STREAM=1 for stream: true, BENCH_CONNECTIONS (16,128), BENCH_ROUNDS (5),
  * BENCH_BASE_NODE_FLAGS / BENCH_THIS_NODE_FLAGS (space-separated Node/V8 flags for each router, e.g.
- * `--max-semi-space-size=4`). Writes bench/results/compare-builds.md (or compare-builds-stream.md). About 2 minutes.
+ * `--max-semi-space-size=4`), BENCH_BASE_ENV / BENCH_THIS_ENV (space-separated NAME=value for each router only,
+ * e.g. `OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:4318` to measure tracing on against off). Writes bench/results/compare-builds.md (or compare-builds-stream.md). About 2 minutes.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -34,6 +35,8 @@ const connections = (process.env.BENCH_CONNECTIONS ?? '16,128').split(',').map(N
 const rounds = Number(process.env.BENCH_ROUNDS ?? 5);
 const nodeFlagsOf = (name) => (process.env[name] ?? '').split(' ').filter(Boolean);
 const nodeFlags = { base: nodeFlagsOf('BENCH_BASE_NODE_FLAGS'), this: nodeFlagsOf('BENCH_THIS_NODE_FLAGS') };
+const envOf = (name) => Object.fromEntries(nodeFlagsOf(name).map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]));
+const extraEnv = { base: envOf('BENCH_BASE_ENV'), this: envOf('BENCH_THIS_ENV') };
 const workDir = mkdtempSync(join(tmpdir(), 'llm-router-compare-'));
 const comparison = boundedRun('compare-builds', 300_000);
 comparison.onCleanup(() => rmSync(workDir, { recursive: true, force: true }));
@@ -50,7 +53,7 @@ await comparison.run(async () => {
   for (const [label, dir] of [['base', baseDir], ['this', repoDir]]) {
     const routerDir = join(workDir, label);
     mkdirSync(routerDir);
-    routers[label] = await startRouterUnderTest({ repoDir: dir, workDir: routerDir, name: label, upstreamBaseUrl: `${origin}/v1`, storage: `sqlite:${join(routerDir, 'router.db')}`, nodeFlags: nodeFlags[label] });
+    routers[label] = await startRouterUnderTest({ repoDir: dir, workDir: routerDir, name: label, upstreamBaseUrl: `${origin}/v1`, storage: `sqlite:${join(routerDir, 'router.db')}`, nodeFlags: nodeFlags[label], extraEnv: extraEnv[label] });
     comparison.onCleanup(routers[label].component.stop);
   }
   const pick = (target) => (stream ? target.streamBody : target.body);
@@ -72,7 +75,7 @@ await comparison.run(async () => {
   }
   const rss = Object.fromEntries(Object.entries(routers).map(([label, router]) => [label, readProcStats(router.component.pid).peakRssMb]));
   const report = [
-    `# This build (${commitOf(repoDir)}${flagsNote(nodeFlags.this)}) against ${baseDir} (${commitOf(baseDir)}${flagsNote(nodeFlags.base)}): ${stream ? 'streams' : 'chat'}, one run`,
+    `# This build (${commitOf(repoDir)}${flagsNote([...nodeFlags.this, ...Object.keys(extraEnv.this)])}) against ${baseDir} (${commitOf(baseDir)}${flagsNote([...nodeFlags.base, ...Object.keys(extraEnv.base)])}): ${stream ? 'streams' : 'chat'}, one run`,
     '',
     `Interleaved: ${rounds} × 1 s per target and cell after 1 s of warm-up, all targets primed alike. Peak RSS after the run: base ${rss.base.toFixed(0)} MB, this ${rss.this.toFixed(0)} MB.`,
     '',

@@ -38,9 +38,10 @@ const FRONTIER_MODEL = { openai: 'gpt-4.1', anthropic: 'claude-sonnet-4-5', gemi
  *   serveArgs: what to run instead of `bin/router serve --json` (a script printing the same line)
  *   workers: listen.workers (ROUTER_WORKERS); more than 1 is cluster mode, whose primary is `component.pid`
  *   provider: the one provider router/frontier goes to (default openai)
+ *   extraEnv: variables for this router only (e.g. OTEL_EXPORTER_OTLP_ENDPOINT to measure tracing on)
  * @returns {Promise<{ url: string, apiKey: string, accountId: string, component: Awaited<ReturnType<typeof spawnComponent>> }>}
  */
-export async function startRouterUnderTest({ repoDir, workDir, name, upstreamBaseUrl, storage, redisUrl, rateLimit, ledger, nodeFlags, serveArgs, workers = 1, provider = 'openai' }) {
+export async function startRouterUnderTest({ repoDir, workDir, name, upstreamBaseUrl, storage, redisUrl, rateLimit, ledger, nodeFlags, serveArgs, workers = 1, provider = 'openai', extraEnv = {} }) {
   const configDir = join(workDir, `${name}-config`);
   writeBenchConfig(join(repoDir, 'config'), configDir, upstreamBaseUrl, provider, { rateLimit, ledger });
   const env = {
@@ -52,6 +53,7 @@ export async function startRouterUnderTest({ repoDir, workDir, name, upstreamBas
     ROUTER_PORT: '0',
     ROUTER_REDIS_URL: redisUrl ?? '',
     ROUTER_WORKERS: String(workers),
+    ...extraEnv,
   };
   const cli = async (args, input) => {
     const child = run(process.execPath, [join(repoDir, 'bin/router'), ...args, '--json'], { env, cwd: workDir });
