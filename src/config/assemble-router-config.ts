@@ -1,4 +1,5 @@
 import type { RawConfigFiles, RawPlan, RawProvider } from './config-files.js';
+import { concreteModelRoute } from './concrete-model-route.js';
 import { Secret } from './secret.js';
 import type { PlanConfig, ProviderConfig, RouterConfig, ServerConfig } from './types.js';
 
@@ -12,10 +13,11 @@ export function assembleRouterConfig(dir: string, files: RawConfigFiles): Router
     dir,
     server: assembleServer(files.server),
     plans: files.plans.plans.map(assemblePlan),
-    routes: files.routes.routes,
+    // Concrete catalog models are route profiles of their own, so every rule of a route applies to them.
+    routes: [...files.routes.routes, ...(files.catalog.concreteModels ?? []).map(concreteModelRoute)],
     modelAliases: files.routes.aliases ?? [],
     providers: { ...files.providers, providers: files.providers.providers.map(assembleProvider) },
-    catalog: files.catalog,
+    catalog: { ...files.catalog, concreteModels: files.catalog.concreteModels ?? [] },
     pricing: files.pricing,
   };
 }

@@ -22,7 +22,8 @@ export function checkConfig(dir: string, env: NodeJS.ProcessEnv): ConfigCheck {
   }
   const counts = [
     count(config.plans.length, 'plan'),
-    count(config.routes.length, 'route profile'),
+    count(config.routes.length - config.catalog.concreteModels.length, 'route profile'),
+    ...(config.catalog.concreteModels.length > 0 ? [count(config.catalog.concreteModels.length, 'concrete model')] : []),
     count(config.providers.providers.length, 'provider'),
     count(config.catalog.families.length, 'catalog family', 'catalog families'),
   ];

@@ -6,6 +6,7 @@
 import type {
   CatalogFamily,
   CatalogModel,
+  ConcreteModel,
   CircuitBreakerConfig,
   ManagedAccessConfig,
   ModelAliasConfig,
@@ -44,6 +45,6 @@ export interface RawConfigFiles {
   plans: { plans: RawPlan[] };
   routes: { routes: RouteProfileConfig[]; aliases?: ModelAliasConfig[] };
   providers: { providers: RawProvider[]; circuitBreaker: CircuitBreakerConfig; managedAccess: ManagedAccessConfig };
-  catalog: { families: CatalogFamily[]; models: CatalogModel[] };
+  catalog: { families: CatalogFamily[]; models: CatalogModel[]; concreteModels?: ConcreteModel[] };
   pricing: PricingConfig;
 }

@@ -1,6 +1,7 @@
 import type { ConfigFileName, RawConfigFiles } from './config-files.js';
 import { parseCidr } from '../core/proxy-trust.js';
 import { routeTargets } from './route-targets.js';
+import { concreteModelProblems } from './concrete-model-checks.js';
 import { outputLimitProblems } from './output-limit-checks.js';
 import { escapePointerSegment, type PointedProblem } from './locate-pointer.js';
 
@@ -61,6 +62,7 @@ export function crossCheck(files: Partial<RawConfigFiles>): FileProblem[] {
       problems.push(...unknown('catalog', pointer, `catalog family "${family.id}"`, 'route profile', family.profile, known));
     });
   }
+  problems.push(...concreteModelProblems(files));
   if (server && plans) problems.push(...billingProblems(server, plans.plans));
   if (server) {
     server.trustedProxies.forEach((range, i) => {

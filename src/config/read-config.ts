@@ -10,6 +10,7 @@ import { deepFreeze } from './deep-freeze.js';
 import type { PointedProblem } from './locate-pointer.js';
 import { fusionWarnings } from './fusion-warnings.js';
 import { priceWarnings } from './price-warnings.js';
+import { providerPolicyWarnings } from './concrete-model-checks.js';
 import { outputLimitWarnings } from './output-limit-checks.js';
 import { readYamlFile, type YamlFile } from './read-yaml-file.js';
 import { resolveEnvReferences } from './resolve-env-references.js';
@@ -68,6 +69,8 @@ export function readConfig(dir: string, env: NodeJS.ProcessEnv): ConfigReading {
     const yamlFile = files.get(file);
     if (yamlFile) warnings.push(located(yamlFile, warning));
   }
+  // A provider without a data policy is never chosen for a request that states one.
+  for (const { file, ...warning } of providerPolicyWarnings(valid)) warnings.push(located(files.get(file)!, warning));
   const ordered = orderProblems(dir, problems);
   if (ordered.length > 0) return { config: undefined, problems: ordered, warnings };
   return { config: deepFreeze(assembleRouterConfig(dir, valid as RawConfigFiles)), problems: [], warnings };

@@ -165,6 +165,11 @@ export interface PlanConfig {
   maxOutputTokens?: number;
   /** The Stripe price a subscription to this plan uses (billing.provider `stripe`; required for paid plans then). */
   stripePriceId?: string;
+  /**
+   * Concrete catalog models (catalog.yaml `concreteModels`) the plan may call, as exact ids or `*` globs; `deny`
+   * wins over `allow`. Absent: none.
+   */
+  models?: { allow: readonly string[]; deny: readonly string[] };
 }
 
 export interface RouteTarget {
@@ -186,7 +191,16 @@ export interface RouteProfileConfig {
   tiers: readonly (readonly RouteTarget[])[];
   /** Judged multi-model synthesis (routing/fusion/); its writer defaults to `tiers`. */
   fusion?: FusionConfig;
+  /**
+   * `tiers` (default): the YAML order. `measured`: every target ranked by live figures
+   * (routing/measured-order.ts), with hysteresis; `sort` names the figure (default `latency`).
+   */
+  order?: 'tiers' | 'measured';
+  sort?: MeasuredSort;
 }
+
+/** What `order: measured` ranks by: time to first byte, or output tokens per second. */
+export type MeasuredSort = 'latency' | 'throughput';
 
 /** routes.yaml `aliases`: a model name (or `*` glob) other than a profile that reaches one on /v1/messages. */
 export interface ModelAliasConfig {
@@ -258,6 +272,18 @@ export interface ProviderConfig {
   headers: Readonly<Record<string, string>>;
   /** Token prices per upstream model id (the usage ledger's cost, managed-access spend metering). */
   prices: Readonly<Record<string, ModelPrice>>;
+  /** What the provider does with prompts; absent: undeclared, so no request that states a data policy goes there. */
+  policy?: ProviderDataPolicy;
+}
+
+/** A provider's data policy as its terms state it (providers.yaml `policy`). */
+export interface ProviderDataPolicy {
+  /** The provider may train on prompts and completions. */
+  trainsOnPrompts: boolean;
+  /** Days prompts are kept (abuse monitoring included); 0 is zero data retention. */
+  retentionDays: number;
+  /** Where requests are processed, e.g. `us`, `eu`. */
+  region: string;
 }
 
 export interface CircuitBreakerConfig {
@@ -298,6 +324,24 @@ export interface PricingConfig {
   features: Readonly<Record<string, readonly string[]>>;
 }
 
+/**
+ * A concrete model offered as a model of its own (catalog.yaml `concreteModels`): a route profile over
+ * the providers that serve it (`endpoints`, tried in order with failover), listed in /v1/models.
+ */
+export interface ConcreteModel {
+  /** `vendor/model`, e.g. `openai/gpt-4.1`. */
+  id: string;
+  name: string;
+  description: string;
+  contextLength: number;
+  /** Unix seconds of the model's release. */
+  created: number;
+  endpoints: readonly RouteTarget[];
+  /** Attempts after the first; absent: one per further endpoint. */
+  retryBudget?: number;
+  order: 'tiers' | 'measured';
+}
+
 export interface RouterConfig {
   /** Directory the YAML was read from (for messages only). */
   dir: string;
@@ -306,6 +350,6 @@ export interface RouterConfig {
   routes: readonly RouteProfileConfig[];
   modelAliases: readonly ModelAliasConfig[];
   providers: ProvidersFile;
-  catalog: { families: readonly CatalogFamily[]; models: readonly CatalogModel[] };
+  catalog: { families: readonly CatalogFamily[]; models: readonly CatalogModel[]; concreteModels: readonly ConcreteModel[] };
   pricing: PricingConfig;
 }

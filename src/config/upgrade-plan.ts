@@ -10,6 +10,8 @@ export type UpgradeNeed =
   | { kind: 'more_requests' }
   | { kind: 'more_in_flight' }
   | { kind: 'route_profile'; profile: string }
+  /** A concrete catalog model: which plans allow it is decided by their `models` patterns. */
+  | { kind: 'model'; allows: (plan: PlanConfig) => boolean }
   | { kind: 'more_managed_spend' };
 
 export function upgradePlanFor(plans: Iterable<PlanConfig>, current: PlanConfig | undefined, need: UpgradeNeed): string | null {
@@ -30,6 +32,8 @@ function givesMore(plan: PlanConfig, current: PlanConfig | undefined, need: Upgr
       return plan.maxConcurrentRequests > (current?.maxConcurrentRequests ?? 0);
     case 'route_profile':
       return plan.routeProfiles.includes(need.profile);
+    case 'model':
+      return need.allows(plan);
     case 'more_managed_spend':
       return (plan.managedSpendCapUsd ?? 0) > (current?.managedSpendCapUsd ?? 0);
   }

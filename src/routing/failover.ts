@@ -15,6 +15,7 @@ import { RouterError } from '../core/errors.js';
 import { UpstreamStreamError, type UpstreamFailure } from '../providers/adapter.js';
 import { UpstreamTransportError } from '../upstream/upstream-client.js';
 import { candidateOrder } from './candidate-order.js';
+import type { MeasuredOrder } from './measured-order.js';
 import { isCredentialVerdict, type CredentialHealth } from './credential-health.js';
 import { shouldFailOver } from './failover-policy.js';
 import type { ProviderHealth } from './provider-health.js';
@@ -89,6 +90,8 @@ export interface Candidate {
 
 export interface FailoverDeps {
   providers: ReadonlyMap<string, ProviderConfig>;
+  /** Ranks the candidates of a route with `order: measured` (absent: such routes keep their tier order). */
+  measuredOrder?: MeasuredOrder;
   health: ProviderHealth;
   /** The circuits of accounts' own keys (BYOK), apart from the providers'. */
   credentialHealth: CredentialHealth;
@@ -226,7 +229,9 @@ async function usableCandidates(deps: FailoverDeps, call: FailoverCall): Promise
   const candidates: Candidate[] = [];
   // Made only when a provider lacks a credential: the usual request has one for every candidate.
   let withoutCredential: Set<string> | undefined;
-  for (const target of candidateOrder(call.route, deps.random)) {
+  const inTierOrder = candidateOrder(call.route, deps.random);
+  const ordered = call.route.order === 'measured' && deps.measuredOrder ? deps.measuredOrder.rank(call.route, inTierOrder) : inTierOrder;
+  for (const target of ordered) {
     const provider = deps.providers.get(target.provider);
     if (!provider) continue;
     const credential = await deps.credentialFor(call.accountId, provider.id);

@@ -1,10 +1,13 @@
 /**
  * Is the caller's plan allowed what the body asks for? Unknown profile → 404 with the profiles the key
- * may use; `router/fusion` or the `router:fusion` tool on a plan without it → 403 upgrade.
+ * may use; `router/fusion` or the `router:fusion` tool on a plan without it → 403 upgrade; a concrete
+ * model (catalog.yaml `concreteModels`) the plan's `models` do not allow → 403 upgrade.
  */
 import type { PlanConfig, RouteProfileConfig } from '../config/types.js';
+import { CONCRETE_MODEL_FAMILY } from '../config/concrete-model-route.js';
 import { upgradePlanFor } from '../config/upgrade-plan.js';
 import { RouterError } from '../core/errors.js';
+import { planAllowsModel } from './plan-models.js';
 import type { RouterRequestContext } from './request-context.js';
 
 const FUSION_PROFILE = 'router/fusion';
@@ -20,7 +23,14 @@ export function authorizeRoute(ctx: RouterRequestContext, plans: ReadonlyMap<str
       details: { profiles: allowed },
     });
   }
-  if (!allowed.includes(route.id)) {
+  if (route.family === CONCRETE_MODEL_FAMILY) {
+    if (!planAllowsModel(ctx.plan, route.id)) {
+      throw new RouterError('plan_upgrade_required', `The model ${route.id} is not included in the ${ctx.plan?.name ?? 'current'} plan. Upgrade to a plan that includes it.`, {
+        param: 'model',
+        upgradePlan: upgradePlanFor(plans.values(), ctx.plan, { kind: 'model', allows: (plan) => planAllowsModel(plan, route.id) }),
+      });
+    }
+  } else if (!allowed.includes(route.id)) {
     throw new RouterError('plan_upgrade_required', `${route.id} is not included in the ${ctx.plan?.name ?? 'current'} plan. Upgrade to a plan that includes it.`, {
       param: 'model',
       details: { profiles: allowed },

@@ -35,6 +35,10 @@ import { createMetricsObserver } from './metrics-observer.js';
 import type { RequestObserver } from './request-outcome.js';
 import type { RouterDeps } from './router-deps.js';
 import { createUsageObserver } from './usage-observer.js';
+import { createMeasurementsObserver } from './measurements-observer.js';
+import { RouteMeasurements } from '../routing/route-measurements.js';
+import { MeasuredOrder } from '../routing/measured-order.js';
+import { shareMeasurements } from '../stores/cluster/share-measurements.js';
 import { openTracing } from '../tracing/open-tracing.js';
 import { traceUpstreamClient } from '../tracing/traced-upstream-client.js';
 import type { Tracing } from '../tracing/tracing.js';
@@ -90,6 +94,9 @@ export async function buildRouterDeps(config: RouterConfig, options: BuildOption
   const client = tracing ? traceUpstreamClient(untracedClient, tracing) : untracedClient;
   const secret = config.server.secretKey?.reveal();
   const providers = new Map(config.providers.providers.map((provider) => [provider.id, provider]));
+  // Measured routing's figures from live traffic; a cluster worker shares them through the primary.
+  const measurements = new RouteMeasurements(clock);
+  if (options.primary) shareMeasurements(measurements, options.primary);
   const usage = await openUsage(config, {
     clock,
     logger,
@@ -116,6 +123,7 @@ export async function buildRouterDeps(config: RouterConfig, options: BuildOption
   const credentials = createCredentialResolver({ store, clock, secretKey: secret, providers, managedAccess, cacheTtlMs: config.server.keyCacheTtlMs });
   const engine = new RoutingEngine({
     providers,
+    measuredOrder: new MeasuredOrder(measurements),
     health,
     credentialHealth,
     clock,
@@ -160,6 +168,7 @@ export async function buildRouterDeps(config: RouterConfig, options: BuildOption
   // In order: the operator's log lines, the usage ledger, metrics, the alerts' note of the account, then any the caller added (tests).
   const observers: RequestObserver[] = [
     logRequestOutcomes(logger),
+    createMeasurementsObserver(measurements),
     ...(usage.ledger ? [createUsageObserver(usage.ledger, usage.prices)] : []),
     ...(metrics ? [createMetricsObserver(metrics, { routes: config.routes.map((route) => route.id), providers: providerIds })] : []),
     ...(tracing ? [createTracingObserver()] : []),
@@ -178,6 +187,7 @@ export async function buildRouterDeps(config: RouterConfig, options: BuildOption
     keys: new KeyService({ store, clock, secret, cacheTtlMs: config.server.keyCacheTtlMs }),
     engine,
     health,
+    measurements,
     credentialHealth,
     managedAccess,
     plans: new Map(config.plans.map((plan) => [plan.id, plan])),

@@ -28,6 +28,7 @@ import { createEdgeUserAgentStage } from './stages/edge-user-agent.js';
 import { createConcurrencyStage } from './stages/concurrency.js';
 import { createKeyLimitsStage } from './stages/key-limits.js';
 import { createQuotaPeekStage, createQuotaStage } from './stages/quota.js';
+import { createProviderPreferencesStage } from './stages/provider-preferences.js';
 import { createRateLimitStage } from './stages/rate-limit.js';
 import { createReadJsonBodyStage, type BodyRule } from './stages/read-json-body.js';
 import { assignRequestId } from './stages/request-id.js';
@@ -49,11 +50,13 @@ export function createRouterApp(deps: RouterDeps): App {
   const inFlight = namedStage('in_flight', createConcurrencyStage(deps));
   const quota = namedStage('quota', createQuotaStage(deps));
   const quotaPeek = namedStage('quota_peek', createQuotaPeekStage(deps));
+  const providerPreferences = createProviderPreferencesStage(deps.routes, new Map(config.providers.providers.map((provider) => [provider.id, provider])));
   const modelTraffic = (schema: object, refuse?: BodyRule, routeOfModel: Stage[] = []): Stage[] => [
     edge,
     authenticate,
     body(schema, refuse),
     ...routeOfModel,
+    providerPreferences,
     quota,
     inFlight,
     rateLimit,

@@ -13,6 +13,7 @@ import type { RateLimiter } from '../stores/rate-limiter.js';
 import type { ConcurrencyLimiter } from '../stores/concurrency-limiter.js';
 import type { ManagedAccessStatus } from '../routing/managed-access.js';
 import type { ProviderHealth } from '../routing/provider-health.js';
+import type { RouteMeasurements } from '../routing/route-measurements.js';
 import type { CredentialHealth } from '../routing/credential-health.js';
 import type { RouterMetrics } from '../metrics/router-metrics.js';
 import type { LedgerStore } from '../stores/ledger-store.js';
@@ -38,6 +39,8 @@ export interface RouterDeps {
   keys: KeyService;
   engine: RoutingEngine;
   health: ProviderHealth;
+  /** Measured routing's live figures per provider and model (what /status shows). */
+  measurements: RouteMeasurements;
   /** The circuits of accounts' own provider keys: what the provider-keys page shows as rejected. */
   credentialHealth: CredentialHealth;
   managedAccess: ManagedAccessStatus;

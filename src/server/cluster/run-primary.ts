@@ -14,6 +14,8 @@ import { describeError } from '../../core/describe-error.js';
 import type { ClusterMessage, PrimaryHandler } from '../../stores/cluster/cluster-channel.js';
 import { serveInFlightSlots } from '../../stores/cluster/serve-in-flight-slots.js';
 import { serveRateLimits } from '../../stores/cluster/serve-rate-limits.js';
+import { serveMeasurements } from '../../stores/cluster/share-measurements.js';
+import { systemClock } from '../../core/clock.js';
 import { createMemoryRateLimiter } from '../../stores/memory/create-memory-rate-limiter.js';
 import { END_GRACE_MS } from '../start-server.js';
 import { closeConnectionsLostWith } from './close-lost-connections.js';
@@ -53,7 +55,11 @@ export async function runPrimary(config: RouterConfig, options: PrimaryOptions):
   // With the memory backend the primary also counts every worker's requests in flight (and gives back
   // the slots of a worker that exits); with Redis the workers count there, like every other instance.
   if (windows) serveInFlightSlots(cluster);
-  const handlers: PrimaryHandler[] = [...(windows ? [serveRateLimits(windows)] : []), serveClusterMetrics(() => Object.values(cluster.workers ?? {}))];
+  const handlers: PrimaryHandler[] = [
+    ...(windows ? [serveRateLimits(windows)] : []),
+    serveClusterMetrics(() => Object.values(cluster.workers ?? {})),
+    serveMeasurements(systemClock),
+  ];
   const backoff = new RestartBackoff();
   const startedAt = new Map<number, number>();
   /** Workers that have listened: they drain on a message; one still starting has served nothing and is simply stopped. */

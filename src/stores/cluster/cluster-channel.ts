@@ -5,6 +5,7 @@
  * request/answer pairs matched by id.
  */
 import type { RateDecision } from '../rate-limiter.js';
+import type { MeasuredFigures, MeasurementSample } from '../../routing/route-measurements.js';
 
 /** One end of the channel, as the worker (or a test) sees it. */
 export interface ClusterChannel {
@@ -58,6 +59,9 @@ export type ClusterMessage =
   | { router: 'metrics-answer'; id: number; text: string | null }
   | { router: 'metrics-snapshot'; id: number }
   | { router: 'metrics-snapshot-answer'; id: number; snapshot: unknown[] | null }
+  // A worker's measured-routing samples since its last message; the primary answers with everyone's figures.
+  | { router: 'measurements'; samples: MeasurementSample[] }
+  | { router: 'measurements-figures'; figures: MeasuredFigures[] }
   | { router: 'drain' }
   | { router: 'cut' };
 

@@ -14,13 +14,13 @@ describe('checkConfig', () => {
       ok: true,
       problems: [],
       warnings: [],
-      summary: 'config/ is valid: 3 plans, 2 route profiles, 3 providers, 2 catalog families',
+      summary: 'config/ is valid: 3 plans, 2 route profiles, 5 concrete models, 3 providers, 2 catalog families',
     });
   });
 
   it('names the directory the same way however it was typed', () => {
     expect(checkConfig('./config/', {}).summary).toBe(
-      'config/ is valid: 3 plans, 2 route profiles, 3 providers, 2 catalog families',
+      'config/ is valid: 3 plans, 2 route profiles, 5 concrete models, 3 providers, 2 catalog families',
     );
   });
 
@@ -104,17 +104,41 @@ describe('checkConfig', () => {
     // The fixture's providers.yaml predates prices: every route target lacks one.
     const result = checkConfig(BASE_CONFIG_DIR, {});
     expect(result.ok).toBe(true);
-    expect(result.summary).toBe(`${BASE_CONFIG_DIR}/ is valid: 3 plans, 2 route profiles, 3 providers, 2 catalog families (6 warnings)`);
+    expect(result.summary).toBe(`${BASE_CONFIG_DIR}/ is valid: 3 plans, 2 route profiles, 3 providers, 2 catalog families (9 warnings)`);
     expect(result.warnings.map(formatConfigProblem)[0]).toBe(
       `${join(BASE_CONFIG_DIR, 'routes.yaml')}:11:38 route profile "router/frontier" routes to openai/gpt-4.1, which has no price in providers.yaml (providers[].prices): its cost is recorded as unknown and managed access cannot meter it`,
     );
-    expect(result.warnings.map((warning) => warning.message.split(', which')[0])).toEqual([
+    expect(result.warnings.filter((warning) => warning.message.includes('no price')).map((warning) => warning.message.split(', which')[0])).toEqual([
       'route profile "router/frontier" routes to openai/gpt-4.1',
       'route profile "router/frontier" routes to anthropic/claude-sonnet-4-5',
       'route profile "router/frontier" routes to gemini/gemini-2.5-pro',
       'route profile "router/fusion" routes to anthropic/claude-opus-4-1',
       'route profile "router/fusion" routes to openai/gpt-5',
       'route profile "router/fusion" routes to gemini/gemini-2.5-pro',
+    ]);
+  });
+
+  it('warns, without failing, about a provider that declares no data policy', () => {
+    // The fixture's providers.yaml predates policies: none declares one.
+    const policy = checkConfig(BASE_CONFIG_DIR, {}).warnings.filter((warning) => warning.message.includes('data policy'));
+    expect(policy.map(formatConfigProblem)).toEqual(
+      ['openai', 'anthropic', 'gemini'].map(
+        (id, i) =>
+          `${join(BASE_CONFIG_DIR, 'providers.yaml')}:${[5, 13, 21][i]}:5 provider "${id}" declares no data policy (policy): requests with provider.data_collection: deny or provider.zdr: true never go to it`,
+      ),
+    );
+  });
+
+  it('refuses a concrete model whose endpoint names an unknown provider, and a plan model pattern with other characters', () => {
+    const dir = writeConfigVariant({
+      'catalog.yaml': (text) => `${text}\nconcreteModels:\n  - { id: acme/m-1, name: M, contextLength: 8, created: 0, endpoints: [{ provider: acme, model: m-1 }] }\n`,
+      'plans.yaml': replaceOnce('    priceUsdMonthly: 0\n', '    models: { allow: ["acme/m 1"], deny: [] }\n    priceUsdMonthly: 0\n'),
+    });
+    const result = checkConfig(dir, {});
+    expect(result.ok).toBe(false);
+    expect(result.problems.map((problem) => problem.message)).toEqual([
+      'plan "free" model pattern "acme/m 1" may hold only model-id characters and *',
+      'concrete model "acme/m-1" names unknown provider "acme" (known: openai, anthropic, gemini)',
     ]);
   });
 

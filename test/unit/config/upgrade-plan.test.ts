@@ -17,12 +17,14 @@ const need: fc.Arbitrary<UpgradeNeed> = fc.oneof(
   fc.constant({ kind: 'more_in_flight' as const }),
   fc.constant({ kind: 'more_managed_spend' as const }),
   fc.constantFrom('router/frontier', 'router/fusion').map((profile) => ({ kind: 'route_profile' as const, profile })),
+  fc.constantFrom('router/frontier', 'router/fusion').map((profile) => ({ kind: 'model' as const, allows: (plan: PlanConfig) => plan.routeProfiles.includes(profile) })),
 );
 
 function gives(candidate: PlanConfig, current: PlanConfig, wanted: UpgradeNeed): boolean {
   if (wanted.kind === 'more_requests') return candidate.monthlyRequests > current.monthlyRequests;
   if (wanted.kind === 'more_in_flight') return candidate.maxConcurrentRequests > current.maxConcurrentRequests;
   if (wanted.kind === 'more_managed_spend') return (candidate.managedSpendCapUsd ?? 0) > (current.managedSpendCapUsd ?? 0);
+  if (wanted.kind === 'model') return wanted.allows(candidate);
   return candidate.routeProfiles.includes(wanted.profile);
 }
 

@@ -1,0 +1,99 @@
+/**
+ * Live figures per provider and model, from the requests the router served: a decayed estimate of time
+ * to first byte, output tokens per second and error rate. What `order: measured`, `provider.sort` and
+ * `:nitro` rank by (measured-order.ts) and what /status shows. Each sample moves an estimate by at least
+ * MIN_WEIGHT, more after a quiet spell (half-life HALF_LIFE_MS), so the figures follow a change within a
+ * few requests and an old figure counts for little once traffic returns. Memory is bounded: at most
+ * MAX_ENTRIES pairs, the least recently measured dropped first. In cluster mode every worker's samples
+ * meet in the primary, whose figures the workers adopt (stores/cluster/share-measurements.ts).
+ *
+ * The circuit breaker's window (provider-health.ts) stays what it is: consecutive failures per provider,
+ * deciding whether to send at all. These figures are per model and decide only the order.
+ */
+import type { Clock } from '../core/clock.js';
+
+export const HALF_LIFE_MS = 60_000;
+const MIN_WEIGHT = 0.25;
+const MAX_ENTRIES = 1024;
+
+/** One upstream attempt's outcome. A failure carries no timing. */
+export interface MeasurementSample {
+  provider: string;
+  model: string;
+  ok: boolean;
+  /** Time to the first byte the router could forward (a stream's commit point; a whole non-stream answer). */
+  ttfbMs?: number;
+  /** Output tokens per second of the answer, when the upstream reported its tokens. */
+  tokensPerSecond?: number;
+}
+
+export interface MeasuredFigures {
+  provider: string;
+  model: string;
+  /** null until a successful attempt was measured. */
+  ttfbMs: number | null;
+  tokensPerSecond: number | null;
+  /** Share of recent attempts that failed for the provider's own reasons (5xx, timeouts, connection errors). */
+  errorRate: number;
+  /** Samples taken in all (not decayed). */
+  samples: number;
+  /** When the last sample arrived (router clock, ms). */
+  updatedAt: number;
+}
+
+export class RouteMeasurements {
+  readonly #figures = new Map<string, MeasuredFigures>();
+  readonly #listeners: Array<(sample: MeasurementSample) => void> = [];
+
+  constructor(private readonly clock: Clock) {}
+
+  record(sample: MeasurementSample): void {
+    this.#apply(sample);
+    for (const listener of this.#listeners) listener(sample);
+  }
+
+  /** Called for every sample recorded here (the cluster worker forwards them to the primary). */
+  onRecord(listener: (sample: MeasurementSample) => void): void {
+    this.#listeners.push(listener);
+  }
+
+  figures(provider: string, model: string): MeasuredFigures | undefined {
+    return this.#figures.get(keyOf(provider, model));
+  }
+
+  snapshot(): MeasuredFigures[] {
+    return [...this.#figures.values()].map((figures) => ({ ...figures })).sort((a, b) => a.provider.localeCompare(b.provider) || a.model.localeCompare(b.model));
+  }
+
+  /** Adopts figures decided elsewhere (the cluster primary's), in place of this instance's own. */
+  replace(figures: readonly MeasuredFigures[]): void {
+    this.#figures.clear();
+    for (const entry of figures.slice(0, MAX_ENTRIES)) this.#figures.set(keyOf(entry.provider, entry.model), { ...entry });
+  }
+
+  #apply(sample: MeasurementSample): void {
+    const key = keyOf(sample.provider, sample.model);
+    const now = this.clock.now();
+    const previous = this.#figures.get(key);
+    const weight = previous ? Math.max(MIN_WEIGHT, 1 - 2 ** (-(now - previous.updatedAt) / HALF_LIFE_MS)) : 1;
+    const blend = (old: number | null, value: number | undefined): number | null =>
+      value === undefined || !Number.isFinite(value) || value < 0 ? old : old === null ? value : old + weight * (value - old);
+    const next: MeasuredFigures = {
+      provider: sample.provider,
+      model: sample.model,
+      ttfbMs: blend(previous?.ttfbMs ?? null, sample.ok ? sample.ttfbMs : undefined),
+      tokensPerSecond: blend(previous?.tokensPerSecond ?? null, sample.ok ? sample.tokensPerSecond : undefined),
+      errorRate: blend(previous?.errorRate ?? null, sample.ok ? 0 : 1) ?? 0,
+      samples: (previous?.samples ?? 0) + 1,
+      updatedAt: now,
+    };
+    // Re-inserted so the map's first key is always the least recently measured.
+    this.#figures.delete(key);
+    this.#figures.set(key, next);
+    if (this.#figures.size > MAX_ENTRIES) this.#figures.delete(this.#figures.keys().next().value!);
+  }
+}
+
+function keyOf(provider: string, model: string): string {
+  return `${provider}\u0000${model}`;
+}
