@@ -120,6 +120,8 @@ export interface LedgerConfig {
   maxQueued: number;
   /** Days raw records are kept (rollups are kept). */
   retentionDays: number;
+  /** `usage.cost` and `usage.cost_details` on every chat and Responses answer (the ledger's figure). */
+  costInResponses: boolean;
 }
 
 /**
@@ -243,7 +245,13 @@ export interface ModelPrice {
   input: number;
   /** Prompt tokens served from the provider's cache; `input` when absent. */
   cachedInput?: number;
+  /** Prompt tokens written to the cache for 5 minutes (Anthropic: 1.25 × input); `input` when absent. */
+  cacheWrite?: number;
+  /** Prompt tokens written to the cache for one hour (Anthropic: 2 × input); `cacheWrite` when absent. */
+  cacheWrite1h?: number;
   output: number;
+  /** Reasoning tokens, where a provider prices them apart from the answer; `output` when absent. */
+  reasoning?: number;
 }
 
 export interface ProviderTimeouts {

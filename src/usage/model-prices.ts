@@ -23,11 +23,42 @@ export function createPriceBook(providers: readonly ProviderConfig[]): PriceBook
   };
 }
 
-/** Cached prompt tokens at the cached price, the rest of the prompt at the input price, completion (reasoning included) at the output price. */
-export function costNanoUsd(price: ModelPrice, usage: TokenUsage): number {
+/** What each token type of a call cost, in nano-USD, unrounded (the parts of costNanoUsd). */
+export interface CostParts {
+  input: number;
+  cacheRead: number;
+  cacheWrite: number;
+  cacheWrite1h: number;
+  output: number;
+  reasoning: number;
+}
+
+/**
+ * Each token type at its price: cache reads at `cachedInput`, 5-minute and 1-hour cache writes at
+ * `cacheWrite` and `cacheWrite1h`, the rest of the prompt at `input`; reasoning at `reasoning`, the rest
+ * of the completion at `output`. A price a model lacks falls back as ModelPrice says, so a book without
+ * them prices as before. Parts are clamped so no token is counted twice, whatever the upstream said.
+ */
+export function costParts(price: ModelPrice, usage: TokenUsage): CostParts {
   const cached = Math.min(usage.cached, usage.prompt);
-  const uncached = usage.prompt - cached;
-  return Math.round(uncached * perToken(price.input) + cached * perToken(price.cachedInput ?? price.input) + usage.completion * perToken(price.output));
+  const written = Math.min(usage.cacheWrite ?? 0, usage.prompt - cached);
+  const written1h = Math.min(usage.cacheWrite1h ?? 0, written);
+  const reasoning = Math.min(usage.reasoning, usage.completion);
+  const cacheWritePrice = price.cacheWrite ?? price.input;
+  return {
+    input: (usage.prompt - cached - written) * perToken(price.input),
+    cacheRead: cached * perToken(price.cachedInput ?? price.input),
+    cacheWrite: (written - written1h) * perToken(cacheWritePrice),
+    cacheWrite1h: written1h * perToken(price.cacheWrite1h ?? cacheWritePrice),
+    output: (usage.completion - reasoning) * perToken(price.output),
+    reasoning: reasoning * perToken(price.reasoning ?? price.output),
+  };
+}
+
+/** A call's cost, rounded once to whole nano-USD: the ledger's figure and every response's `usage.cost`. */
+export function costNanoUsd(price: ModelPrice, usage: TokenUsage): number {
+  const parts = costParts(price, usage);
+  return Math.round(parts.input + parts.cacheRead + parts.cacheWrite + parts.cacheWrite1h + parts.output + parts.reasoning);
 }
 
 /** The most a call can cost with at most these prompt and output tokens, at the dearest of the prices. */

@@ -13,6 +13,7 @@ import { SseWriter } from '../sse-writer.js';
 import { fusionPlanOf, requireFusionAccess, toolFusionOf } from '../fusion/fusion-plan.js';
 import { serveFusionChat } from '../fusion/serve-fusion-chat.js';
 import { setRoutingHeaders, routingHeaders } from './routing-headers.js';
+import { responseCost } from '../../usage/response-cost.js';
 
 export function createChatCompletionsRoute(deps: RouterDeps) {
   return async (event: H3Event, ctx: RouterRequestContext): Promise<unknown> => {
@@ -33,6 +34,7 @@ export function createChatCompletionsRoute(deps: RouterDeps) {
     const { value, meta } = await deps.engine.completeChat(call, chat);
     ctx.served = meta;
     ctx.usage = tokenUsageFromChat(value.usage);
+    if (value.usage && deps.config.server.ledger.costInResponses) Object.assign(value.usage, responseCost(deps.usage.prices, meta, ctx.usage));
     ctx.firstByteAt = deps.clock.now();
     setRoutingHeaders(event.node.res, meta);
     value.model = route.id;
@@ -53,7 +55,10 @@ async function writeChatStream(
   ctx.firstByteAt = deps.clock.now();
   const emit = (chunk: ChatCompletionChunk): Promise<void> | undefined => {
     chunk.model = model;
-    if (chunk.usage) ctx.usage = tokenUsageFromChat(chunk.usage);
+    if (chunk.usage) {
+      ctx.usage = tokenUsageFromChat(chunk.usage);
+      if (includeUsage && deps.config.server.ledger.costInResponses) Object.assign(chunk.usage, responseCost(deps.usage.prices, ctx.served, ctx.usage));
+    }
     if (chunk.usage && chunk.choices.length === 0 && !includeUsage) return undefined;
     if (includeUsage) chunk.usage ??= null;
     else delete chunk.usage;

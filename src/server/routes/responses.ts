@@ -14,6 +14,7 @@ import { SseWriter } from '../sse-writer.js';
 import { fusionPlanOf, requireFusionAccess, toolFusionOf } from '../fusion/fusion-plan.js';
 import { serveFusionResponses } from '../fusion/serve-fusion-responses.js';
 import { routingHeaders, setRoutingHeaders } from './routing-headers.js';
+import { responseCost } from '../../usage/response-cost.js';
 
 export function createResponsesRoute(deps: RouterDeps) {
   return async (event: H3Event, ctx: RouterRequestContext): Promise<unknown> => {
@@ -34,6 +35,7 @@ export function createResponsesRoute(deps: RouterDeps) {
     const { value, meta } = await deps.engine.completeResponses(call, request);
     ctx.served = meta;
     ctx.usage = tokenUsageFromResponses(value.usage as ResponseUsage | undefined);
+    withCost(deps, ctx, value.usage);
     ctx.firstByteAt = deps.clock.now();
     setRoutingHeaders(event.node.res, meta);
     return value;
@@ -46,7 +48,9 @@ async function writeResponsesStream(event: H3Event, ctx: RouterRequestContext, d
   ctx.firstByteAt = deps.clock.now();
   const send = (item: ResponsesOutEvent) => {
     if (item.type === 'response.completed' || item.type === 'response.incomplete') {
-      ctx.usage = tokenUsageFromResponses((item.response as { usage?: ResponseUsage } | undefined)?.usage);
+      const usage = (item.response as { usage?: ResponseUsage } | undefined)?.usage;
+      ctx.usage = tokenUsageFromResponses(usage);
+      withCost(deps, ctx, usage);
     }
     return writer.send(item, item.type);
   };
@@ -62,4 +66,10 @@ async function writeResponsesStream(event: H3Event, ctx: RouterRequestContext, d
     for (const item of events) await send(item);
   }
   writer.end();
+}
+
+/** The answer's cost beside its tokens (the ledger's figure), unless the operator turned it off. */
+function withCost(deps: RouterDeps, ctx: RouterRequestContext, usage: unknown): void {
+  if (usage === null || typeof usage !== 'object' || !deps.config.server.ledger.costInResponses) return;
+  Object.assign(usage, responseCost(deps.usage.prices, ctx.served, ctx.usage ?? null));
 }
