@@ -126,7 +126,7 @@ export function createPostgresStore(options: PostgresStoreOptions): Store {
         ? await updateKey(db, old.id, 'revoked_at', isoAt(nowMs))
         : await updateKey(db, old.id, 'expires_at', graceExpiry(lifecycleOf(old).expiresAtMs, nowMs, graceSeconds));
     // The replacement carries on the old key's expiry and its own limits: rotating changes the secret only.
-    const created = await insertKey(db, old.account_id, { ...replacement, expiresAt: old.expires_at });
+    const created = await insertKey(db, old.account_id, { ...replacement, expiresAt: old.expires_at?.toISOString() ?? null });
     await queryRows(
       db,
       'INSERT INTO api_key_limits (key_id, monthly_requests, requests_per_minute) SELECT $1, monthly_requests, requests_per_minute FROM api_key_limits WHERE key_id = $2',

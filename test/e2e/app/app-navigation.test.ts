@@ -50,7 +50,7 @@ describe('account app: navigation', () => {
     expect(await page.text()).toContain('Page not found');
     const api = await fetch(`${router.url}/no/such/page`, { headers: { accept: 'application/json', 'user-agent': 'tests/1.0' } });
     expect(api.status).toBe(404);
-    expect((await api.json()).error.code).toBe('not_found');
+    expect(((await api.json()) as { error: { code: string } }).error.code).toBe('not_found');
     const v1 = await fetch(`${router.url}/v1/nothing`, { headers: { accept: 'text/html', 'user-agent': 'Mozilla/5.0 Chrome/130' } });
     expect(v1.headers.get('content-type')).toContain('application/json');
     const icon = await fetch(`${router.url}/favicon.ico`);

@@ -30,7 +30,8 @@ describe('account app: forms at the loopback aliases of appUrl', () => {
   it('still refuses a form posted from another origin, or marked cross-site', async () => {
     const browser = new AppClient(`http://127.0.0.1:${port}`);
     await browser.get('/app/signup');
-    for (const headers of [{ origin: `http://127.0.0.1:${port + 1}` }, { origin: 'http://localhost.evil.example' }, { 'sec-fetch-site': 'cross-site' }]) {
+    const refusals: Array<Record<string, string>> = [{ origin: `http://127.0.0.1:${port + 1}` }, { origin: 'http://localhost.evil.example' }, { 'sec-fetch-site': 'cross-site' }];
+    for (const headers of refusals) {
       const refused = await browser.post('/app/signup', { email: 'x@example.com', password: PASSWORD }, headers);
       expect(refused.status, JSON.stringify(headers)).toBe(403);
     }
