@@ -187,10 +187,12 @@ function byPrice(targets: RouteTarget[], providers: NarrowingContext['providers'
 }
 
 function noTargetLeft(route: RouteProfileConfig, excluded: ReadonlyMap<string, Exclusion>): RouterError {
+  // The field at fault is the constraint that ruled out what only/ignore left; several such: the object.
   const fields = [...new Set(excluded.values())];
-  const param = fields.length === 1 ? fields[0]! : 'provider';
+  const beyondSelection = fields.filter((field) => field !== 'provider.only' && field !== 'provider.ignore');
+  const param = beyondSelection.length === 1 ? beyondSelection[0]! : fields.length === 1 ? fields[0]! : 'provider';
   const reasons = [...excluded].map(([provider, field]) => `${provider} (${EXCLUSION_REASON[field]})`).join(', ');
-  const policy = fields.every((field) => field === 'provider.data_collection' || field === 'provider.zdr');
+  const policy = fields.some((field) => field === 'provider.data_collection' || field === 'provider.zdr');
   return new RouterError(
     'invalid_request',
     `No provider of ${route.id} meets the request's provider preferences: ${reasons}.${policy ? ' The request was not sent to any provider that does not meet its data policy.' : ''}`,

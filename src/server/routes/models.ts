@@ -1,6 +1,13 @@
-/** GET /v1/models: the route profiles the caller's plan may use, in the OpenAI list shape. */
+/**
+ * GET /v1/models: the route profiles and concrete models the caller's plan may use, in the OpenAI list
+ * shape. A concrete model also carries what /model-catalog would say of it (name, context length,
+ * pricing per token from its endpoints' prices, supported parameters, and which providers serve it).
+ */
 import type { H3Event } from 'h3';
+import type { ConcreteModel, ProviderConfig } from '../../config/types.js';
 import { RouterError } from '../../core/errors.js';
+import { supportedParameters } from '../../routing/supported-parameters.js';
+import { planAllowsModel } from '../plan-models.js';
 import type { RouterDeps } from '../router-deps.js';
 import type { RouterRequestContext } from '../request-context.js';
 
@@ -11,18 +18,56 @@ function modelObject(id: string) {
   return { id, object: 'model', created: PROFILE_CREATED, owned_by: 'router' };
 }
 
+/** OpenAI's model object plus OpenRouter's fields (prices in USD per token, as strings). */
+function concreteModelObject(model: ConcreteModel, providers: ReadonlyMap<string, ProviderConfig>) {
+  const served = model.endpoints.flatMap((endpoint) => {
+    const provider = providers.get(endpoint.provider);
+    return provider ? [{ endpoint, provider }] : [];
+  });
+  const prices = served.flatMap(({ endpoint, provider }) => (provider.prices[endpoint.model] ? [provider.prices[endpoint.model]!] : []));
+  const cheapest = prices.sort((a, b) => a.input + a.output - (b.input + b.output))[0];
+  const parameters = new Set(served.flatMap(({ provider }) => supportedParameters(provider.format)));
+  return {
+    id: model.id,
+    object: 'model',
+    created: model.created,
+    owned_by: model.id.split('/')[0]!,
+    name: model.name,
+    description: model.description,
+    context_length: model.contextLength,
+    pricing: cheapest ? { prompt: perToken(cheapest.input), completion: perToken(cheapest.output) } : null,
+    supported_parameters: [...parameters].sort(),
+    providers: served.map(({ provider }) => ({ id: provider.id, name: provider.name, region: provider.policy?.region ?? null })),
+  };
+}
+
+/** USD per million tokens as USD per token, in a string (no float noise). */
+function perToken(perMillion: number): string {
+  return (perMillion / 1_000_000).toFixed(12).replace(/\.?0+$/, '');
+}
+
 function usableProfiles(deps: RouterDeps, ctx: RouterRequestContext): string[] {
   return (ctx.plan?.routeProfiles ?? []).filter((id) => deps.routes.has(id));
 }
 
+function usableModels(deps: RouterDeps, ctx: RouterRequestContext): ConcreteModel[] {
+  return deps.config.catalog.concreteModels.filter((model) => planAllowsModel(ctx.plan, model.id));
+}
+
 export function createModelsRoute(deps: RouterDeps) {
-  return async (_event: H3Event, ctx: RouterRequestContext) => ({ object: 'list', data: usableProfiles(deps, ctx).map(modelObject) });
+  const providers = new Map(deps.config.providers.providers.map((provider) => [provider.id, provider]));
+  return async (_event: H3Event, ctx: RouterRequestContext) => ({
+    object: 'list',
+    data: [...usableProfiles(deps, ctx).map(modelObject), ...usableModels(deps, ctx).map((model) => concreteModelObject(model, providers))],
+  });
 }
 
 /** GET /v1/models/{id}: one route profile (ids contain a slash, e.g. router/frontier). */
 export function createModelRoute(deps: RouterDeps) {
   return async (event: H3Event, ctx: RouterRequestContext) => {
     const id = decodeModelId(event.path.split('?')[0]!.slice('/v1/models/'.length));
+    const concrete = usableModels(deps, ctx).find((model) => model.id === id);
+    if (concrete) return concreteModelObject(concrete, new Map(deps.config.providers.providers.map((provider) => [provider.id, provider])));
     const usable = usableProfiles(deps, ctx);
     if (!usable.includes(id)) {
       throw new RouterError('unknown_model', `The model '${id}' is not a route profile this key may use. Use one of: ${usable.join(', ')}.`, {
