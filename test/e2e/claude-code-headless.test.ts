@@ -1,7 +1,7 @@
 /**
- * Claude Code itself (`claude -p … --output-format json`) against the router, with the OpenAI-format
- * fake serving: the two environment variables a user sets are all it needs, and a tool round trip (its
- * Read tool on a file in its working folder) completes. Its native binary is placed by the package's
+ * Claude Code itself (`claude -p … --output-format json`) against the router, served in turn by the
+ * OpenAI-format, Anthropic (native pass-through) and Gemini fakes: the two environment variables a user
+ * sets are all it needs, and a tool round trip (its Read tool on a file in its working folder) completes. Its native binary is placed by the package's
  * install.cjs (npm skips the postinstall); HOME is a temporary folder so no user settings leak in.
  */
 import { execFile } from 'node:child_process';
@@ -9,7 +9,7 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { PROVIDER_KEYS, frontierOrder, pointProvidersAt, startFakes, startTestRouter, type Fakes, type TestRouter } from './router-harness.js';
+import { PROVIDER_KEYS, UPSTREAM_MODEL, frontierOrder, pointProvidersAt, startFakes, startTestRouter, type Fakes, type ProviderId, type TestRouter } from './router-harness.js';
 
 const PACKAGE = new URL('../../node_modules/@anthropic-ai/claude-code/', import.meta.url).pathname;
 const BINARY = join(PACKAGE, 'bin', 'claude.exe');
@@ -48,7 +48,13 @@ function runClaude(router: TestRouter, key: string, home: string, cwd: string, p
   });
 }
 
-describe('Claude Code headless through the router', () => {
+/** The text of an upstream request, whatever its format, to find what Claude Code sent through it. */
+const sentText = (fakes: Fakes, provider: ProviderId) => JSON.stringify(fakes[provider].requests.at(-1)?.body ?? null);
+
+/** Where each format carries the id of the tool call a result answers: the fakes' own ids, or Gemini's function name. */
+const TOOL_RESULT_MARK: Record<ProviderId, string> = { openai: 'call_fake0', anthropic: 'toolu_', gemini: 'functionResponse' };
+
+describe.each(['openai', 'anthropic', 'gemini'] as const)('Claude Code headless through the router, the %s upstream serving', (provider) => {
   let fakes: Fakes;
   let router: TestRouter;
   let key: string;
@@ -62,7 +68,7 @@ describe('Claude Code headless through the router', () => {
   beforeAll(async () => {
     await installClaudeCode();
     fakes = await startFakes();
-    router = await startTestRouter({ patch: { providers: pointProvidersAt(fakes.urls), routes: frontierOrder(['openai']) } });
+    router = await startTestRouter({ patch: { providers: pointProvidersAt(fakes.urls), routes: frontierOrder([provider]) } });
     key = (await router.createAccount('pro', { providerKeys: { ...PROVIDER_KEYS } })).key;
   }, 150_000);
   afterEach(() => fakes.reset());
@@ -73,23 +79,24 @@ describe('Claude Code headless through the router', () => {
   });
 
   it('answers a prompt with the upstream’s text, reaching the route through its own model name', async () => {
-    fakes.openai.setReply({ text: 'Hello from the router.' });
+    fakes[provider].setReply({ text: 'Hello from the router.' });
     const run = await runClaude(router, key, folder('claude-home-'), folder('claude-work-'), 'Say hello');
     expect(run.result, run.stderr).toMatchObject({ is_error: false, result: 'Hello from the router.' });
-    expect(fakes.openai.requests.length).toBeGreaterThan(0);
-    expect(fakes.openai.requests.every((request) => (request.body as { model: string }).model === 'gpt-4.1')).toBe(true);
+    expect(fakes[provider].requests.length).toBeGreaterThan(0);
+    if (provider !== 'gemini') expect(fakes[provider].requests.every((request) => (request.body as { model: string }).model === UPSTREAM_MODEL[provider])).toBe(true);
+    else expect(fakes.gemini.requests.every((request) => request.path.includes(UPSTREAM_MODEL.gemini))).toBe(true);
   }, 120_000);
 
   it('completes a tool round trip: the model asks to Read a file, Claude Code reads it, the contents reach the upstream', async () => {
     const work = folder('claude-work-');
     const file = join(work, 'notes.txt');
     writeFileSync(file, 'The secret word is pelican.\n');
-    fakes.openai.setReply({ text: 'The file says pelican.', toolCalls: [{ name: 'Read', arguments: { file_path: file } }], toolCallsWhenOffered: true });
+    fakes[provider].setReply({ text: 'The file says pelican.', toolCalls: [{ name: 'Read', arguments: { file_path: file } }], toolCallsWhenOffered: true });
     const run = await runClaude(router, key, folder('claude-home-'), work, 'What does notes.txt say?');
     expect(run.result, run.stderr).toMatchObject({ is_error: false, result: 'The file says pelican.' });
-    const last = JSON.stringify(fakes.openai.requests.at(-1)!.body);
+    const last = sentText(fakes, provider);
     expect(last).toContain('pelican');
-    expect(last).toContain('call_fake0');
+    expect(last).toContain(TOOL_RESULT_MARK[provider]);
   }, 120_000);
 
   it('fails fast on a wrong key instead of retrying for minutes', async () => {
@@ -97,6 +104,6 @@ describe('Claude Code headless through the router', () => {
     const run = await runClaude(router, 'sk_router_wrongwrongwrongwrongwrongwrongwrong0000', folder('claude-home-'), folder('claude-work-'), 'Say hello');
     expect(run.result?.is_error ?? run.code !== 0, run.stderr).toBe(true);
     expect(Date.now() - startedAt).toBeLessThan(30_000);
-    expect(fakes.openai.requests).toHaveLength(0);
+    expect(fakes[provider].requests).toHaveLength(0);
   }, 120_000);
 });

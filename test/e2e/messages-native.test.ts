@@ -75,7 +75,11 @@ describe('the Messages API with an Anthropic upstream (native pass-through)', ()
     const response = await post({ ...CLAUDE_CODE_BODY, messages: [{ role: 'system', content: 'x' }, ...CLAUDE_CODE_BODY.messages] });
     expect(response.status).toBe(400);
     const body = await json(response);
-    expect(body).toMatchObject({ type: 'error', error: { type: 'invalid_request_error', message: "messages.0.role: Input should be 'user' or 'assistant'" } });
+    // Word for word: Claude Code drops its system message and retries only on Anthropic's own wording.
+    expect(body).toMatchObject({
+      type: 'error',
+      error: { type: 'invalid_request_error', message: 'messages: Unexpected role "system". The Messages API accepts a top-level `system` parameter, not "system" as an input message role.' },
+    });
     expect(fakes.openai.requests).toHaveLength(0);
   });
 

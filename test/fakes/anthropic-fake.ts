@@ -127,6 +127,7 @@ class AnthropicFake implements FakeProvider {
     const rejection = validateRoute(req) ?? validateHeaders(req) ?? validateBody(body);
     if (rejection) return sendError(res, rejection.status, rejection.type, rejection.message);
     const request = body as Json;
+    const answer = asToolTurn(reply, request);
     const failure = this.#pending.shift() ?? this.#always;
     const id = `msg_fake${String(++this.#served).padStart(6, '0')}`;
     const stream = request.stream === true;
@@ -149,20 +150,20 @@ class AnthropicFake implements FakeProvider {
         break;
       case 'mid-stream-error':
         if (!stream) return sendStatusFailure(res, 529);
-        return sendStream(res, streamFrames(id, request, reply), reply.splitBytes, {
+        return sendStream(res, streamFrames(id, request, answer), reply.splitBytes, {
           afterEvents: failure.afterEvents,
           then: () => writeOverloaded(res, failure.echoCredential ? credentialEcho(String(req.headers['x-api-key'])) : 'Overloaded'),
         });
       case 'mid-stream-disconnect':
-        if (!stream) return sendHalfBodyThenDisconnect(res, messageBody(id, request, reply), disconnect);
-        return sendStream(res, streamFrames(id, request, reply), reply.splitBytes, { afterEvents: failure.afterEvents, then: disconnect });
+        if (!stream) return sendHalfBodyThenDisconnect(res, messageBody(id, request, answer), disconnect);
+        return sendStream(res, streamFrames(id, request, answer), reply.splitBytes, { afterEvents: failure.afterEvents, then: disconnect });
       case 'truncated-stream':
-        if (!stream) return sendHalfBodyThenDisconnect(res, messageBody(id, request, reply), disconnect);
-        return sendStream(res, streamFrames(id, request, reply), reply.splitBytes, { afterEvents: failure.afterEvents, then: () => res.end() });
+        if (!stream) return sendHalfBodyThenDisconnect(res, messageBody(id, request, answer), disconnect);
+        return sendStream(res, streamFrames(id, request, answer), reply.splitBytes, { afterEvents: failure.afterEvents, then: () => res.end() });
     }
     if (reply.recorded) return sendRecorded(res, reply.recorded, stream);
-    if (stream) return sendStream(res, streamFrames(id, request, reply), reply.splitBytes);
-    sendJson(res, 200, messageBody(id, request, reply));
+    if (stream) return sendStream(res, streamFrames(id, request, answer), reply.splitBytes);
+    sendJson(res, 200, messageBody(id, request, answer));
   }
 }
 
@@ -208,6 +209,10 @@ function messagesProblem(messages: unknown): string | undefined {
   if (!Array.isArray(messages) || messages.length === 0) return 'messages: at least one message is required';
   let openToolUses: string[] = [];
   for (const [i, message] of messages.entries()) {
+    // Anthropic's own wording for a system message: Claude Code retries without it only on these words.
+    if (isObject(message) && message.role === 'system') {
+      return 'messages: Unexpected role "system". The Messages API accepts a top-level `system` parameter, not "system" as an input message role.';
+    }
     if (!isObject(message) || (message.role !== 'user' && message.role !== 'assistant')) {
       return `messages.${i}.role: Input should be 'user' or 'assistant'`;
     }
@@ -251,6 +256,17 @@ function blockProblem(blocks: Json[], i: number, role: string, openToolUses: str
   const unanswered = openToolUses.filter((id) => !leadingResults.includes(id));
   if (unanswered.length === 0) return undefined;
   return `messages.${i - 1}: \`tool_use\` ids were found without \`tool_result\` blocks immediately after: ${unanswered.join(', ')}. Each \`tool_use\` block must have a corresponding \`tool_result\` block in the next message.`;
+}
+
+/** `toolCallsWhenOffered`: the tool calls only on a turn that offers tools and does not answer a tool_use. */
+function asToolTurn(reply: FakeReply, request: Json): FakeReply {
+  if (!reply.toolCallsWhenOffered || !reply.toolCalls) return reply;
+  const offered = Array.isArray(request.tools) && request.tools.length > 0;
+  const last = (request.messages as Array<{ content?: unknown }> | undefined)?.at(-1)?.content;
+  const answersTool = Array.isArray(last) && last.some((block) => (block as { type?: string }).type === 'tool_result');
+  if (offered && !answersTool) return reply;
+  const { toolCalls: _calls, ...text } = reply;
+  return text;
 }
 
 function messageBody(id: string, request: Json, reply: FakeReply): Json {

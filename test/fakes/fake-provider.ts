@@ -47,8 +47,8 @@ export interface FakeReply {
   /** When set, the model answers with these tool calls instead of text. */
   toolCalls?: Array<{ name: string; arguments: Record<string, unknown> }>;
   /**
-   * OpenAI fake: answer with `toolCalls` only to a request that offers tools and does not end with a tool
-   * result, and with text otherwise, as a model does in a tool round trip.
+   * Answer with `toolCalls` only to a request that offers tools and does not end with a tool result, and
+   * with text otherwise, as a model does in a tool round trip.
    */
   toolCallsWhenOffered?: boolean;
   /** Usage the fake reports. */

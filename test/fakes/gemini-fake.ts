@@ -67,7 +67,7 @@ export async function startGeminiFake(): Promise<FakeProvider> {
       res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
       return void res.end(Buffer.concat(recordedStream(current.recorded, '\r\n')));
     }
-    const events = replyEvents(current, route[1] ?? '', issuedSignatures);
+    const events = replyEvents(asToolTurn(current, body), route[1] ?? '', issuedSignatures);
     if (route[2] === 'generateContent') return sendJson(res, 200, mergeEvents(events));
     // Without alt=sse Gemini streams one JSON array instead of SSE.
     if (url.searchParams.get('alt') !== 'sse') return sendJson(res, 200, events);
@@ -120,6 +120,17 @@ async function readBody(req: IncomingMessage): Promise<unknown> {
 }
 
 /** One GenerateContentResponse per SSE event, as Gemini streams them; the last carries finishReason and usage. */
+/** `toolCallsWhenOffered`: the function calls only on a turn that offers tools and does not answer a call. */
+function asToolTurn(reply: FakeReply, body: unknown): FakeReply {
+  if (!reply.toolCallsWhenOffered || !reply.toolCalls) return reply;
+  const request = (body ?? {}) as { tools?: unknown[]; contents?: Array<{ parts?: Array<Record<string, unknown>> }> };
+  const offered = Array.isArray(request.tools) && request.tools.length > 0;
+  const answersCall = request.contents?.at(-1)?.parts?.some((part) => 'functionResponse' in part) ?? false;
+  if (offered && !answersCall) return reply;
+  const { toolCalls: _calls, ...text } = reply;
+  return text;
+}
+
 function replyEvents(reply: FakeReply, model: string, issuedSignatures: Set<string>): Json[] {
   const responseId = `fake${Math.random().toString(36).slice(2, 14)}`;
   const promptTokens = reply.usage?.inputTokens ?? 8;
