@@ -15,6 +15,11 @@ export function thresholdReached(used: number, limit: number): number | null {
   return reached;
 }
 
+/** A provider's answer that rejects the key itself (not a throttle): 401, 402 (no credit) or 403. */
+export function isKeyRejection(status: number | null): status is number {
+  return status === 401 || status === 402 || status === 403;
+}
+
 export interface SpikeRule {
   /** Requests in the last hour below this are never a spike (a new key's first calls). */
   minRequests: number;

@@ -39,7 +39,8 @@ const keyLabel = (key: ApiKeyRecord) => `${key.prefix}…${key.last4}`;
 const dayOf = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
 export class AlertSweep {
-  readonly #touched = new Set<string>();
+  /** Accounts to check, with when each last had a request. */
+  readonly #touched = new Map<string, number>();
   #timer: NodeJS.Timeout | undefined;
   #running: Promise<void> | undefined;
 
@@ -48,13 +49,13 @@ export class AlertSweep {
   /** Told about every finished request: remembers its account, nothing more (O(1), no I/O). */
   readonly observer = {
     onRequestFinished: (outcome: { accountId: string | null }) => {
-      if (outcome.accountId) this.#touched.add(outcome.accountId);
+      if (outcome.accountId) this.#touched.set(outcome.accountId, this.deps.clock.now());
     },
   };
 
   /** Also called by pages that learn something at once (a provider key's failed test). */
   touch(accountId: string): void {
-    this.#touched.add(accountId);
+    this.#touched.set(accountId, this.deps.clock.now());
   }
 
   start(): void {
@@ -69,16 +70,21 @@ export class AlertSweep {
     await this.#running;
   }
 
-  /** Checks every account touched since the last sweep (one sweep at a time). */
+  /**
+   * Checks every account touched since the last sweep (one sweep at a time). Spend and traffic are read
+   * from the usage ledger, which is written in batches every `ledger.flushIntervalMs`: an account whose
+   * last request may not be written yet stays for the next sweep too, so its last request is never missed.
+   */
   sweep(): Promise<void> {
     this.#running ??= (async () => {
       const accounts = [...this.#touched];
-      this.#touched.clear();
-      for (const accountId of accounts) {
+      const written = this.deps.clock.now() - this.deps.config.server.ledger.flushIntervalMs;
+      for (const [accountId, at] of accounts) if (at < written) this.#touched.delete(accountId);
+      for (const [accountId, at] of accounts) {
         try {
           await this.#check(accountId);
         } catch (error) {
-          this.#touched.add(accountId);
+          if (!this.#touched.has(accountId)) this.#touched.set(accountId, at);
           this.deps.logger.warn(`alerts: checking account ${accountId} failed (${describeError(error)}); it is checked again on the next sweep`);
         }
       }
@@ -149,18 +155,26 @@ export class AlertSweep {
     }
   }
 
+  /**
+   * A provider rejected the account's key for `providerId` (401, 402 or 403), in live traffic or on the
+   * provider-keys page's Test: one alert per provider and day either way, so a key that fails its Test and
+   * then live traffic on the same day is mailed once.
+   */
+  raiseProviderKeyRejected(accountId: string, providerId: string, rejection: { status: number; at: number }, source: 'traffic' | 'test'): Promise<boolean> {
+    return this.raise({
+      accountId,
+      kind: 'provider_key_rejected',
+      subject: providerId,
+      period: dayOf(rejection.at),
+      level: 0,
+      details: { provider: providerId, status: rejection.status, source, at: new Date(rejection.at).toISOString() },
+    });
+  }
+
   async #checkProviderKeys(accountId: string): Promise<void> {
     for (const providerKey of await this.deps.store.listProviderKeys(accountId)) {
       const rejection = this.deps.credentialHealth.rejection(accountId, providerKey.providerId);
-      if (!rejection) continue;
-      await this.raise({
-        accountId,
-        kind: 'provider_key_rejected',
-        subject: providerKey.providerId,
-        period: dayOf(rejection.at),
-        level: 0,
-        details: { provider: providerKey.providerId, status: rejection.status, source: 'traffic', at: new Date(rejection.at).toISOString() },
-      });
+      if (rejection) await this.raiseProviderKeyRejected(accountId, providerKey.providerId, rejection, 'traffic');
     }
   }
 }

@@ -1,9 +1,14 @@
 /**
  * Alerts on the security page: the list (newest first), which kinds come by email, and "Revoke now" on a
- * leaked-key signal (one click, the key's own revoke, as the keys page's).
+ * leaked-key signal (one click, the key's own revoke, as the keys page's). The app's home (keys page and
+ * Get started) shows the alerts still open (alerts/open-alerts.ts), each with its action.
  */
 import type { Router } from 'h3';
 import { describeAlert, DEFAULT_EMAIL_KINDS, KIND_LABELS } from '../../alerts/alert-rules.js';
+import { openAlerts } from '../../alerts/open-alerts.js';
+import { quotaPeriod } from '../../core/quota-period.js';
+import type { ApiKeyRecord } from '../../stores/store.js';
+import { providerKeyRejection } from '../provider-key-rejection.js';
 import { ALERT_KINDS, isAlertKind } from '../../stores/alert-store.js';
 import { utcLabel } from '../key-views.js';
 import { signedInAction, type PageContext } from '../page-kit.js';
@@ -12,8 +17,7 @@ import type { WebDeps } from '../web-deps.js';
 /** What the security page shows of alerts: the latest 30 (a first device is no alert) and the email choices. */
 export async function alertViews(deps: WebDeps, accountId: string) {
   const [alerts, chosen, keys] = await Promise.all([deps.store.listAlerts(accountId, 30), deps.store.getAlertEmailKinds(accountId), deps.store.listApiKeys(accountId)]);
-  const now = deps.clock.now();
-  const live = new Set(keys.filter((key) => key.revokedAt === null && (key.expiresAt === null || Date.parse(key.expiresAt) > now)).map((key) => key.id));
+  const live = liveKeyIds(keys, deps.clock.now());
   const emailKinds = chosen ?? DEFAULT_EMAIL_KINDS;
   return {
     alerts: alerts
@@ -27,6 +31,31 @@ export async function alertViews(deps: WebDeps, accountId: string) {
       })),
     alertKinds: ALERT_KINDS.map((kind) => ({ kind, label: KIND_LABELS[kind], email: emailKinds.includes(kind) })),
   };
+}
+
+/** The open alerts the app's home shows (keys page and Get started), each with its one action. */
+export async function homeAlertViews(deps: WebDeps, accountId: string) {
+  const [alerts, keys, providerKeys] = await Promise.all([deps.store.listAlerts(accountId, 30), deps.store.listApiKeys(accountId), deps.store.listProviderKeys(accountId)]);
+  const now = deps.clock.now();
+  const facts = {
+    now,
+    quotaPeriod: quotaPeriod(now).key,
+    liveKeyIds: liveKeyIds(keys, now),
+    failingProviders: new Set(providerKeys.filter((key) => providerKeyRejection(deps.credentialHealth, accountId, key)).map((key) => key.providerId)),
+  };
+  const app = deps.paths.app;
+  return openAlerts(alerts, facts).map(({ alert, action }) => ({
+    id: alert.id,
+    at: alert.createdAt,
+    atLabel: utcLabel(alert.createdAt),
+    ...describeAlert(alert),
+    revokeKeyId: action.kind === 'revoke-key' ? action.keyId : null,
+    link: action.kind === 'link' ? { label: action.label, href: `${app}/${action.page}${action.anchor ? `#${action.anchor}` : ''}` } : null,
+  }));
+}
+
+function liveKeyIds(keys: readonly ApiKeyRecord[], now: number): Set<string> {
+  return new Set(keys.filter((key) => key.revokedAt === null && (key.expiresAt === null || Date.parse(key.expiresAt) > now)).map((key) => key.id));
 }
 
 export function registerAlertActions(router: Router, deps: WebDeps, securityView: (page: PageContext, extra?: Record<string, unknown>, status?: number) => Promise<string>): void {

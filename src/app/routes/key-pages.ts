@@ -13,6 +13,7 @@ import { hygieneHints, keyState, limitsLabel, maskedKey, parseLimit, utcLabel } 
 import { errorPage, redirectAfterPost, signedInAction, signedInPage, type PageContext } from '../page-kit.js';
 import type { WebDeps } from '../web-deps.js';
 import { sendVerificationLink, verificationNeeded } from '../email-verification.js';
+import { homeAlertViews } from './alert-pages.js';
 
 const EXPIRY_DAYS = new Set(['7', '30', '90', '365']);
 const GRACE_SECONDS = new Set([0, 3600, 86_400, 604_800]);
@@ -33,11 +34,12 @@ export function registerKeyPages(router: Router, deps: WebDeps): void {
 
   async function keysView(page: PageContext, extra: Record<string, unknown> = {}, status?: number): Promise<string> {
     const accountId = page.account.id;
-    const [keys, limits, rotations, lastUsed] = await Promise.all([
+    const [keys, limits, rotations, lastUsed, openAlerts] = await Promise.all([
       store.listApiKeys(accountId),
       store.listKeyLimits(accountId),
       store.listReplacements(accountId),
       deps.ledger.lastUsed(accountId),
+      homeAlertViews(deps, accountId),
     ]);
     const now = deps.clock.now();
     const limitsById = new Map(limits.map((entry) => [entry.keyId, entry]));
@@ -71,7 +73,7 @@ export function registerKeyPages(router: Router, deps: WebDeps): void {
       })
       .reverse();
     const hints = hygieneHints(rows.filter((row) => row.state === 'live'), now);
-    return page.view('keys', { title: 'API keys', keys: rows, hints, plan: page.plan ?? { monthlyRequests: 0, requestsPerMinute: 0 }, ...extra }, status ? { status } : {});
+    return page.view('keys', { title: 'API keys', keys: rows, hints, openAlerts, plan: page.plan ?? { monthlyRequests: 0, requestsPerMinute: 0 }, ...extra }, status ? { status } : {});
   }
 
   function readLimits(page: PageContext, form: Record<string, string>) {
@@ -100,6 +102,7 @@ export function registerKeyPages(router: Router, deps: WebDeps): void {
       return page.view('onboarding', {
         title: 'Get started',
         hasKey,
+        openAlerts: await homeAlertViews(deps, page.account.id),
         apiBase,
         readiness,
         providers,

@@ -1,7 +1,9 @@
 /** Bring-your-own provider keys: add, replace, remove, and a one-call test through the router's adapters. */
 import type { H3Event, Router } from 'h3';
+import { isKeyRejection } from '../../alerts/alert-rules.js';
 import { openSecret, sealSecret } from '../../core/secret-box.js';
 import { utcLabel } from '../key-views.js';
+import { providerKeyRejection } from '../provider-key-rejection.js';
 import { errorPage, redirectAfterPost, signedInAction, signedInPage, type PageContext } from '../page-kit.js';
 import type { WebDeps } from '../web-deps.js';
 
@@ -23,21 +25,11 @@ export function registerProviderKeyPages(router: Router, deps: WebDeps): void {
     const rows = providers.map((provider) => {
       const record = stored.get(provider.id);
       if (!record) return { id: provider.id, name: provider.name, stored: null };
-      return { id: provider.id, name: provider.name, stored: { last4: record.last4, updatedLabel: utcLabel(record.updatedAt), rejected: rejectionOf(page.account.id, provider.id, record.updatedAt) } };
+      return { id: provider.id, name: provider.name, stored: { last4: record.last4, updatedLabel: utcLabel(record.updatedAt), rejected: providerKeyRejection(deps.credentialHealth, page.account.id, record) } };
     });
     const problem = secret ? undefined : 'This server has no secret key configured (ROUTER_SECRET_KEY), so it cannot store provider keys. Ask the operator.';
     return page.view('provider-keys', { title: 'Provider keys', providers: rows, problem, ...extra }, status ? { status } : {});
   }
-
-  /**
-   * The provider's last 401 or 403 to this key on live traffic (routing/credential-health.ts: in this
-   * instance's memory), unless the key was replaced since; cleared by its next accepted request.
-   */
-  const rejectionOf = (accountId: string, providerId: string, keyUpdatedAt: string): { status: number; label: string } | null => {
-    const rejection = deps.credentialHealth.rejection(accountId, providerId);
-    if (!rejection || rejection.at < Date.parse(keyUpdatedAt)) return null;
-    return { status: rejection.status, label: utcLabel(new Date(rejection.at).toISOString()) };
-  };
 
   /** Onboarding's inline provider-key step posts here too, with `next=onboarding`: answer by going back there. */
   const fromOnboarding = (form: Record<string, string>) => form.next === 'onboarding';
@@ -89,10 +81,17 @@ export function registerProviderKeyPages(router: Router, deps: WebDeps): void {
       }
       lastTest.set(throttleKey, now);
       const model = testModel.get(provider.id) ?? 'test';
-      const outcome = await deps.engine.testCredential(provider.id, model, openSecret(record.sealed, secret), AbortSignal.timeout(TEST_TIMEOUT_MS));
+      const credential = openSecret(record.sealed, secret);
+      const outcome = await deps.engine.testCredential(provider.id, model, credential, AbortSignal.timeout(TEST_TIMEOUT_MS));
       await store.recordAuditEvent({ actor: 'app', action: 'provider_key.test', accountId: page.account.id, details: { providerId: provider.id, ok: outcome.ok } });
       // The provider accepts the key now: live traffic may use it again at once.
       if (outcome.ok) deps.credentialHealth.forget(page.account.id, provider.id);
+      // The provider rejects it: marked as live traffic would mark it (shown failing, then skipped once
+      // the credential's circuit opens) and the same alert (and email) as a rejection in live traffic.
+      else if (isKeyRejection(outcome.status)) {
+        deps.credentialHealth.recordFailure(page.account.id, provider.id, credential, { status: outcome.status });
+        await deps.alerts.raiseProviderKeyRejected(page.account.id, provider.id, { status: outcome.status, at: now }, 'test');
+      }
       const text = outcome.ok
         ? `${provider.name} accepted the key: a one-token call to ${outcome.model} succeeded in ${outcome.latencyMs} ms.`
         : `${provider.name} did not accept the call (${outcome.status === null ? 'no answer' : `HTTP ${outcome.status}`}, ${outcome.reason}). Check the key and its permissions.`;
