@@ -42,6 +42,21 @@ const REFUNDED: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
   'server_shutting_down',
 ]);
 
+/**
+ * The admission stages that get a span (tracing on): authentication, the monthly quota, and the request
+ * rate limits (in flight, per minute, the key's own caps) as one span. Consecutive stages of one name
+ * share a span. The others (the edge rule, reading the body, provider preferences, model aliases) are
+ * in-memory checks of microseconds: a span each cost more than the stage (bench/README.md, Tracing).
+ */
+const STAGE_SPANS: Readonly<Record<string, string>> = {
+  authenticate: 'router.authenticate',
+  quota: 'router.quota',
+  quota_peek: 'router.quota',
+  in_flight: 'router.rate_limit',
+  rate_limit: 'router.rate_limit',
+  key_limits: 'router.rate_limit',
+};
+
 export type RouteHandler = (event: H3Event, ctx: RouterRequestContext) => Promise<unknown>;
 
 /** Writes a failure in the endpoint's own error shape (the contract's by default; Anthropic's on /v1/messages). */
@@ -55,20 +70,24 @@ export function createV1Handler(
   sendError: ErrorSender = sendRouterError,
 ): EventHandler {
   const observing = { kind, observers: deps.observers, now: () => deps.clock.now(), logger: deps.logger };
+  const stageSpans = stages.map((stage) => STAGE_SPANS[stage.name]);
   const handleV1 = async (event: H3Event) => {
     const ctx = requestContext(event);
     const handled = observeRequestOutcome(event, ctx, observing);
     try {
       if (deps.drain.draining) throw shuttingDown('refused');
-      for (const stage of stages) {
+      for (let at = 0; at < stages.length; at++) {
+        ctx.trace?.enterStage(stageSpans[at]);
         // A stage that finished synchronously (the edge rule) costs no await and no microtask turn.
-        const pending = ctx.trace ? deps.tracing!.inSpan(`router.${stage.name || 'stage'}`, () => stage(event, ctx)) : stage(event, ctx);
+        const pending = stages[at]!(event, ctx);
         if (pending) await pending;
       }
+      ctx.trace?.leaveStages();
       ctx.passedAdmission = kind === 'model';
       applyLimitHeaders(event, ctx, deps);
       return await handle(event, ctx);
     } catch (error) {
+      ctx.trace?.leaveStages(error);
       return await failRequest(event, ctx, deps, error, sendError);
     } finally {
       // The account's in-flight slot goes back once, on every ending: served, failed, refused after it

@@ -37,11 +37,35 @@ interface Frame {
  */
 export class RequestTrace {
   readonly #served = new Set<Span>();
+  readonly #tracer: Tracer;
+  /** The admission span open now (stages run one at a time), and its name. */
+  #stage: Span | undefined;
+  #stageName: string | undefined;
 
-  constructor(readonly server: SpanScope) {}
+  constructor(readonly server: SpanScope, tracer: Tracer) {
+    this.#tracer = tracer;
+  }
 
   get traceId(): string {
     return this.server.span.spanContext().traceId;
+  }
+
+  /**
+   * The admission stage about to run belongs to the span `name` (undefined: to none). Consecutive stages
+   * of one name share its span; a stage of another name ends it. Admission spans are children of the
+   * server span made without entering the async context: nothing inside a stage starts a span.
+   */
+  enterStage(name: string | undefined): void {
+    if (name === this.#stageName) return;
+    this.#stage?.end();
+    this.#stageName = name;
+    this.#stage = name === undefined ? undefined : this.#tracer.startSpan(name, { kind: SpanKind.INTERNAL }, this.server.context);
+  }
+
+  /** Admission is over (passed, or refused by `error`): the open admission span ends. */
+  leaveStages(error?: unknown): void {
+    if (this.#stage && error !== undefined) markError(this.#stage, error);
+    this.enterStage(undefined);
   }
 
   holdServed(span: Span): void {
@@ -91,7 +115,7 @@ export class Tracing {
   startRequest(headers: IncomingHttpHeaders, name: string, attributes: Attributes): RequestTrace {
     const parent = this.#propagator.extract(ROOT_CONTEXT, headers, headerGetter);
     const span = this.#tracer.startSpan(name, { kind: SpanKind.SERVER, attributes }, parent);
-    return new RequestTrace({ span, context: trace.setSpan(parent, span) });
+    return new RequestTrace({ span, context: trace.setSpan(parent, span) }, this.#tracer);
   }
 
   /** Runs `work` as the request's: spans started inside, across awaits, are children of its server span. */
@@ -113,11 +137,14 @@ export class Tracing {
     return this.#frames.run({ context: scope.context, request }, work);
   }
 
-  /** `work` in a child span ended when it settles; a rejection marks the span as an error (its name, no message). */
+  /**
+   * `work` in a child span of the active one, ended when it settles; a rejection marks the span as an
+   * error (its name, no message). A leaf: the span is not made active, as nothing inside starts one.
+   */
   async inSpan<T>(name: string, work: () => Promise<T> | T, attributes?: Attributes): Promise<T> {
     const scope = this.startSpan(name, SpanKind.INTERNAL, attributes);
     try {
-      return await this.within(scope, work);
+      return await work();
     } catch (error) {
       markError(scope.span, error);
       throw error;
