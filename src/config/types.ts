@@ -282,6 +282,8 @@ export interface ProviderConfig {
   prices: Readonly<Record<string, ModelPrice>>;
   /** What the provider does with prompts; absent: undeclared, so no request that states a data policy goes there. */
   policy?: ProviderDataPolicy;
+  /** Parameters this host refuses or ignores although its format carries them (provider.require_parameters skips it). */
+  unsupportedParameters?: readonly string[];
 }
 
 /** A provider's data policy as its terms state it (providers.yaml `policy`). */

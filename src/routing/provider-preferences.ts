@@ -144,7 +144,7 @@ function exclusionOf(target: RouteTarget, preferences: ProviderPreferences, cont
     const { prompt, completion } = preferences.maxPrice;
     if (!price || (prompt !== undefined && price.input > prompt) || (completion !== undefined && price.output > completion)) return 'provider.max_price';
   }
-  if (preferences.requireParameters && (!provider || unsupportedParameter(provider.format, context.requestedParameters) !== undefined)) {
+  if (preferences.requireParameters && (!provider || unsupportedParameter(provider, context.requestedParameters) !== undefined)) {
     return 'provider.require_parameters';
   }
   return undefined;
@@ -191,7 +191,7 @@ function noTargetLeft(route: RouteProfileConfig, excluded: ReadonlyMap<string, E
   const fields = [...new Set(excluded.values())];
   const beyondSelection = fields.filter((field) => field !== 'provider.only' && field !== 'provider.ignore');
   const param = beyondSelection.length === 1 ? beyondSelection[0]! : fields.length === 1 ? fields[0]! : 'provider';
-  const reasons = [...excluded].map(([provider, field]) => `${provider} (${EXCLUSION_REASON[field]})`).join(', ');
+  const reasons = [...excluded].map(([provider, field]) => `${provider} (${field}: ${EXCLUSION_REASON[field]})`).join(', ');
   const policy = fields.some((field) => field === 'provider.data_collection' || field === 'provider.zdr');
   return new RouterError(
     'invalid_request',

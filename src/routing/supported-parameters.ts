@@ -4,7 +4,7 @@
  * `supported_parameters`. Kept beside the adapters' own rules (providers/anthropic/build-anthropic-request.ts
  * refuses n > 1 and logprobs and drops seed and the penalties; Gemini refuses logprobs and drops logit_bias).
  */
-import type { ProviderFormat } from '../config/types.js';
+import type { ProviderConfig, ProviderFormat } from '../config/types.js';
 
 const COMMON = ['max_tokens', 'temperature', 'top_p', 'stop', 'tools', 'tool_choice', 'response_format', 'parallel_tool_calls'] as const;
 
@@ -26,8 +26,10 @@ const FIELD_NAME: Readonly<Record<string, string>> = {
 
 const KNOWN = new Set([...Object.values(SUPPORTED).flatMap((set) => [...set]), 'top_k']);
 
-export function supportedParameters(format: ProviderFormat): readonly string[] {
-  return [...SUPPORTED[format]].sort();
+/** What a provider honours: its format's parameters less the ones its host refuses or ignores (providers.yaml `unsupportedParameters`). */
+export function supportedParameters(provider: Pick<ProviderConfig, 'format' | 'unsupportedParameters'>): readonly string[] {
+  const refused = new Set(provider.unsupportedParameters ?? []);
+  return [...SUPPORTED[provider.format]].filter((name) => !refused.has(name)).sort();
 }
 
 /** The steering parameters a request body sets (non-null), in the table's names; fields the table does not know are not counted. */
@@ -41,7 +43,7 @@ export function requestedParameters(body: Record<string, unknown>): string[] {
   return [...found];
 }
 
-/** The first requested parameter this format does not honour, or undefined when it honours them all. */
-export function unsupportedParameter(format: ProviderFormat, requested: readonly string[]): string | undefined {
-  return requested.find((name) => !SUPPORTED[format].has(name));
+/** The first requested parameter this provider does not honour, or undefined when it honours them all. */
+export function unsupportedParameter(provider: Pick<ProviderConfig, 'format' | 'unsupportedParameters'>, requested: readonly string[]): string | undefined {
+  return requested.find((name) => !SUPPORTED[provider.format].has(name) || provider.unsupportedParameters?.includes(name));
 }

@@ -3,7 +3,8 @@
  * SDK (extra fields ride in the body as `extra_body` does in Python) against one route over three fakes
  * that differ in latency, price and data policy.
  */
-import OpenAI from 'openai';
+import Anthropic from '@anthropic-ai/sdk';
+import OpenAI, { type APIError } from 'openai';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startOpenAIFake, type OpenAIFake } from '../fakes/openai-fake.js';
 import { json, sdkClient, startTestRouter, type TestRouter } from './router-harness.js';
@@ -16,6 +17,9 @@ const POLICY: Record<Id, object> = {
   'p-private': { trainsOnPrompts: false, retentionDays: 0, region: 'eu' },
 };
 const PRICE: Record<Id, { input: number; output: number }> = { 'p-fast': { input: 5, output: 20 }, 'p-cheap': { input: 0.5, output: 1 }, 'p-private': { input: 2, output: 8 } };
+/** p-fast serves an open model without tool calling or JSON mode: what provider.require_parameters filters on. */
+const UNSUPPORTED: Partial<Record<Id, string[]>> = { 'p-fast': ['tools', 'response_format'] };
+const WEATHER = { type: 'function' as const, function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } } };
 const HELLO = { model: 'router/frontier', messages: [{ role: 'user' as const, content: 'Say hello' }] };
 
 describe('provider preferences over three fakes of different latency, price and policy', () => {
@@ -38,6 +42,7 @@ describe('provider preferences over three fakes of different latency, price and 
             timeouts: { connectMs: 1000, firstByteMs: 3000, idleMs: 3000 },
             prices: { m: PRICE[id] },
             policy: POLICY[id],
+            ...(UNSUPPORTED[id] ? { unsupportedParameters: UNSUPPORTED[id] } : {}),
           }));
           doc.circuitBreaker = { failureThreshold: 1000, cooldownMs: 1000 };
         },
@@ -97,14 +102,14 @@ describe('provider preferences over three fakes of different latency, price and 
     fakes['p-fast'].failNext({ kind: 'status', status: 503 });
     const error = await client.chat.completions.create({ ...HELLO, provider: { order: ['p-fast'], allow_fallbacks: false } } as never).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(OpenAI.APIError);
-    expect((error as OpenAI.APIError).status).toBe(502);
+    expect((error as APIError).status).toBe(502);
     expect([fakes['p-fast'].requests.length, fakes['p-cheap'].requests.length, fakes['p-private'].requests.length]).toEqual([1, 0, 0]);
   });
 
   it('zdr with no compliant provider is a 400 naming the field, before admission: nothing sent, nothing counted', async () => {
     const before = await client.chat.completions.create(HELLO).withResponse();
     const used = Number(before.response.headers.get('x-quota-used'));
-    const error = (await client.chat.completions.create({ ...HELLO, provider: { only: ['p-fast', 'p-cheap'], zdr: true } } as never).catch((e: unknown) => e)) as OpenAI.APIError;
+    const error = (await client.chat.completions.create({ ...HELLO, provider: { only: ['p-fast', 'p-cheap'], zdr: true } } as never).catch((e: unknown) => e)) as APIError;
     expect(error.status).toBe(400);
     expect((error.error as { param: string }).param).toBe('provider.zdr');
     expect(error.message).toContain('not sent to any provider that does not meet its data policy');
@@ -120,7 +125,7 @@ describe('provider preferences over three fakes of different latency, price and 
     [{ max_price: { prompt: -1 } }, 'provider.max_price.prompt'],
     [{ quantizations: ['fp8'] }, 'provider.quantizations'],
   ])('refuses %j with a 400 naming %s', async (provider, param) => {
-    const error = (await client.chat.completions.create({ ...HELLO, provider } as never).catch((e: unknown) => e)) as OpenAI.APIError;
+    const error = (await client.chat.completions.create({ ...HELLO, provider } as never).catch((e: unknown) => e)) as APIError;
     expect(error.status).toBe(400);
     expect((error.error as { param: string }).param).toBe(param);
   });
@@ -179,9 +184,84 @@ describe('provider preferences over three fakes of different latency, price and 
 
   it('a plan that denies a concrete model gets 403 and does not list it', async () => {
     const free = sdkClient(router, (await router.createAccount('free', { providerKeys: { 'p-cheap': 'sk-cheap-0202' } })).key);
-    const error = (await free.chat.completions.create({ ...HELLO, model: 'acme/m-1' }).catch((e: unknown) => e)) as OpenAI.APIError;
+    const error = (await free.chat.completions.create({ ...HELLO, model: 'acme/m-1' }).catch((e: unknown) => e)) as APIError;
     expect(error.status).toBe(403);
     expect((error.error as { code: string }).code).toBe('plan_upgrade_required');
     expect((await free.models.list()).data.map((model) => model.id)).not.toContain('acme/m-1');
+  });
+
+  describe('require_parameters', () => {
+    it('with tools skips the provider that cannot honour them; without it the tier order stands', async () => {
+      const tools = { ...HELLO, tools: [WEATHER] } as OpenAI.ChatCompletionCreateParamsNonStreaming;
+      const pinned = await client.chat.completions.create({ ...tools, provider: { require_parameters: true } } as never).withResponse();
+      expect(pinned.response.headers.get('x-router-upstream')).toBe('p-cheap');
+      expect(fakes['p-fast'].requests).toHaveLength(0);
+      const loose = await client.chat.completions.create(tools).withResponse();
+      expect(loose.response.headers.get('x-router-upstream')).toBe('p-fast');
+    });
+
+    it('with response_format and only the provider that cannot honour it: a 400 naming the field, nothing sent', async () => {
+      const error = (await client.chat.completions
+        .create({ ...HELLO, response_format: { type: 'json_object' }, provider: { only: ['p-fast'], require_parameters: true } } as never)
+        .catch((e: unknown) => e)) as APIError;
+      expect(error.status).toBe(400);
+      expect((error.error as { param: string }).param).toBe('provider.require_parameters');
+      expect(error.message).toContain('p-fast (provider.require_parameters');
+      expect(IDS.flatMap((id) => fakes[id].requests)).toHaveLength(0);
+    });
+
+    it('a request setting none of the refused parameters still goes to that provider', async () => {
+      expect(await servedBy({ only: ['p-fast'], require_parameters: true })).toBe('p-fast');
+    });
+
+    it('/v1/models leaves a refused parameter out of supported_parameters only where no endpoint honours it', async () => {
+      const listed = (await client.models.list()).data.find((model) => model.id === 'acme/m-1') as unknown as { supported_parameters: string[] };
+      expect(listed.supported_parameters).toEqual(expect.arrayContaining(['tools', 'response_format']));
+    });
+  });
+
+  describe('on /v1/messages through the official Anthropic SDK (the provider object as an extra body field)', () => {
+    const anthropic = () => new Anthropic({ apiKey: key, baseURL: router.url, maxRetries: 0 });
+    const MESSAGE = { model: 'router/frontier', max_tokens: 64, messages: [{ role: 'user' as const, content: 'Say hello' }] };
+
+    it('only, order and sort: price pick the provider, and the provider object never reaches the upstream', async () => {
+      for (const [provider, expected] of [
+        [{ only: ['p-private'] }, 'p-private'],
+        [{ order: ['p-cheap', 'p-private'] }, 'p-cheap'],
+        [{ sort: 'price', ignore: ['p-cheap'] }, 'p-private'],
+      ] as const) {
+        const { data, response } = await anthropic().messages.create({ ...MESSAGE, provider } as never).withResponse();
+        expect(response.headers.get('x-router-upstream')).toBe(expected);
+        expect((data as Anthropic.Message).type).toBe('message');
+      }
+      const sent = IDS.flatMap((id) => fakes[id].requests).map((request) => request.body);
+      expect(sent).toHaveLength(3);
+      for (const body of sent) expect(body).not.toHaveProperty('provider');
+    });
+
+    it('a streamed Message follows the preferences too', async () => {
+      const stream = anthropic().messages.stream({ ...MESSAGE, provider: { zdr: true } } as never);
+      const message = await stream.finalMessage();
+      expect(message.stop_reason).toBe('end_turn');
+      expect(fakes['p-private'].requests).toHaveLength(1);
+      expect(fakes['p-fast'].requests.length + fakes['p-cheap'].requests.length).toBe(0);
+    });
+
+    it.each([
+      [{ only: ['p-fast', 'p-cheap'], zdr: true }, 'provider.zdr'],
+      [{ sort: 'fastest' }, 'provider.sort'],
+      [{ only: ['p-fast'], require_parameters: true }, 'provider.require_parameters'],
+    ])('refuses %j with a 400 in Anthropic’s error shape naming %s, nothing sent', async (provider, param) => {
+      const body = { ...MESSAGE, provider, tools: [{ name: 'get_weather', input_schema: { type: 'object' as const, properties: {} } }] };
+      const error = (await anthropic().messages.create(body as never).catch((e: unknown) => e)) as InstanceType<typeof Anthropic.APIError>;
+      expect(error).toBeInstanceOf(Anthropic.BadRequestError);
+      expect(error.status).toBe(400);
+      const wire = error.error as { type: string; error: { type: string; message: string; param: string } };
+      expect(wire.type).toBe('error');
+      expect(wire.error.type).toBe('invalid_request_error');
+      expect(wire.error.param).toBe(param);
+      expect(wire.error.message).toContain(param);
+      expect(IDS.flatMap((id) => fakes[id].requests)).toHaveLength(0);
+    });
   });
 });

@@ -26,7 +26,7 @@ function concreteModelObject(model: ConcreteModel, providers: ReadonlyMap<string
   });
   const prices = served.flatMap(({ endpoint, provider }) => (provider.prices[endpoint.model] ? [provider.prices[endpoint.model]!] : []));
   const cheapest = prices.sort((a, b) => a.input + a.output - (b.input + b.output))[0];
-  const parameters = new Set(served.flatMap(({ provider }) => supportedParameters(provider.format)));
+  const parameters = new Set(served.flatMap(({ provider }) => supportedParameters(provider)));
   return {
     id: model.id,
     object: 'model',
