@@ -4,8 +4,8 @@
  * reported them, or unknown. Codes an upstream chose are kept only when they look like codes.
  */
 import { createLedgerRecordIds } from '../stores/ledger-record-ids.js';
-import { MAIN_CALL, type LedgerRecord } from '../stores/ledger-store.js';
-import { costNanoUsd, type PriceBook } from '../usage/model-prices.js';
+import { MAIN_CALL, type LedgerCostParts, type LedgerRecord } from '../stores/ledger-store.js';
+import { costNanoUsd, costPartsNanoUsd, type PriceBook } from '../usage/model-prices.js';
 import type { UsageLedger } from '../usage/usage-ledger.js';
 import type { TokenUsage } from '../core/token-usage.js';
 import type { CredentialSource } from '../routing/failover.js';
@@ -35,6 +35,7 @@ export function ledgerRecordsOf(outcome: RequestOutcome, prices: PriceBook, reco
   // Nothing served means no upstream did billable work the router knows of: zero, not unknown.
   const usage = served ? outcome.usage : NO_TOKENS;
   const cost = costOf(prices, served?.providerId ?? null, served?.upstreamModel ?? null, usage);
+  const parts = costPartsOf(prices, served?.providerId ?? null, served?.upstreamModel ?? null, usage);
   const main: LedgerRecord = {
       id: recordId(outcome.startedAt),
       requestId: outcome.requestId,
@@ -53,6 +54,7 @@ export function ledgerRecordsOf(outcome: RequestOutcome, prices: PriceBook, reco
       attempts: outcome.attempts.map((attempt) => ({ ...attempt, error: safeCode(attempt.error) })),
       usage,
       costNanoUsd: cost,
+      costParts: parts,
       meteredNanoUsd: metered(outcome, served?.credentialSource ?? null, cost),
       firstByteMs: outcome.firstByteMs,
       totalMs: outcome.totalMs,
@@ -83,6 +85,7 @@ function callRecord(outcome: RequestOutcome, call: FusionCall, prices: PriceBook
     attempts: call.attempts.map((attempt) => ({ ...attempt, error: safeCode(attempt.error) })),
     usage: call.usage,
     costNanoUsd: cost,
+    costParts: costPartsOf(prices, call.provider, call.model, call.usage),
     meteredNanoUsd: metered(outcome, call.credentialSource, cost),
     firstByteMs: null,
     totalMs: call.latencyMs,
@@ -97,6 +100,13 @@ function costOf(prices: PriceBook, providerId: string | null, model: string | nu
   if (providerId === null) return 0;
   const price = model === null ? undefined : prices.priceOf(providerId, model);
   return price === undefined ? null : costNanoUsd(price, usage);
+}
+
+/** The cost per token type (adding up to costOf's figure) where a price split it; null for no cost or no provider. */
+function costPartsOf(prices: PriceBook, providerId: string | null, model: string | null, usage: TokenUsage | null): LedgerCostParts | null {
+  if (usage === null || providerId === null || model === null) return null;
+  const price = prices.priceOf(providerId, model);
+  return price === undefined ? null : costPartsNanoUsd(price, usage);
 }
 
 /**

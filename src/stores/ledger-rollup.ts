@@ -62,6 +62,15 @@ export function rollupCountsOf(record: LedgerRecord): RollupCounts {
     unpricedCalls: usage !== null && served && record.costNanoUsd === null ? 1 : 0,
     costNanoUsd: record.costNanoUsd ?? 0,
     meteredNanoUsd: record.meteredNanoUsd,
+    cacheWriteTokens: usage?.cacheWrite ?? 0,
+    cacheWrite1hTokens: usage?.cacheWrite1h ?? 0,
+    inputCostNanoUsd: record.costParts?.input ?? 0,
+    cacheReadCostNanoUsd: record.costParts?.cacheRead ?? 0,
+    cacheWriteCostNanoUsd: record.costParts?.cacheWrite ?? 0,
+    cacheWrite1hCostNanoUsd: record.costParts?.cacheWrite1h ?? 0,
+    outputCostNanoUsd: record.costParts?.output ?? 0,
+    reasoningCostNanoUsd: record.costParts?.reasoning ?? 0,
+    cacheSavingsNanoUsd: record.costParts?.cacheSavings ?? 0,
     lastAt: record.startedAt,
   };
 }
@@ -83,6 +92,15 @@ export function emptySums(group: string | null = null): UsageSums {
     unpricedCalls: 0,
     costNanoUsd: 0,
     meteredNanoUsd: 0,
+    cacheWriteTokens: 0,
+    cacheWrite1hTokens: 0,
+    inputCostNanoUsd: 0,
+    cacheReadCostNanoUsd: 0,
+    cacheWriteCostNanoUsd: 0,
+    cacheWrite1hCostNanoUsd: 0,
+    outputCostNanoUsd: 0,
+    reasoningCostNanoUsd: 0,
+    cacheSavingsNanoUsd: 0,
     lastAt: null,
   };
 }

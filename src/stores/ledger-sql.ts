@@ -2,7 +2,28 @@
  * SQL both ledger stores share (it is the same in SQLite and PostgreSQL), and the mapping of their rows
  * back to records: the drivers differ only in how they hand back timestamps, JSON, booleans and 64-bit sums.
  */
-import type { LedgerAttempt, LedgerRecord, UsageCell, UsageDimension, UsageSums } from './ledger-store.js';
+import type { LedgerAttempt, LedgerCostParts, LedgerRecord, UsageCell, UsageDimension, UsageSums } from './ledger-store.js';
+
+/** A cost part's column in usage_records and usage_rollups (version 7), by its name in LedgerCostParts. */
+const COST_PART_COLUMN = {
+  input: 'input_cost_nano_usd',
+  cacheRead: 'cache_read_cost_nano_usd',
+  cacheWrite: 'cache_write_cost_nano_usd',
+  cacheWrite1h: 'cache_write_1h_cost_nano_usd',
+  output: 'output_cost_nano_usd',
+  reasoning: 'reasoning_cost_nano_usd',
+  cacheSavings: 'cache_savings_nano_usd',
+} as const satisfies Record<keyof LedgerCostParts, string>;
+
+export const COST_PART_COLUMNS = [
+  'input_cost_nano_usd',
+  'cache_read_cost_nano_usd',
+  'cache_write_cost_nano_usd',
+  'cache_write_1h_cost_nano_usd',
+  'output_cost_nano_usd',
+  'reasoning_cost_nano_usd',
+  'cache_savings_nano_usd',
+] as const;
 
 /** The columns of usage_records, in insert order. */
 export const RECORD_COLUMNS = [
@@ -31,6 +52,9 @@ export const RECORD_COLUMNS = [
   'total_ms',
   'client_closed',
   'reservation_id',
+  'cache_write_tokens',
+  'cache_write_1h_tokens',
+  ...COST_PART_COLUMNS,
 ] as const;
 
 export const ROLLUP_KEY_COLUMNS = ['account_id', 'bucket_start', 'key_id', 'route_id', 'provider_id', 'upstream_model', 'credential_source'] as const;
@@ -48,6 +72,9 @@ export const ROLLUP_SUM_COLUMNS = [
   'unpriced_calls',
   'cost_nano_usd',
   'metered_nano_usd',
+  'cache_write_tokens',
+  'cache_write_1h_tokens',
+  ...COST_PART_COLUMNS,
 ] as const;
 
 /** The select list of every usage view over usage_rollups aliased `r`. */
@@ -92,6 +119,15 @@ export interface LedgerRecordRow {
   total_ms: number;
   client_closed: number | boolean;
   reservation_id: string | null;
+  cache_write_tokens: number | null;
+  cache_write_1h_tokens: number | null;
+  input_cost_nano_usd: Int | null;
+  cache_read_cost_nano_usd: Int | null;
+  cache_write_cost_nano_usd: Int | null;
+  cache_write_1h_cost_nano_usd: Int | null;
+  output_cost_nano_usd: Int | null;
+  reasoning_cost_nano_usd: Int | null;
+  cache_savings_nano_usd: Int | null;
 }
 
 /** A 64-bit sum as a JS number; throws rather than round silently (2^53 nano-USD is 9 million USD). */
@@ -117,6 +153,15 @@ export function toUsageSums(row: UsageSumsRow): UsageSums {
     unpricedCalls: toSafeInteger(row.unpriced_calls),
     costNanoUsd: toSafeInteger(row.cost_nano_usd),
     meteredNanoUsd: toSafeInteger(row.metered_nano_usd),
+    cacheWriteTokens: toSafeInteger(row.cache_write_tokens),
+    cacheWrite1hTokens: toSafeInteger(row.cache_write_1h_tokens),
+    inputCostNanoUsd: toSafeInteger(row.input_cost_nano_usd),
+    cacheReadCostNanoUsd: toSafeInteger(row.cache_read_cost_nano_usd),
+    cacheWriteCostNanoUsd: toSafeInteger(row.cache_write_cost_nano_usd),
+    cacheWrite1hCostNanoUsd: toSafeInteger(row.cache_write_1h_cost_nano_usd),
+    outputCostNanoUsd: toSafeInteger(row.output_cost_nano_usd),
+    reasoningCostNanoUsd: toSafeInteger(row.reasoning_cost_nano_usd),
+    cacheSavingsNanoUsd: toSafeInteger(row.cache_savings_nano_usd),
     lastAt: row.last_at === null ? null : toIso(row.last_at),
   };
 }
@@ -144,15 +189,32 @@ export function toLedgerRecord(row: LedgerRecordRow): LedgerRecord {
     retryCount: row.retry_count,
     attempts: typeof row.attempts === 'string' ? (JSON.parse(row.attempts) as LedgerAttempt[]) : row.attempts,
     usage: known
-      ? { prompt: row.prompt_tokens!, completion: row.completion_tokens ?? 0, reasoning: row.reasoning_tokens ?? 0, cached: row.cached_tokens ?? 0 }
+      ? {
+          prompt: row.prompt_tokens!,
+          completion: row.completion_tokens ?? 0,
+          reasoning: row.reasoning_tokens ?? 0,
+          cached: row.cached_tokens ?? 0,
+          ...(row.cache_write_tokens ? { cacheWrite: row.cache_write_tokens } : {}),
+          ...(row.cache_write_1h_tokens ? { cacheWrite1h: row.cache_write_1h_tokens } : {}),
+        }
       : null,
     costNanoUsd: row.cost_nano_usd === null ? null : toSafeInteger(row.cost_nano_usd),
+    costParts: costPartsOf(row),
     meteredNanoUsd: toSafeInteger(row.metered_nano_usd),
     firstByteMs: row.first_byte_ms,
     totalMs: row.total_ms,
     clientClosed: row.client_closed === true || row.client_closed === 1,
     reservationId: row.reservation_id,
   };
+}
+
+function costPartsOf(row: LedgerRecordRow): LedgerCostParts | null {
+  if (row.input_cost_nano_usd === null || row.input_cost_nano_usd === undefined) return null;
+  const parts = {} as LedgerCostParts;
+  for (const [name, column] of Object.entries(COST_PART_COLUMN) as [keyof LedgerCostParts, (typeof COST_PART_COLUMNS)[number]][]) {
+    parts[name] = toSafeInteger(row[column] ?? 0);
+  }
+  return parts;
 }
 
 /** The values of a record in RECORD_COLUMNS order (attempts as JSON text; the caller adapts booleans). */
@@ -183,5 +245,14 @@ export function recordValues(record: LedgerRecord): Record<(typeof RECORD_COLUMN
     total_ms: record.totalMs,
     client_closed: record.clientClosed,
     reservation_id: record.reservationId,
+    cache_write_tokens: record.usage ? (record.usage.cacheWrite ?? 0) : null,
+    cache_write_1h_tokens: record.usage ? (record.usage.cacheWrite1h ?? 0) : null,
+    input_cost_nano_usd: record.costParts?.input ?? null,
+    cache_read_cost_nano_usd: record.costParts?.cacheRead ?? null,
+    cache_write_cost_nano_usd: record.costParts?.cacheWrite ?? null,
+    cache_write_1h_cost_nano_usd: record.costParts?.cacheWrite1h ?? null,
+    output_cost_nano_usd: record.costParts?.output ?? null,
+    reasoning_cost_nano_usd: record.costParts?.reasoning ?? null,
+    cache_savings_nano_usd: record.costParts?.cacheSavings ?? null,
   };
 }

@@ -19,6 +19,17 @@ export interface LedgerAttempt {
   latencyMs: number;
 }
 
+/** A record's cost per token type in whole nano-USD (they add up to its costNanoUsd), and what its cache reads saved. */
+export interface LedgerCostParts {
+  input: number;
+  cacheRead: number;
+  cacheWrite: number;
+  cacheWrite1h: number;
+  output: number;
+  reasoning: number;
+  cacheSavings: number;
+}
+
 export interface LedgerRecord {
   /**
    * The record's own key (request ids may come from the client, so they are not unique), made by
@@ -47,6 +58,8 @@ export interface LedgerRecord {
   usage: TokenUsage | null;
   /** From the model's price; null when the usage is unknown or the model has no price. */
   costNanoUsd: number | null;
+  /** costNanoUsd per token type (whole nano-USD adding up to it) and the cache savings; null when the cost is null or unsplit (a call no provider served, rows before version 7). */
+  costParts: LedgerCostParts | null;
   /** What this call adds to the account's managed-access spend (its cost, or its estimate when the cost is unknown); 0 for BYOK. */
   meteredNanoUsd: number;
   firstByteMs: number | null;
@@ -70,11 +83,23 @@ export interface UsageSums {
   completionTokens: number;
   reasoningTokens: number;
   cachedTokens: number;
+  /** Prompt tokens written to a provider's cache, every lifetime; `cacheWrite1hTokens` is the 1-hour part of it. */
+  cacheWriteTokens: number;
+  cacheWrite1hTokens: number;
   /** Calls an upstream served without reporting usage: their tokens and cost are not in the sums. */
   unknownUsageCalls: number;
   /** Calls with known usage whose model has no price: their cost is not in the sums. */
   unpricedCalls: number;
   costNanoUsd: number;
+  /** costNanoUsd per token type (they add up to it, less the cost of records written before they were split). */
+  inputCostNanoUsd: number;
+  cacheReadCostNanoUsd: number;
+  cacheWriteCostNanoUsd: number;
+  cacheWrite1hCostNanoUsd: number;
+  outputCostNanoUsd: number;
+  reasoningCostNanoUsd: number;
+  /** What cache reads saved against the input price. */
+  cacheSavingsNanoUsd: number;
   /** Managed-access spend metered against the plan's cap. */
   meteredNanoUsd: number;
   /** ISO instant of the latest request in the group; null for an empty range. */

@@ -61,6 +61,35 @@ export function costNanoUsd(price: ModelPrice, usage: TokenUsage): number {
   return Math.round(parts.input + parts.cacheRead + parts.cacheWrite + parts.cacheWrite1h + parts.output + parts.reasoning);
 }
 
+/** A call's cost per token type in whole nano-USD, summing exactly to costNanoUsd, and what its cache reads saved. */
+export interface CostPartsNanoUsd extends CostParts {
+  /** The cache reads at the input price minus their cost (negative if a cache read cost more). */
+  cacheSavings: number;
+}
+
+const PART_NAMES = ['input', 'cacheRead', 'cacheWrite', 'cacheWrite1h', 'output', 'reasoning'] as const;
+
+/**
+ * costParts rounded so they add up to costNanoUsd exactly (largest remainders: each part is floored and
+ * the nano-dollars left go to the parts with the largest fractions, ties to the earlier type), so the
+ * ledger's per-type sums and every answer's `cost_details` always add up to its `cost`.
+ */
+export function costPartsNanoUsd(price: ModelPrice, usage: TokenUsage): CostPartsNanoUsd {
+  const exact = costParts(price, usage);
+  const total = costNanoUsd(price, usage);
+  const floored = { ...exact };
+  for (const name of PART_NAMES) floored[name] = Math.floor(exact[name]);
+  let left = total - PART_NAMES.reduce((sum, name) => sum + floored[name], 0);
+  const byFraction = [...PART_NAMES].sort((a, b) => exact[b] - Math.floor(exact[b]) - (exact[a] - Math.floor(exact[a])));
+  for (const name of byFraction) {
+    if (left <= 0) break;
+    floored[name] += 1;
+    left -= 1;
+  }
+  const cachedAtInput = Math.min(usage.cached, usage.prompt) * perToken(price.input);
+  return { ...floored, cacheSavings: Math.round(cachedAtInput - exact.cacheRead) };
+}
+
 /** The most a call can cost with at most these prompt and output tokens, at the dearest of the prices. */
 export function maximumCostNanoUsd(prices: readonly ModelPrice[], promptTokens: number, outputTokens: number): number {
   let most = 0;

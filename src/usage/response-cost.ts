@@ -4,9 +4,9 @@
  * Absent when the cost is unknown (no tokens reported, or the model has no price), as in the ledger.
  */
 import type { TokenUsage } from '../core/token-usage.js';
-import { costNanoUsd, costParts, type PriceBook } from './model-prices.js';
+import { costNanoUsd, costPartsNanoUsd, type PriceBook } from './model-prices.js';
 
-/** USD per token type, each rounded to the nano-dollar (so they may differ from `cost` by a few nano-dollars). */
+/** USD per token type in whole nano-dollars, adding up to `cost` exactly (the ledger keeps the same parts). */
 export interface CostDetails {
   input: number;
   cache_read: number;
@@ -29,8 +29,7 @@ export function responseCost(prices: PriceBook, served: { providerId: string; up
   if (!served || !usage) return undefined;
   const price = prices.priceOf(served.providerId, served.upstreamModel);
   if (price === undefined) return undefined;
-  const parts = costParts(price, usage);
-  const cachedAtInput = Math.min(usage.cached, usage.prompt) * price.input * 1000;
+  const parts = costPartsNanoUsd(price, usage);
   return {
     cost: usd(costNanoUsd(price, usage)),
     cost_details: {
@@ -40,7 +39,7 @@ export function responseCost(prices: PriceBook, served: { providerId: string; up
       cache_write_1h: usd(parts.cacheWrite1h),
       output: usd(parts.output),
       reasoning: usd(parts.reasoning),
-      cache_savings: usd(cachedAtInput - parts.cacheRead),
+      cache_savings: usd(parts.cacheSavings),
     },
   };
 }

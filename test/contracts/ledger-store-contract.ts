@@ -44,6 +44,7 @@ export function ledgerRecord(overrides: Partial<LedgerRecord> = {}): LedgerRecor
     attempts: [{ provider: 'openai', model: 'gpt-4.1', status: 200, error: null, latencyMs: 12 }],
     usage: { prompt: 10, completion: 20, reasoning: 5, cached: 2 },
     costNanoUsd: 1000,
+    costParts: null,
     meteredNanoUsd: 0,
     firstByteMs: 15,
     totalMs: 40,
@@ -93,6 +94,36 @@ export function runLedgerStoreContract(name: string, makeLedger: MakeLedger): vo
       expect(await ledger.findRecords({ requestId: 'req_same', accountId: 'acct_a' })).toEqual([served]);
       expect(await ledger.findRecords({ requestId: failed.requestId })).toEqual([failed]);
       expect(await ledger.findRecords({ requestId: 'req_missing' })).toEqual([]);
+    });
+
+    it('keeps cache-write tokens and the cost of each token type, and sums them exactly', async () => {
+      const parts = { input: 300, cacheRead: 20, cacheWrite: 125, cacheWrite1h: 200, output: 275, reasoning: 80, cacheSavings: 180 };
+      const cached = ledgerRecord({
+        requestId: 'req_cache',
+        usage: { prompt: 500, completion: 40, reasoning: 8, cached: 100, cacheWrite: 300, cacheWrite1h: 120 },
+        costNanoUsd: 1000,
+        costParts: parts,
+      });
+      const plain = ledgerRecord({ costNanoUsd: 500, costParts: { input: 100, cacheRead: 0, cacheWrite: 0, cacheWrite1h: 0, output: 400, reasoning: 0, cacheSavings: 0 } });
+      const unknown = ledgerRecord({ usage: null, costNanoUsd: null });
+      await ledger.writeBatch([cached, plain, unknown]);
+      expect(await ledger.findRecords({ requestId: 'req_cache' })).toEqual([cached]);
+      expect(await ledger.findRecords({ requestId: unknown.requestId })).toEqual([unknown]);
+      const [total] = await ledger.sumUsageBy('acct_a', NOV.from, NOV.to, 'key');
+      expect(total).toMatchObject({
+        cacheWriteTokens: 300,
+        cacheWrite1hTokens: 120,
+        costNanoUsd: 1500,
+        inputCostNanoUsd: 400,
+        cacheReadCostNanoUsd: 20,
+        cacheWriteCostNanoUsd: 125,
+        cacheWrite1hCostNanoUsd: 200,
+        outputCostNanoUsd: 675,
+        reasoningCostNanoUsd: 80,
+        cacheSavingsNanoUsd: 180,
+      });
+      const [day] = await ledger.sumUsageByRange('acct_a', [{ label: 'nov', ...NOV }]);
+      expect(day).toEqual({ ...total, group: 'nov' });
     });
 
     it('skips records already written, so a retried batch never counts twice', async () => {

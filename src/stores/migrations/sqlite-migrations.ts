@@ -278,4 +278,33 @@ export const sqliteMigrations: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 7,
+    name: 'usage ledger: cache-write tokens and cost per token type',
+    // Each token type and its cost (issue 23). usage_records: 5-minute and 1-hour cache-write tokens (NULL
+    // with the other tokens when unknown; 0 in rows written before), and the record's cost split per token
+    // type in nano-USD (NULL when the cost is, and in rows written before): the parts sum exactly to
+    // cost_nano_usd (largest remainders, model-prices.ts costPartsNanoUsd); cache_savings_nano_usd is what
+    // the cache reads saved against the input price. usage_rollups: the same, summed (0 for rows before).
+    sql: `
+      ALTER TABLE usage_records ADD COLUMN cache_write_tokens INTEGER;
+      ALTER TABLE usage_records ADD COLUMN cache_write_1h_tokens INTEGER;
+      ALTER TABLE usage_records ADD COLUMN input_cost_nano_usd INTEGER;
+      ALTER TABLE usage_records ADD COLUMN cache_read_cost_nano_usd INTEGER;
+      ALTER TABLE usage_records ADD COLUMN cache_write_cost_nano_usd INTEGER;
+      ALTER TABLE usage_records ADD COLUMN cache_write_1h_cost_nano_usd INTEGER;
+      ALTER TABLE usage_records ADD COLUMN output_cost_nano_usd INTEGER;
+      ALTER TABLE usage_records ADD COLUMN reasoning_cost_nano_usd INTEGER;
+      ALTER TABLE usage_records ADD COLUMN cache_savings_nano_usd INTEGER;
+      ALTER TABLE usage_rollups ADD COLUMN cache_write_tokens INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE usage_rollups ADD COLUMN cache_write_1h_tokens INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE usage_rollups ADD COLUMN input_cost_nano_usd INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE usage_rollups ADD COLUMN cache_read_cost_nano_usd INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE usage_rollups ADD COLUMN cache_write_cost_nano_usd INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE usage_rollups ADD COLUMN cache_write_1h_cost_nano_usd INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE usage_rollups ADD COLUMN output_cost_nano_usd INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE usage_rollups ADD COLUMN reasoning_cost_nano_usd INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE usage_rollups ADD COLUMN cache_savings_nano_usd INTEGER NOT NULL DEFAULT 0;
+    `,
+  },
 ];

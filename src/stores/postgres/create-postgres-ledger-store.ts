@@ -45,6 +45,15 @@ const RECORD_TYPES: Readonly<Record<(typeof RECORD_COLUMNS)[number], string>> = 
   total_ms: 'integer',
   client_closed: 'boolean',
   reservation_id: 'text',
+  cache_write_tokens: 'integer',
+  cache_write_1h_tokens: 'integer',
+  input_cost_nano_usd: 'bigint',
+  cache_read_cost_nano_usd: 'bigint',
+  cache_write_cost_nano_usd: 'bigint',
+  cache_write_1h_cost_nano_usd: 'bigint',
+  output_cost_nano_usd: 'bigint',
+  reasoning_cost_nano_usd: 'bigint',
+  cache_savings_nano_usd: 'bigint',
 };
 
 const INSERT_RECORDS_SQL = `
@@ -232,6 +241,8 @@ export function createPostgresLedgerStore(options: PostgresLedgerStoreOptions): 
 }
 
 function snakeCase(values: Record<string, unknown>): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(values).map(([name, value]) => [name.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`), value]));
+  // cacheWrite1hTokens → cache_write_1h_tokens: a digit after a letter starts a word too.
+  const snake = (name: string): string => name.replace(/(?<=[a-z])(?=\d)/g, '_').replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
+  return Object.fromEntries(Object.entries(values).map(([name, value]) => [snake(name), value]));
 }
 

@@ -12,7 +12,7 @@ const RANGES_CTE = `WITH ranges AS (
          FROM json_each(?)
        )`;
 
-const camel = (column: string): string => column.replace(/_([a-z])/g, (_, letter: string) => letter.toUpperCase());
+const camel = (column: string): string => column.replace(/_([a-z0-9])/g, (_, letter: string) => letter.toUpperCase());
 
 export function prepareSqliteLedgerStatements(db: Database) {
   const rollupColumns = ['account_id', 'bucket_start', 'key_id', 'route_id', 'provider_id', 'upstream_model', 'credential_source', ...ROLLUP_SUM_COLUMNS, 'last_at'];

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { ModelPrice } from '../../../src/config/types.js';
 import type { TokenUsage } from '../../../src/core/token-usage.js';
-import { costNanoUsd, costParts } from '../../../src/usage/model-prices.js';
+import { costNanoUsd, costParts, costPartsNanoUsd } from '../../../src/usage/model-prices.js';
 import { responseCost } from '../../../src/usage/response-cost.js';
 
 // Prices with up to three decimals per million tokens: whole nano-USD per token (nano-usd.ts).
@@ -32,5 +32,30 @@ describe('cost per token type', () => {
         expect(Math.round(stated.cost * 1e9)).toBe(nano);
       }),
     );
+  });
+
+  it('property: the whole nano-dollar parts the ledger keeps add up to the cost exactly, each within one nano-dollar of its exact value', () => {
+    fc.assert(
+      fc.property(price, usage, fc.integer({ min: 0, max: 7 }).map((tenths) => tenths / 10), (p, u, skew) => {
+        // Prices with fractions of a nano-dollar per token too (0.1 → 100 nano-USD; 0.0001 → 0.1).
+        const fine = { ...p, input: p.input + skew / 1000 };
+        const exact = costParts(fine, u);
+        const whole = costPartsNanoUsd(fine, u);
+        const names = ['input', 'cacheRead', 'cacheWrite', 'cacheWrite1h', 'output', 'reasoning'] as const;
+        expect(names.reduce((sum, name) => sum + whole[name], 0)).toBe(costNanoUsd(fine, u));
+        for (const name of names) {
+          expect(Number.isInteger(whole[name])).toBe(true);
+          expect(Math.abs(whole[name] - exact[name])).toBeLessThan(1);
+        }
+        const stated = responseCost({ priceOf: () => fine }, { providerId: 'x', upstreamModel: 'm' }, u)!;
+        const { cache_savings: _savings, ...details } = stated.cost_details;
+        expect(Object.values(details).reduce((sum, usd) => sum + Math.round(usd * 1e9), 0)).toBe(Math.round(stated.cost * 1e9));
+      }),
+    );
+  });
+
+  it('states what cache reads saved against the input price', () => {
+    const parts = costPartsNanoUsd({ input: 3, cachedInput: 0.3, output: 15 }, { prompt: 1000, completion: 0, reasoning: 0, cached: 400 });
+    expect(parts.cacheSavings).toBe(400 * 3000 - 400 * 300);
   });
 });
