@@ -3,7 +3,7 @@
  * the deactivated page) and a POST action that first passes the CSRF checks (origin, then the
  * per-session form token). Anonymous forms use `anonymousAction`.
  */
-import { eventHandler, type EventHandler, type H3Event } from 'h3';
+import { appendResponseHeader, eventHandler, setResponseHeader, type EventHandler, type H3Event } from 'h3';
 import type { PlanConfig } from '../config/types.js';
 import type { BillingRecord } from '../stores/billing-store.js';
 import { pastDueBanner } from './billing/billing-views.js';
@@ -52,6 +52,7 @@ function pageContext(deps: WebDeps, event: H3Event, signedIn: SignedIn, billingR
           accountNav,
           billingBanner,
           csrf: csrfToken,
+          viewer: { email: signedIn.account.email, csrf: csrfToken },
           ...data,
         }),
         options,
@@ -82,6 +83,25 @@ async function withBilling(deps: WebDeps, signedIn: SignedIn): Promise<{ signedI
   if (!deps.billing) return { signedIn, billing: null };
   const { record, account } = await deps.billing.service.current(signedIn.account);
   return { signedIn: { ...signedIn, account }, billing: record };
+}
+
+/**
+ * Who the header shows on pages anyone may read (landing, pricing, docs, 404): the account menu for a
+ * signed-in person, null otherwise. Such a page must then not be cached publicly (see `publicPage`).
+ */
+export async function viewerOf(deps: WebDeps, event: H3Event): Promise<{ email: string; csrf: string } | null> {
+  const signedIn = await deps.sessions.resolve(event).catch(() => null);
+  if (!signedIn || signedIn.account.status !== 'active') return null;
+  return { email: signedIn.account.email, csrf: deps.csrf.sessionToken(signedIn.session.id) };
+}
+
+/** A page anyone may read, with the header of whoever reads it; cached publicly only for people signed out. */
+export async function publicPage(deps: WebDeps, event: H3Event, template: string, data: Record<string, unknown>, options: { cacheable?: boolean; status?: number } = {}): Promise<string> {
+  const viewer = await viewerOf(deps, event);
+  const cacheable = (options.cacheable ?? true) && viewer === null;
+  if (cacheable) setResponseHeader(event, 'cache-control', 'public, max-age=300');
+  appendResponseHeader(event, 'vary', 'Cookie');
+  return sendHtml(event, deps.renderer.page(template, { viewer, ...data }), { cacheable, ...(options.status ? { status: options.status } : {}) });
 }
 
 export function signedInPage(deps: WebDeps, render: (event: H3Event, page: PageContext) => Promise<string | void>): EventHandler {

@@ -22,6 +22,7 @@ import { clientAddressOf, sendHtml, wantsHtml } from './http-helpers.js';
 import type { LedgerViews } from './ledger-seams.js';
 import { openBilling } from './billing/open-billing.js';
 import { registerBillingPages } from './billing/billing-pages.js';
+import { publicPage } from './page-kit.js';
 import { Renderer } from './render.js';
 import { registerAccountPages } from './routes/account-pages.js';
 import { registerAuthPages } from './routes/auth-pages.js';
@@ -138,19 +139,21 @@ export function createBrowserNotFound(deps: RouterDeps): EventHandler {
   });
 }
 
-function notFoundPage(web: WebDeps, event: H3Event): string {
-  return sendHtml(event, web.renderer.page('error-page', { title: 'Not found', heading: 'Page not found', message: 'There is no page at this address.', back: '/' }), {
-    status: 404,
-  });
+function notFoundPage(web: WebDeps, event: H3Event): Promise<string> {
+  return publicPage(web, event, 'error-page', { title: 'Not found', heading: 'Page not found', message: 'There is no page at this address.', back: '/' }, { cacheable: false, status: 404 });
 }
 
-function failurePage(web: WebDeps, event: H3Event, error: unknown): string {
-  if (isRouterError(error) && error.code === 'not_found') {
-    if (!wantsHtml(event)) throw error;
-    return notFoundPage(web, event);
-  }
+/**
+ * A failure while answering: browsers get the HTML error page (500, or 503 when the database is out of
+ * reach), anyone else (an API client, the playground's fetch) the API's JSON error, thrown on to the
+ * app's error handler.
+ */
+async function failurePage(web: WebDeps, event: H3Event, error: unknown): Promise<string> {
+  if (!wantsHtml(event)) throw error;
+  if (isRouterError(error) && error.code === 'not_found') return notFoundPage(web, event);
   const unavailable = error instanceof StoreUnavailableError;
   web.logger.error(`account app: ${unavailable ? 'store unavailable' : 'unexpected error'} on ${event.method} ${event.path.split('?')[0]}: ${describeError(error)}`);
   const message = unavailable ? 'The service cannot reach its database right now. Try again in a moment.' : 'Something went wrong on our side. Try again; if it persists, contact support.';
-  return sendHtml(event, web.renderer.page('error-page', { title: 'Error', heading: 'Something went wrong', message, back: '/' }), { status: unavailable ? 503 : 500 });
+  const heading = unavailable ? 'Temporarily unavailable' : 'Something went wrong';
+  return sendHtml(event, web.renderer.page('error-page', { title: heading, heading, message, back: '/', support: `${web.paths.app}/support` }), { status: unavailable ? 503 : 500 });
 }

@@ -46,10 +46,14 @@ export async function expectAccessible(page: Page, label: string): Promise<void>
   expect(blocking, `${label}: ${JSON.stringify(blocking)}`).toEqual([]);
 }
 
+const WIDER_THAN_VIEWPORT = `[...document.querySelectorAll('body *')].filter((e) => e.getBoundingClientRect().right > document.documentElement.clientWidth + 1 && !(e.parentElement && e.parentElement.closest('.table-scroll, pre'))).slice(0, 8).map((e) => e.tagName.toLowerCase() + (e.className && typeof e.className === 'string' ? '.' + e.className.trim().replace(/ +/g, '.') : ''))`;
+
 /** The page fits a narrow phone screen: nothing wider than the viewport. */
 export async function expectNoHorizontalScroll(page: Page, label: string): Promise<void> {
   const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - document.documentElement.clientWidth');
-  expect(overflow, `${label} overflows by ${overflow}px`).toBeLessThanOrEqual(0);
+  // Names the elements past the right edge, so a failure says what to fix.
+  const wide = overflow > 0 ? await page.evaluate<string[]>(WIDER_THAN_VIEWPORT) : [];
+  expect(overflow, `${label} overflows by ${overflow}px: ${wide.join(', ')}`).toBeLessThanOrEqual(0);
 }
 
 /** Screenshot and accessibility check in one step, for every page a journey reaches. */

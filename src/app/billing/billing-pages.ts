@@ -51,7 +51,14 @@ export function registerBillingPages(router: Router, deps: WebDeps): void {
     return page.view('billing', data, status ? { status } : {});
   }
 
-  router.get(`${app}/billing`, signedInPage(deps, async (event, page) => billingPage(event, page)));
+  // `?plan=` is where a plan card's "Ask for …" leads when plans are not sold online.
+  router.get(
+    `${app}/billing`,
+    signedInPage(deps, async (event, page) => {
+      const asked = billing ? undefined : deps.plans.get(new URL(event.path, 'http://x').searchParams.get('plan') ?? '')?.name;
+      return billingPage(event, page, asked ? { requestedPlan: asked } : {});
+    }),
+  );
 
   const checkout = signedInPage(deps, async (event, page) => {
     const planId = new URL(event.path, 'http://x').searchParams.get('plan') ?? '';

@@ -6,7 +6,7 @@
 import { eventHandler, type H3Event, type Router } from 'h3';
 import { ERROR_TABLE, type ErrorCode } from '../../core/errors.js';
 import { routeTargets } from '../../config/route-targets.js';
-import { sendHtml } from '../http-helpers.js';
+import { publicPage } from '../page-kit.js';
 import type { WebDeps } from '../web-deps.js';
 import { ERROR_DOCS } from './error-docs.js';
 
@@ -35,14 +35,14 @@ const HEADERS: readonly (readonly [string, string])[] = [
 ];
 
 export function registerDocsPages(router: Router, deps: WebDeps): void {
-  const { config, renderer, paths } = deps;
+  const { config, paths } = deps;
   const apiBase = `${config.server.baseUrl}/v1`;
   const format = new Intl.NumberFormat('en-US');
   const docPage = (slug: string, template: string, data: Record<string, unknown> = {}) =>
     eventHandler((event: H3Event) => {
       const docPages = PAGES.map(([path, label, summary]) => ({ href: paths.docs + path, label, summary, current: path === slug }));
       const title = PAGES.find(([path]) => path === slug)?.[1] ?? 'Docs';
-      return sendHtml(event, renderer.page(template, { title, docPages, apiBase, ...data }), { cacheable: true });
+      return publicPage(deps, event, template, { title, docPages, apiBase, ...data });
     });
 
   const errors = (Object.keys(ERROR_TABLE) as ErrorCode[]).map((code) => {

@@ -6,7 +6,8 @@
 import { eventHandler, setResponseHeader, type H3Event, type Router } from 'h3';
 import type { CatalogFamily } from '../../config/types.js';
 import { RouterError } from '../../core/errors.js';
-import { sendHtml, wantsHtml } from '../http-helpers.js';
+import { wantsHtml } from '../http-helpers.js';
+import { publicPage } from '../page-kit.js';
 import { utcLabel } from '../key-views.js';
 import { planCards, routeProfileTable } from '../plan-cards.js';
 import { statusBars, summarize } from '../status-chart.js';
@@ -20,16 +21,14 @@ const LAUNCH_LABELS: Record<string, string> = {
   fusion: 'router/fusion on Pro and Max: a panel of models from several providers answers in parallel, a judge compares, one answer is written (streamed)',
   fusion_server_tool: 'The router:fusion server tool on Pro and Max: any profile can ask the fusion panel mid-answer',
   bring_your_own_provider_keys: 'Bring your own provider keys',
-  managed_provider_access: 'Managed provider access (the operator’s own provider accounts)',
+  managed_provider_access: 'Managed provider access (calls served through our own provider accounts, no provider key of yours needed)',
 };
 
 export function registerPublicPages(router: Router, deps: WebDeps): void {
   const { config, renderer } = deps;
   const apiBase = `${config.server.baseUrl}/v1`;
-  const page = (event: H3Event, template: string, data: Record<string, unknown>, cacheable = true) => {
-    if (cacheable) setResponseHeader(event, 'cache-control', 'public, max-age=300');
-    return sendHtml(event, renderer.page(template, { apiBase, ...data }), { cacheable });
-  };
+  const page = (event: H3Event, template: string, data: Record<string, unknown>, cacheable = true) =>
+    publicPage(deps, event, template, { apiBase, ...data }, { cacheable });
   /** Browsers get the page; anyone else falls through to the API router's JSON. */
   const negotiated = (render: (event: H3Event) => string | Promise<string>) =>
     eventHandler((event) => {

@@ -319,16 +319,19 @@ describe('billing off (the default)', () => {
     await router?.close();
   });
 
-  it('says plans are managed by the operator and offers no checkout anywhere', async () => {
+  it('says plan changes are arranged through support and offers no checkout anywhere', async () => {
     const browser = new AppClient(router.url);
     await browser.signUp('off@example.com', PASSWORD);
     const page = await browser.get('/app/billing');
-    expect(page.html).toContain('Plans on this server are managed by the operator');
+    expect(page.html).toContain('Plan changes are arranged with our team');
+    expect(page.html).not.toContain('operator');
     expect(page.html).not.toContain('Manage billing');
     expect(page.html).not.toContain('/checkout?plan=');
     const checkout = await browser.get('/app/checkout?plan=pro');
     expect(checkout.status).toBe(200);
-    expect(checkout.html).toContain('Online checkout for Pro is not available on this server.');
+    expect(checkout.html).toContain('Online checkout for Pro is not available here');
+    // A plan card's call to action when plans are not sold online leads to this page, naming the plan.
+    expect((await browser.get('/app/billing?plan=max')).html).toContain('Online checkout for Max is not available here');
     expect((await browser.get('/app/billing/portal')).status).toBe(404);
     const webhook = await fetch(`${router.url}/app/billing/webhook`, { method: 'POST', headers: { ...UA, 'content-type': 'application/json' }, body: '{}' });
     expect(webhook.status).toBe(404);
@@ -338,6 +341,7 @@ describe('billing off (the default)', () => {
     expect(pricing.plans.every((plan) => plan.checkoutUrl === null && !plan.purchasableOnline)).toBe(true);
     const html = await (await fetch(`${router.url}/pricing`, { headers: { ...UA, accept: 'text/html' } })).text();
     expect(html).not.toContain('/checkout?plan=');
-    expect(html).toContain('Set by the operator of this server');
+    expect(html).toContain('Upgrades are arranged with our team');
+    expect(html).toContain('href="' + router.url + '/app/billing?plan=pro"');
   });
 });

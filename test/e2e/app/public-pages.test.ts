@@ -38,7 +38,14 @@ describe('public pages and docs', () => {
     expect(pricing.html.match(/<section class="card plan/g)).toHaveLength(3);
     // Billing is off here: paid plans say who sets them, and no page offers a checkout (billing.test.ts has it on).
     expect(pricing.html).not.toContain('/checkout?plan=');
-    expect(pricing.html).toContain('Set by the operator of this server');
+    expect(pricing.html).toContain('Upgrades are arranged with our team');
+    expect(pricing.html).not.toContain('operator');
+    // Hierarchy: the first paid plan is marked as recommended, every plan has its own call to action,
+    // and a free plan's price is an amount, never "Free" under the name "Free".
+    const planCardsHtml = pricing.html.match(/<section class="card plan[^]*?<\/section>/g)!;
+    expect(planCardsHtml.map((card) => /class="badge recommended"/.test(card))).toEqual([false, true, false]);
+    expect(planCardsHtml.map((card) => (/<a class="button[^"]*" href="([^"]+)">([^<]+)<\/a>/.exec(card) ?? [])[2])).toEqual(['Start free', 'Ask for Pro', 'Ask for Max']);
+    expect(planCardsHtml[0]).toContain('<span class="amount">$0</span>');
     expect(pricing.html).toContain('Managed provider access');
     // Route profiles are stated once, in one table row each with the plans that include them, not per card.
     const cards = pricing.html.slice(pricing.html.indexOf('<div class="plans">'), pricing.html.indexOf('route-profiles-heading'));

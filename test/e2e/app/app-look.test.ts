@@ -1,0 +1,65 @@
+/**
+ * The header knows who reads a public page (the account menu for a signed-in person, never "Sign in",
+ * and then never cached publicly), and a failure is an HTML page for browsers, the API's JSON error for
+ * anyone else.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AppClient, startAppRouter, type AppRouter } from '../app-harness.js';
+
+const PASSWORD = 'correct horse battery staple';
+
+describe('account app: header and error pages', () => {
+  let router: AppRouter;
+
+  beforeAll(async () => {
+    router = await startAppRouter();
+  });
+  afterAll(async () => {
+    await router?.close();
+  });
+
+  it('public pages show a signed-in person the account menu and are then not cached publicly', async () => {
+    const person = new AppClient(router.url);
+    await person.signUp('header@example.com', PASSWORD);
+    const anonymous = new AppClient(router.url);
+    for (const path of ['/', '/pricing', '/model-catalog/frontier', '/status', '/docs', '/docs/errors', '/app/nothing-here']) {
+      const seen = await person.get(path);
+      expect(seen.html, path).toContain('<span class="account-email">header@example.com</span>');
+      expect(seen.html, path).toContain(`action="/app/signout"`);
+      expect(seen.html, path).not.toMatch(/<a href="\/app\/signin">Sign in<\/a>/);
+      expect(seen.headers.get('cache-control'), path).toBe('no-store');
+      expect(seen.headers.get('vary') ?? '', path).toContain('Cookie');
+
+      const stranger = await anonymous.get(path);
+      expect(stranger.html, path).toMatch(/<a href="\/app\/signin">Sign in<\/a>/);
+      expect(stranger.html, path).not.toContain('account-menu');
+    }
+    expect((await anonymous.get('/pricing')).headers.get('cache-control')).toBe('public, max-age=300');
+  });
+
+  it('an unexpected failure is an HTML 500 page for a browser and the JSON error for an API client', async () => {
+    const person = new AppClient(router.url);
+    await person.signUp('failure@example.com', PASSWORD);
+    const store = router.server.runtime.store as unknown as { findSessionByTokenHash: (...args: unknown[]) => Promise<unknown> };
+    const original = store.findSessionByTokenHash;
+    store.findSessionByTokenHash = async () => {
+      throw new Error('simulated failure with a secret-looking detail sk_router_CANARY');
+    };
+    try {
+      const page = await person.get('/app/keys');
+      expect(page.status).toBe(500);
+      expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8');
+      expect(page.html).toContain('<h1>Something went wrong</h1>');
+      expect(page.html).toContain('Contact support');
+      expect(page.html).not.toContain('CANARY');
+
+      const api = await person.get('/app/keys', { accept: 'application/json' });
+      expect(api.status).toBe(500);
+      expect(api.headers.get('content-type')).toContain('application/json');
+      expect(JSON.parse(api.html).error.code).toBe('internal_error');
+      expect(api.html).not.toContain('CANARY');
+    } finally {
+      store.findSessionByTokenHash = original;
+    }
+  });
+});
