@@ -9,6 +9,7 @@ import { RouterError } from '../../core/errors.js';
 import { wantsHtml } from '../http-helpers.js';
 import { publicPage } from '../page-kit.js';
 import { utcLabel } from '../key-views.js';
+import { concreteModelViews, measuredRows } from '../measured-views.js';
 import { planCards, routeProfileTable } from '../plan-cards.js';
 import { statusBars, summarize } from '../status-chart.js';
 import type { WebDeps } from '../web-deps.js';
@@ -58,7 +59,11 @@ export function registerPublicPages(router: Router, deps: WebDeps): void {
       }),
     ),
   );
-  router.get('/model-catalog', negotiated((event) => page(event, 'catalog', { title: 'Model catalog', families })));
+  // Not cached: the concrete models' measured figures are live.
+  router.get(
+    '/model-catalog',
+    negotiated((event) => page(event, 'catalog', { title: 'Model catalog', families, concreteModels: concreteModelViews(config, deps.measurements) }, false)),
+  );
   // Family pages are HTML for everyone (the catalog JSON links to them as pages).
   router.get(
     '/model-catalog/:family',
@@ -89,7 +94,7 @@ export function registerPublicPages(router: Router, deps: WebDeps): void {
         };
       });
       const nowIso = new Date(now).toISOString();
-      return page(event, 'status', { title: 'Status', providers, now: nowIso, nowLabel: utcLabel(nowIso) }, false);
+      return page(event, 'status', { title: 'Status', providers, measured: measuredRows(deps.measurements, config), now: nowIso, nowLabel: utcLabel(nowIso) }, false);
     }),
   );
 }
