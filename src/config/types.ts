@@ -326,6 +326,18 @@ export interface CatalogModel {
   provider: string;
   model: string;
   maxOutputTokens: number;
+  /** The model reasons (catalog.yaml `reasoning`); absent: reasoning fields are dropped for it. */
+  reasoning?: ModelReasoning;
+}
+
+/** Thinking budget in tokens per reasoning effort; `levels`: send Gemini 3's thinkingLevel instead. */
+export interface ModelReasoning {
+  minimal?: number;
+  low: number;
+  medium: number;
+  high: number;
+  xhigh?: number;
+  levels?: boolean;
 }
 
 export interface PricingConfig {

@@ -7,9 +7,19 @@
 
 export type ChatRole = 'system' | 'developer' | 'user' | 'assistant' | 'tool' | 'function';
 
+/**
+ * Anthropic's prompt-cache breakpoint, as OpenRouter lets clients put it on content parts, messages and
+ * tools of a chat request; passed to Anthropic where it stands and dropped for every other provider.
+ */
+export interface CacheControl {
+  type: 'ephemeral';
+  ttl?: '5m' | '1h';
+}
+
 export interface ChatTextPart {
   type: 'text';
   text: string;
+  cache_control?: CacheControl;
 }
 export interface ChatImagePart {
   type: 'image_url';
@@ -44,11 +54,41 @@ export interface ChatMessage {
   refusal?: string | null;
   /** Non-standard but widespread (DeepSeek, vLLM, OpenRouter): reasoning text of the turn. */
   reasoning_content?: string;
+  /** The turn's reasoning blocks with their signatures (OpenRouter's field), sent back as they came. */
+  reasoning_details?: ReasoningDetail[];
+  cache_control?: CacheControl;
+}
+
+/**
+ * One reasoning block of an assistant turn, in OpenRouter's `reasoning_details` convention: open
+ * thinking (`reasoning.text`, with the provider's `signature`), hidden thinking (`reasoning.encrypted`,
+ * opaque `data`: Anthropic's redacted_thinking, Gemini's thought signature with the `id` of the tool
+ * call it belongs to) or a summary. `format` names the provider's encoding (`anthropic-claude-v1`,
+ * `google-gemini-v1`); `index` orders the blocks, and stream deltas of one block share it.
+ */
+export interface ReasoningDetail {
+  type: 'reasoning.text' | 'reasoning.encrypted' | 'reasoning.summary';
+  text?: string;
+  summary?: string;
+  signature?: string;
+  data?: string;
+  id?: string | null;
+  format?: string;
+  index?: number;
+}
+
+/** OpenRouter's unified reasoning switch; `reasoning_effort` is the same as `{ effort }`. */
+export interface ChatReasoningOptions {
+  effort?: string | null;
+  max_tokens?: number | null;
+  exclude?: boolean | null;
+  enabled?: boolean | null;
 }
 
 export interface ChatFunctionTool {
   type: 'function';
   function: { name: string; description?: string; parameters?: Record<string, unknown>; strict?: boolean };
+  cache_control?: CacheControl;
 }
 /** Tools the router itself understands (`router:fusion`) or passes through untouched. */
 export interface ChatOtherTool {
@@ -91,6 +131,7 @@ export interface ChatRequest {
   parallel_tool_calls?: boolean | null;
   response_format?: ChatResponseFormat | null;
   reasoning_effort?: string | null;
+  reasoning?: ChatReasoningOptions | null;
   user?: string;
   safety_identifier?: string;
   prompt_cache_key?: string;
@@ -126,6 +167,7 @@ export interface ChatCompletion {
       refusal: string | null;
       tool_calls?: ChatToolCall[];
       reasoning_content?: string;
+      reasoning_details?: ReasoningDetail[];
     };
     finish_reason: ChatFinishReason | null;
     logprobs: unknown | null;
@@ -147,6 +189,7 @@ export interface ChatChunkDelta {
   refusal?: string | null;
   tool_calls?: ChatToolCallDelta[];
   reasoning_content?: string;
+  reasoning_details?: ReasoningDetail[];
 }
 
 export interface ChatCompletionChunk {

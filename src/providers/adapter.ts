@@ -3,7 +3,7 @@
  * internal shape (OpenAI chat, formats/openai-chat.ts) to the provider's request, and the provider's
  * responses, stream events and error bodies back. Adapters are pure: no I/O, no clock, no globals.
  */
-import type { ProviderConfig } from '../config/types.js';
+import type { CatalogModel, ProviderConfig } from '../config/types.js';
 import type { ChatCompletion, ChatCompletionChunk, ChatRequest } from '../formats/openai-chat.js';
 import type { SseEvent } from '../upstream/sse-event.js';
 
@@ -14,6 +14,8 @@ export interface AdapterContext {
   /** The provider credential to send (BYOK or managed). Never logged. */
   credential: string;
   stream: boolean;
+  /** The served model's catalog entry (output limit, thinking budgets), when catalog.yaml has one. */
+  model?: CatalogModel;
 }
 
 /** What the upstream HTTP client sends. The URL always starts with the provider's configured baseUrl. */

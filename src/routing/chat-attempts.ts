@@ -31,8 +31,10 @@ export interface AttemptDeps {
   outputLimits: OutputLimits;
 }
 
-export function adapterContext(candidate: Candidate, stream: boolean): AdapterContext {
-  return { provider: candidate.provider, upstreamModel: candidate.target.model, credential: candidate.credential, stream };
+/** `limits`: where the served model's catalog entry comes from, for adapters that read it (thinking budgets). */
+export function adapterContext(candidate: Candidate, stream: boolean, limits?: OutputLimits): AdapterContext {
+  const model = limits?.entry(candidate.provider.id, candidate.target.model);
+  return { provider: candidate.provider, upstreamModel: candidate.target.model, credential: candidate.credential, stream, ...(model ? { model } : {}) };
 }
 
 /**
@@ -98,7 +100,7 @@ function redactedReply(response: UpstreamResponse, redact: (text: string) => str
 
 export async function completeChatAttempt(deps: AttemptDeps, candidate: Candidate, chat: ChatRequest, signal: AbortSignal): Promise<ChatCompletion> {
   const adapter = deps.adapters[candidate.provider.format];
-  const ctx = adapterContext(candidate, false);
+  const ctx = adapterContext(candidate, false, deps.outputLimits);
   const request = adapter.buildChatRequest(withinCandidateLimit(deps.outputLimits, candidate, chat, 'chat'), ctx);
   const reply = await sendOrFail(deps, adapter, candidate, request, signal);
   return adapter.parseChatResponse(parseJsonBody(await reply.text()), ctx);
@@ -106,7 +108,7 @@ export async function completeChatAttempt(deps: AttemptDeps, candidate: Candidat
 
 export async function streamChatAttempt(deps: AttemptDeps, candidate: Candidate, chat: ChatRequest, signal: AbortSignal): Promise<CommittedStream<ChatCompletionChunk>> {
   const adapter = deps.adapters[candidate.provider.format];
-  const ctx = adapterContext(candidate, true);
+  const ctx = adapterContext(candidate, true, deps.outputLimits);
   const request = adapter.buildChatRequest(withinCandidateLimit(deps.outputLimits, candidate, chat, 'chat'), ctx);
   const reply = await sendOrFail(deps, adapter, candidate, request, signal);
   const translator = adapter.createChatStreamTranslator(ctx);

@@ -11,11 +11,14 @@ import type { Candidate } from './failover.js';
 export interface OutputLimits {
   /** The model's published output limit, or undefined when the catalog has none. */
   of(providerId: string, model: string): number | undefined;
+  /** The model's whole catalog entry (its thinking budgets too), or undefined. */
+  entry(providerId: string, model: string): CatalogModel | undefined;
 }
 
 export function outputLimitsFrom(models: readonly CatalogModel[]): OutputLimits {
-  const limits = new Map(models.map(({ provider, model, maxOutputTokens }) => [`${provider}\u0000${model}`, maxOutputTokens]));
-  return { of: (providerId, model) => limits.get(`${providerId}\u0000${model}`) };
+  const entries = new Map(models.map((entry) => [`${entry.provider}\u0000${entry.model}`, entry]));
+  const entry = (providerId: string, model: string) => entries.get(`${providerId}\u0000${model}`);
+  return { of: (providerId, model) => entry(providerId, model)?.maxOutputTokens, entry };
 }
 
 /** The fields that carry an output cap on each request shape the router sends upstream. */

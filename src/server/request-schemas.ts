@@ -67,6 +67,11 @@ const chatMessage = {
     refusal: nullable('string'),
     tool_call_id: string,
     tool_calls: { type: 'array', items: chatToolCall },
+    reasoning_details: {
+      type: 'array',
+      items: { type: 'object', required: ['type'], properties: { type: string, text: string, summary: string, signature: string, data: string, format: string, index: { type: 'integer' } } },
+    },
+    cache_control: object,
   },
 };
 
@@ -131,6 +136,10 @@ export const chatRequestSchema = {
     parallel_tool_calls: nullable('boolean'),
     response_format: chatResponseFormat,
     reasoning_effort: nullable('string'),
+    reasoning: {
+      type: ['object', 'null'],
+      properties: { effort: nullable('string'), max_tokens: { ...nullable('integer'), minimum: 0, maximum: MAX_OUTPUT_TOKENS }, exclude: nullable('boolean'), enabled: nullable('boolean') },
+    },
     user: string,
     safety_identifier: string,
     prompt_cache_key: string,

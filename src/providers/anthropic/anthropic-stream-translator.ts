@@ -2,6 +2,7 @@ import type { ChatChunkDelta, ChatCompletionChunk, ChatFinishReason } from '../.
 import type { SseEvent } from '../../upstream/sse-event.js';
 import { UpstreamStreamError, truncatedStream, type ChatStreamTranslator } from '../adapter.js';
 import { anthropicFailure } from './anthropic-failure.js';
+import { ANTHROPIC_REASONING_FORMAT, detailOf } from './anthropic-reasoning-details.js';
 import type { AnthropicStreamEventData as EventData, AnthropicUsage } from './anthropic-types.js';
 import { mapStopReason } from './map-stop-reason.js';
 import { mapUsage } from './map-usage.js';
@@ -20,6 +21,8 @@ export class AnthropicStreamTranslator implements ChatStreamTranslator {
   #model: string;
   #usage: AnthropicUsage = {};
   readonly #toolIndexOfBlock = new Map<number, number>();
+  /** Anthropic block index → reasoning_details index (thinking blocks numbered apart, like tool calls). */
+  readonly #detailIndexOfBlock = new Map<number, number>();
   #finishSent = false;
   #stopped = false;
 
@@ -77,8 +80,21 @@ export class AnthropicStreamTranslator implements ChatStreamTranslator {
       return [this.#chunk({ tool_calls: [{ index, id: block.id, type: 'function', function: { name: block.name, arguments: '' } }] })];
     }
     if (block.type === 'text' && block.text) return [this.#chunk({ content: block.text })];
-    if (block.type === 'thinking' && block.thinking) return [this.#chunk({ reasoning_content: block.thinking })];
+    if (block.type === 'thinking' || block.type === 'redacted_thinking') {
+      const index = this.#detailIndexOfBlock.size;
+      this.#detailIndexOfBlock.set(data.index ?? -1, index);
+      if (block.type === 'redacted_thinking') return [this.#chunk({ reasoning_details: [detailOf(block, index)!] })];
+      if (block.thinking) return [this.#chunk({ reasoning_content: block.thinking, reasoning_details: [this.#detail(index, { text: block.thinking })] })];
+    }
     return [];
+  }
+
+  /**
+   * One stream piece of a thinking block, with its block's index, as OpenRouter streams them: the text in
+   * pieces, then the signature; a client joins the pieces of one index (or sends them back as they came).
+   */
+  #detail(index: number, piece: { text?: string; signature?: string }): NonNullable<ChatChunkDelta['reasoning_details']>[number] {
+    return { type: 'reasoning.text', ...piece, format: ANTHROPIC_REASONING_FORMAT, index };
   }
 
   #onBlockDelta(data: EventData): ChatCompletionChunk[] {
@@ -86,8 +102,17 @@ export class AnthropicStreamTranslator implements ChatStreamTranslator {
     switch (delta.type) {
       case 'text_delta':
         return delta.text ? [this.#chunk({ content: delta.text })] : [];
-      case 'thinking_delta':
-        return delta.thinking ? [this.#chunk({ reasoning_content: delta.thinking })] : [];
+      case 'thinking_delta': {
+        if (!delta.thinking) return [];
+        const index = this.#detailIndexOfBlock.get(data.index ?? -1);
+        const details = index === undefined ? {} : { reasoning_details: [this.#detail(index, { text: delta.thinking })] };
+        return [this.#chunk({ reasoning_content: delta.thinking, ...details })];
+      }
+      case 'signature_delta': {
+        const index = this.#detailIndexOfBlock.get(data.index ?? -1);
+        if (index === undefined || !delta.signature) return [];
+        return [this.#chunk({ reasoning_details: [this.#detail(index, { text: '', signature: delta.signature })] })];
+      }
       case 'input_json_delta': {
         const index = this.#toolIndexOfBlock.get(data.index ?? -1);
         if (index === undefined || !delta.partial_json) return [];

@@ -3,20 +3,24 @@
  * reads. Responses are typed loosely on purpose: new block, delta and event types appear without
  * notice and must be ignored, not rejected.
  */
+import type { CacheControl } from '../../formats/openai-chat.js';
 
 export interface AnthropicTextBlock {
   type: 'text';
   text: string;
+  cache_control?: CacheControl;
 }
 
 export interface AnthropicImageBlock {
   type: 'image';
   source: { type: 'base64'; media_type: string; data: string } | { type: 'url'; url: string };
+  cache_control?: CacheControl;
 }
 
 export interface AnthropicDocumentBlock {
   type: 'document';
   source: { type: 'base64'; media_type: string; data: string };
+  cache_control?: CacheControl;
 }
 
 export interface AnthropicToolUseBlock {
@@ -24,16 +28,31 @@ export interface AnthropicToolUseBlock {
   id: string;
   name: string;
   input: Record<string, unknown>;
+  cache_control?: CacheControl;
 }
 
 export interface AnthropicToolResultBlock {
   type: 'tool_result';
   tool_use_id: string;
   content?: string;
+  cache_control?: CacheControl;
+}
+
+/** Signed thinking, replayed exactly as it came (the signature covers the text). */
+export interface AnthropicThinkingBlock {
+  type: 'thinking';
+  thinking: string;
+  signature: string;
+}
+
+/** Thinking the safety system encrypted: opaque `data`, replayed as it came. */
+export interface AnthropicRedactedThinkingBlock {
+  type: 'redacted_thinking';
+  data: string;
 }
 
 export type AnthropicUserBlock = AnthropicTextBlock | AnthropicImageBlock | AnthropicDocumentBlock | AnthropicToolResultBlock;
-export type AnthropicAssistantBlock = AnthropicTextBlock | AnthropicToolUseBlock;
+export type AnthropicAssistantBlock = AnthropicThinkingBlock | AnthropicRedactedThinkingBlock | AnthropicTextBlock | AnthropicToolUseBlock;
 
 export type AnthropicMessage =
   | { role: 'user'; content: AnthropicUserBlock[] }
@@ -43,6 +62,7 @@ export interface AnthropicTool {
   name: string;
   description?: string;
   input_schema: Record<string, unknown>;
+  cache_control?: CacheControl;
 }
 
 export type AnthropicToolChoice =
@@ -55,7 +75,7 @@ export interface AnthropicRequest {
   model: string;
   max_tokens: number;
   messages: AnthropicMessage[];
-  system?: string;
+  system?: string | AnthropicTextBlock[];
   temperature?: number;
   top_p?: number;
   stop_sequences?: string[];
@@ -63,6 +83,7 @@ export interface AnthropicRequest {
   tool_choice?: AnthropicToolChoice;
   metadata?: { user_id: string };
   output_config?: { format: { type: 'json_schema'; schema: Record<string, unknown> } };
+  thinking?: { type: 'enabled'; budget_tokens: number } | { type: 'disabled' };
   stream: boolean;
 }
 
@@ -82,6 +103,8 @@ export interface AnthropicResponseBlock {
   type: string;
   text?: string;
   thinking?: string;
+  signature?: string;
+  data?: string;
   id?: string;
   name?: string;
   input?: unknown;
@@ -113,8 +136,8 @@ export interface AnthropicStreamEventData {
   type?: string;
   index?: number;
   message?: { id?: string; model?: string; usage?: AnthropicUsage };
-  content_block?: { type?: string; id?: string; name?: string; text?: string; thinking?: string };
-  delta?: { type?: string; text?: string; thinking?: string; partial_json?: string; stop_reason?: string | null };
+  content_block?: { type?: string; id?: string; name?: string; text?: string; thinking?: string; signature?: string; data?: string };
+  delta?: { type?: string; text?: string; thinking?: string; signature?: string; partial_json?: string; stop_reason?: string | null };
   usage?: Record<string, unknown>;
   error?: unknown;
 }

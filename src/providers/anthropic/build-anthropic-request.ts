@@ -1,6 +1,7 @@
 import { RouterError } from '../../core/errors.js';
 import type { ChatRequest } from '../../formats/openai-chat.js';
 import type { AdapterContext, UpstreamRequest } from '../adapter.js';
+import { thinkingPlan } from '../requested-reasoning.js';
 import type { AnthropicRequest } from './anthropic-types.js';
 import { translateMessages } from './translate-messages.js';
 import { translateTools } from './translate-tools.js';
@@ -15,18 +16,26 @@ const DEFAULT_ANTHROPIC_VERSION = '2023-06-01';
 export function buildAnthropicRequest(request: ChatRequest, ctx: AdapterContext): UpstreamRequest {
   rejectUnsupported(request);
   const { system, messages } = translateMessages(request.messages);
+  // quirk(anthropic): max_tokens is required and has no server default.
+  const maxTokens = request.max_completion_tokens ?? request.max_tokens ?? ctx.provider.defaultMaxTokens;
+  const thinking = thinkingFields(request, ctx, maxTokens);
   const body: AnthropicRequest = {
     model: ctx.upstreamModel,
-    // quirk(anthropic): max_tokens is required and has no server default.
-    max_tokens: request.max_completion_tokens ?? request.max_tokens ?? ctx.provider.defaultMaxTokens,
     messages,
     ...(system === undefined ? {} : { system }),
     ...samplingFields(request),
     ...translateTools(request),
     ...metadataField(request),
     ...outputConfigField(request),
+    ...thinking,
+    max_tokens: thinking.max_tokens ?? maxTokens,
     stream: ctx.stream,
   };
+  // quirk(anthropic): thinking refuses a changed temperature (and top_p below 0.95).
+  if (thinking.thinking?.type === 'enabled') {
+    delete body.temperature;
+    if (body.top_p !== undefined && body.top_p < 0.95) delete body.top_p;
+  }
   return {
     url: `${ctx.provider.baseUrl.replace(/\/+$/, '')}/messages`,
     headers: requestHeaders(ctx),
@@ -54,6 +63,26 @@ function samplingFields(request: ChatRequest): Pick<AnthropicRequest, 'temperatu
   const stop = typeof request.stop === 'string' ? [request.stop] : (request.stop ?? []);
   if (stop.length > 0) fields.stop_sequences = stop;
   return fields;
+}
+
+/** quirk(anthropic): the smallest thinking budget the API accepts. */
+const MIN_THINKING_BUDGET = 1024;
+
+/**
+ * The effort (or budget) asked → `thinking`, for a model whose catalog entry says it reasons. max_tokens
+ * counts thinking too, so it is raised to the budget plus the output the client asked for, within the
+ * model's output limit; where that limit leaves less, the budget gives way (the answer keeps at least
+ * what was asked, or half the limit). A budget under Anthropic's minimum is raised to it.
+ */
+function thinkingFields(request: ChatRequest, ctx: AdapterContext, output: number): Partial<Pick<AnthropicRequest, 'thinking' | 'max_tokens'>> {
+  const plan = thinkingPlan(request, ctx.model);
+  if (plan === undefined) return {};
+  if (plan.kind === 'off' || (plan.kind === 'budget' && plan.budget === 0)) return { thinking: { type: 'disabled' } };
+  const asked = plan.kind === 'budget' ? plan.budget : (ctx.model?.reasoning?.[plan.level as 'low'] ?? MIN_THINKING_BUDGET);
+  const limit = ctx.model?.maxOutputTokens ?? Number.MAX_SAFE_INTEGER;
+  const room = Math.max(MIN_THINKING_BUDGET, limit - Math.min(output, Math.floor(limit / 2)));
+  const budget = Math.max(MIN_THINKING_BUDGET, Math.min(asked, room));
+  return { thinking: { type: 'enabled', budget_tokens: budget }, max_tokens: Math.min(limit, budget + output) };
 }
 
 function metadataField(request: ChatRequest): Pick<AnthropicRequest, 'metadata'> {

@@ -1,13 +1,15 @@
 import { UpstreamStreamError } from '../adapter.js';
 import type { ChatCompletion, ChatToolCall } from '../../formats/openai-chat.js';
+import { reasoningDetailsOf } from './anthropic-reasoning-details.js';
 import type { AnthropicResponse, AnthropicResponseBlock } from './anthropic-types.js';
 import { mapStopReason } from './map-stop-reason.js';
 import { mapUsage } from './map-usage.js';
 
 /**
  * A non-stream Anthropic message → chat.completion: text blocks joined, tool_use blocks as
- * tool_calls, thinking as the non-standard reasoning_content. Other block types (server tools,
- * redacted thinking, …) have no chat equivalent and are left out.
+ * tool_calls, thinking as the non-standard reasoning_content, and thinking and redacted_thinking
+ * blocks with their signatures as reasoning_details, for the client to send back on the next turn.
+ * Other block types (server tools, …) have no chat equivalent and are left out.
  */
 export function parseAnthropicResponse(body: unknown, createdSeconds: number, fallbackModel: string): ChatCompletion {
   if (!isMessage(body)) {
@@ -17,6 +19,7 @@ export function parseAnthropicResponse(body: unknown, createdSeconds: number, fa
   const text = textOf(body.content, 'text');
   const reasoning = textOf(body.content, 'thinking');
   const toolCalls = body.content.filter((block) => block.type === 'tool_use').map(toToolCall);
+  const details = reasoningDetailsOf(body.content);
   return {
     id: body.id,
     object: 'chat.completion',
@@ -31,6 +34,7 @@ export function parseAnthropicResponse(body: unknown, createdSeconds: number, fa
           refusal: null,
           ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}),
           ...(reasoning === '' ? {} : { reasoning_content: reasoning }),
+          ...(details.length > 0 ? { reasoning_details: details } : {}),
         },
         finish_reason: mapStopReason(body.stop_reason),
         logprobs: null,

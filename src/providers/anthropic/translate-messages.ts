@@ -1,16 +1,21 @@
 import { RouterError } from '../../core/errors.js';
-import type { ChatMessage } from '../../formats/openai-chat.js';
+import type { CacheControl, ChatMessage } from '../../formats/openai-chat.js';
+import { thinkingBlocksOf } from './anthropic-reasoning-details.js';
 import type {
   AnthropicAssistantBlock,
   AnthropicMessage,
+  AnthropicTextBlock,
   AnthropicToolResultBlock,
   AnthropicUserBlock,
 } from './anthropic-types.js';
 import { translateUserContent } from './translate-user-content.js';
 
 export interface TranslatedMessages {
-  /** All system and developer text, in order; undefined when there is none. */
-  system: string | undefined;
+  /**
+   * All system and developer text, in order; undefined when there is none. Text blocks when the client
+   * put a cache breakpoint (`cache_control`) on any of it, so the breakpoint stays where it was put.
+   */
+  system: string | AnthropicTextBlock[] | undefined;
   messages: AnthropicMessage[];
 }
 
@@ -22,23 +27,21 @@ export interface TranslatedMessages {
  * single next user message, ahead of any text there (Anthropic rejects anything else).
  */
 export function translateMessages(messages: readonly ChatMessage[]): TranslatedMessages {
-  const system: string[] = [];
+  const system: AnthropicTextBlock[] = [];
   const turns: AnthropicMessage[] = [];
   messages.forEach((message, index) => {
     const param = `messages[${index}]`;
     switch (message.role) {
       case 'system':
-      case 'developer': {
-        const text = joinText(message.content);
-        if (text !== '') system.push(text);
+      case 'developer':
+        system.push(...withMessageBreakpoint(systemBlocks(message.content), message.cache_control));
         return;
-      }
       case 'user':
-        return appendUser(turns, translateUserContent(message.content, param));
+        return appendUser(turns, withMessageBreakpoint(translateUserContent(message.content, param), message.cache_control));
       case 'tool':
-        return appendUser(turns, [toolResult(message, param)]);
+        return appendUser(turns, withMessageBreakpoint([toolResult(message, param)], message.cache_control));
       case 'assistant':
-        return appendAssistant(turns, assistantBlocks(message));
+        return appendAssistant(turns, withMessageBreakpoint(assistantBlocks(message), message.cache_control));
       default:
         throw new RouterError(
           'unsupported_parameter',
@@ -47,7 +50,32 @@ export function translateMessages(messages: readonly ChatMessage[]): TranslatedM
         );
     }
   });
-  return { system: system.length > 0 ? system.join('\n\n') : undefined, messages: turns };
+  return { system: systemField(system), messages: turns };
+}
+
+function systemBlocks(content: ChatMessage['content']): AnthropicTextBlock[] {
+  if (typeof content !== 'string' && Array.isArray(content)) {
+    return content.flatMap((part) => {
+      const text = part.type === 'text' ? part.text : part.type === 'refusal' ? part.refusal : '';
+      if (text === '') return [];
+      return [part.type === 'text' && part.cache_control ? { type: 'text' as const, text, cache_control: part.cache_control } : { type: 'text' as const, text }];
+    });
+  }
+  const text = joinText(content);
+  return text === '' ? [] : [{ type: 'text', text }];
+}
+
+function systemField(blocks: AnthropicTextBlock[]): TranslatedMessages['system'] {
+  if (blocks.length === 0) return undefined;
+  if (blocks.some((block) => block.cache_control)) return blocks;
+  return blocks.map((block) => block.text).join('\n\n');
+}
+
+/** A breakpoint put on a whole message (OpenRouter allows it there) goes on its last block, where Anthropic reads it. */
+function withMessageBreakpoint<T extends AnthropicUserBlock | AnthropicAssistantBlock>(blocks: T[], cacheControl: CacheControl | undefined): T[] {
+  const last = blocks.at(-1);
+  if (!cacheControl || !last || last.type === 'thinking' || last.type === 'redacted_thinking') return blocks;
+  return [...blocks.slice(0, -1), { ...last, cache_control: cacheControl }];
 }
 
 function appendUser(turns: AnthropicMessage[], blocks: AnthropicUserBlock[]): void {
@@ -86,7 +114,8 @@ function toolResult(message: ChatMessage, param: string): AnthropicToolResultBlo
 }
 
 function assistantBlocks(message: ChatMessage): AnthropicAssistantBlock[] {
-  const blocks: AnthropicAssistantBlock[] = [];
+  // Thinking first: Anthropic requires the signed thinking ahead of the turn's text and tool_use.
+  const blocks: AnthropicAssistantBlock[] = thinkingBlocksOf(message.reasoning_details);
   const text = joinText(message.content) || (message.refusal ?? '');
   if (text !== '') blocks.push({ type: 'text', text });
   for (const call of message.tool_calls ?? []) {

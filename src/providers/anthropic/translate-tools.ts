@@ -31,7 +31,10 @@ function toAnthropicTool(tool: ChatFunctionTool): AnthropicTool {
   const { name, description, parameters } = tool.function;
   // quirk(anthropic): input_schema is required and must be an object schema; chat allows omitting it.
   const input_schema = parameters ? { type: 'object', ...parameters } : { type: 'object', properties: {} };
-  return description === undefined ? { name, input_schema } : { name, description, input_schema };
+  const anthropicTool: AnthropicTool = description === undefined ? { name, input_schema } : { name, description, input_schema };
+  // A cache breakpoint on a tool (OpenRouter's placement) caches every tool up to and including it.
+  if (tool.cache_control) anthropicTool.cache_control = tool.cache_control;
+  return anthropicTool;
 }
 
 function toolChoice(choice: ChatRequest['tool_choice']): AnthropicToolChoice {

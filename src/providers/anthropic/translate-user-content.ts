@@ -23,7 +23,8 @@ export function translateUserContent(content: ChatMessage['content'], param: str
 function translatePart(part: ChatContentPart, param: string): AnthropicUserBlock | undefined {
   switch (part.type) {
     case 'text':
-      return part.text === '' ? undefined : { type: 'text', text: part.text };
+      if (part.text === '') return undefined;
+      return part.cache_control ? { type: 'text', text: part.text, cache_control: part.cache_control } : { type: 'text', text: part.text };
     case 'refusal':
       return part.refusal === '' ? undefined : { type: 'text', text: part.refusal };
     case 'image_url':

@@ -13,7 +13,7 @@ import { translateTools } from './translate-tools.js';
  */
 export function buildGeminiRequest(request: ChatRequest, ctx: AdapterContext, signatures: ThoughtSignatureMemory): UpstreamRequest {
   const body: GeminiRequest = { ...translateMessages(request.messages, signatures), ...translateTools(request) };
-  const generationConfig = translateGenerationConfig(request);
+  const generationConfig = translateGenerationConfig(request, ctx.model);
   if (generationConfig) body.generationConfig = generationConfig;
 
   const method = ctx.stream ? 'streamGenerateContent?alt=sse' : 'generateContent';

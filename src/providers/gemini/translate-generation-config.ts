@@ -1,24 +1,11 @@
 import { RouterError } from '../../core/errors.js';
+import type { CatalogModel } from '../../config/types.js';
 import type { ChatRequest } from '../../formats/openai-chat.js';
+import { thinkingPlan } from '../requested-reasoning.js';
 import type { GeminiGenerationConfig, GeminiThinkingConfig } from './gemini-types.js';
 
-/**
- * `reasoning_effort` → thinking token budget. Budgets rather than Gemini 3's `thinkingLevel` because
- * every thinking model accepts a budget (Gemini 3 for compatibility) while 2.5 rejects levels; the
- * numbers are the ones Google's own OpenAI-compatible endpoint uses.
- */
-const THINKING_BUDGETS: Record<string, number> = {
-  none: 0,
-  minimal: 1024,
-  low: 1024,
-  medium: 8192,
-  high: 24576,
-  xhigh: 24576,
-  max: 24576,
-};
-
 /** Sampling, limits, output format and thinking → `generationConfig`; undefined when nothing is set. */
-export function translateGenerationConfig(request: ChatRequest): GeminiGenerationConfig | undefined {
+export function translateGenerationConfig(request: ChatRequest, model?: CatalogModel): GeminiGenerationConfig | undefined {
   rejectLogprobs(request);
   const config: GeminiGenerationConfig = {};
   const maxTokens = request.max_completion_tokens ?? request.max_tokens;
@@ -31,7 +18,7 @@ export function translateGenerationConfig(request: ChatRequest): GeminiGeneratio
   if (request.presence_penalty != null) config.presencePenalty = request.presence_penalty;
   if (request.frequency_penalty != null) config.frequencyPenalty = request.frequency_penalty;
   Object.assign(config, responseFormat(request));
-  const thinkingConfig = thinking(request.reasoning_effort);
+  const thinkingConfig = thinking(request, model);
   if (thinkingConfig) config.thinkingConfig = thinkingConfig;
   return Object.keys(config).length === 0 ? undefined : config;
 }
@@ -56,14 +43,17 @@ function responseFormat(request: ChatRequest): Pick<GeminiGenerationConfig, 'res
   });
 }
 
-function thinking(effort: string | null | undefined): GeminiThinkingConfig | undefined {
-  if (effort == null) return undefined;
-  const thinkingBudget = THINKING_BUDGETS[effort];
-  if (thinkingBudget === undefined) {
-    throw new RouterError('unsupported_parameter', `reasoning_effort '${effort}' is not supported by Gemini upstreams.`, {
-      param: 'reasoning_effort',
-    });
-  }
-  // Thought summaries come back as `reasoning_content`, the chat field clients that ask for effort read.
-  return thinkingBudget === 0 ? { thinkingBudget } : { thinkingBudget, includeThoughts: true };
+/**
+ * The effort (or budget) asked → `thinkingConfig`, only for a model whose catalog entry says it reasons
+ * (catalog.yaml `reasoning`: its budget per effort, or Gemini 3's `thinkingLevel` with `levels: true`);
+ * for any other model the field is dropped. Thought summaries come back as `reasoning_content` unless the
+ * client asked to exclude them.
+ */
+function thinking(request: ChatRequest, model: CatalogModel | undefined): GeminiThinkingConfig | undefined {
+  const plan = thinkingPlan(request, model);
+  if (plan === undefined) return undefined;
+  if (plan.kind === 'off') return { thinkingBudget: 0 };
+  const includeThoughts = !plan.exclude;
+  if (plan.kind === 'level') return { thinkingLevel: plan.level, includeThoughts };
+  return plan.budget === 0 ? { thinkingBudget: 0 } : { thinkingBudget: plan.budget, includeThoughts };
 }

@@ -33,7 +33,7 @@ describe('parseChatResponse', () => {
     });
   });
 
-  it('joins text blocks, returns tool_use blocks as tool_calls and thinking as reasoning_content', () => {
+  it('joins text blocks, returns tool_use blocks as tool_calls and thinking as reasoning_content and signed reasoning_details', () => {
     const completion = adapter.parseChatResponse(
       message({
         content: [
@@ -54,6 +54,7 @@ describe('parseChatResponse', () => {
         content: 'Let me check.',
         refusal: null,
         reasoning_content: 'The user wants weather.',
+        reasoning_details: [{ type: 'reasoning.text', text: 'The user wants weather.', signature: 'sig', format: 'anthropic-claude-v1', index: 0 }],
         tool_calls: [
           { id: 'toolu_01A', type: 'function', function: { name: 'weather', arguments: '{"city":"Paris","days":2}' } },
           { id: 'toolu_01B', type: 'function', function: { name: 'time', arguments: '{}' } },

@@ -252,8 +252,31 @@ describe('Gemini request: generationConfig', () => {
     expect([error.code, error.param, error.status]).toEqual(['unsupported_parameter', 'logprobs', 400]);
   });
 
-  it('rejects an unknown reasoning_effort', () => {
-    const error = rejection(() => build({ reasoning_effort: 'extreme' }));
-    expect([error.code, error.param]).toEqual(['unsupported_parameter', 'reasoning_effort']);
+  it('takes an effort the table lacks as the nearest one it has, and an unknown word as medium', () => {
+    expect(build({ reasoning_effort: 'xhigh' }).body.generationConfig).toEqual({ thinkingConfig: { thinkingBudget: 24576, includeThoughts: true } });
+    expect(build({ reasoning_effort: 'minimal' }).body.generationConfig).toEqual({ thinkingConfig: { thinkingBudget: 1024, includeThoughts: true } });
+    expect(build({ reasoning_effort: 'extreme' }).body.generationConfig).toEqual({ thinkingConfig: { thinkingBudget: 8192, includeThoughts: true } });
+  });
+
+  it('reads the OpenRouter reasoning object: max_tokens as the budget, exclude hides the thoughts', () => {
+    expect(build({ reasoning: { max_tokens: 3000 } }).body.generationConfig).toEqual({ thinkingConfig: { thinkingBudget: 3000, includeThoughts: true } });
+    expect(build({ reasoning: { effort: 'high', exclude: true } }).body.generationConfig).toEqual({ thinkingConfig: { thinkingBudget: 24576, includeThoughts: false } });
+    expect(build({ reasoning: { enabled: false } }).body.generationConfig).toEqual({ thinkingConfig: { thinkingBudget: 0 } });
+  });
+
+  it("sends Gemini 3's thinkingLevel for a model whose catalog entry says levels", () => {
+    const model = { provider: 'gemini', model: 'gemini-3-pro', maxOutputTokens: 65536, reasoning: { low: 1024, medium: 8192, high: 24576, levels: true } };
+    const adapter = createGeminiAdapter({ signatures: mapMemory() });
+    const upstream = adapter.buildChatRequest({ model: 'm', messages: [{ role: 'user', content: 'hi' }], reasoning_effort: 'low' }, geminiContext({ model }));
+    expect(JSON.parse(upstream.body).generationConfig).toEqual({ thinkingConfig: { thinkingLevel: 'low', includeThoughts: true } });
+  });
+
+  it('drops reasoning for a model the catalog does not mark as reasoning', () => {
+    const adapter = createGeminiAdapter({ signatures: mapMemory() });
+    const plain = { provider: 'gemini', model: 'gemini-2.0-flash', maxOutputTokens: 8192 };
+    for (const model of [plain, undefined]) {
+      const upstream = adapter.buildChatRequest({ model: 'm', messages: [{ role: 'user', content: 'hi' }], reasoning_effort: 'high' }, { ...geminiContext(), model });
+      expect(JSON.parse(upstream.body).generationConfig).toBeUndefined();
+    }
   });
 });

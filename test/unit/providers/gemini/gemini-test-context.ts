@@ -20,7 +20,9 @@ export function geminiProvider(baseUrl = 'https://generativelanguage.googleapis.
 }
 
 export function geminiContext(overrides: Partial<AdapterContext> = {}): AdapterContext {
-  return { provider: geminiProvider(), upstreamModel: 'gemini-2.5-flash', credential: 'test-gemini-key', stream: false, ...overrides };
+  // A reasoning model, as catalog.yaml describes one: reasoning fields reach it.
+  const model = { provider: 'gemini', model: 'gemini-2.5-flash', maxOutputTokens: 65536, reasoning: { low: 1024, medium: 8192, high: 24576 } };
+  return { provider: geminiProvider(), upstreamModel: 'gemini-2.5-flash', credential: 'test-gemini-key', stream: false, model, ...overrides };
 }
 
 /** A ThoughtSignatureMemory backed by a visible Map. */

@@ -1,0 +1,60 @@
+/**
+ * What a chat request asks of reasoning, from either spelling clients use: OpenAI's `reasoning_effort`
+ * or OpenRouter's `reasoning` object (`effort` or `max_tokens`, `exclude`, `enabled`), turned into a
+ * thinking budget for the served model from its catalog entry (catalog.yaml `reasoning`). Pure: each
+ * adapter that has a thinking switch (Anthropic, Gemini) reads it here, so both agree on every input.
+ */
+import type { CatalogModel, ModelReasoning } from '../config/types.js';
+import type { ChatRequest } from '../formats/openai-chat.js';
+
+export interface RequestedReasoning {
+  /** `none` (or `enabled: false`) turns thinking off; undefined with `maxTokens` set. */
+  effort: string | undefined;
+  /** An explicit budget (OpenRouter's `reasoning.max_tokens`); wins over the effort. */
+  maxTokens: number | undefined;
+  /** Think, but do not return the thinking text (OpenRouter's `reasoning.exclude`). */
+  exclude: boolean;
+}
+
+export type ThinkingPlan =
+  | { kind: 'off' }
+  | { kind: 'budget'; budget: number; exclude: boolean }
+  | { kind: 'level'; level: string; exclude: boolean };
+
+const EFFORT_ORDER = ['minimal', 'low', 'medium', 'high', 'xhigh'] as const;
+
+/** undefined when the request says nothing about reasoning. */
+export function requestedReasoning(request: ChatRequest): RequestedReasoning | undefined {
+  const options = request.reasoning ?? undefined;
+  const effort = options?.effort ?? request.reasoning_effort ?? undefined;
+  const maxTokens = options?.max_tokens ?? undefined;
+  const exclude = options?.exclude === true;
+  if (options?.enabled === false) return { effort: 'none', maxTokens: undefined, exclude };
+  if (effort === undefined && maxTokens === undefined) {
+    // `{ enabled: true }` or `{ exclude: true }` alone: OpenRouter's default effort.
+    return options != null && (options.enabled === true || options.exclude === true) ? { effort: 'medium', maxTokens: undefined, exclude } : undefined;
+  }
+  return { effort, maxTokens, exclude };
+}
+
+/**
+ * The thinking the served model gets: undefined when the request asks nothing or the model does not
+ * reason (catalog entry without `reasoning`), so the field is dropped. An effort the table lacks takes
+ * the nearest one it has (`xhigh`/`max` → the highest, `minimal` → `low`); an unknown word is `medium`.
+ */
+export function thinkingPlan(request: ChatRequest, model: CatalogModel | undefined): ThinkingPlan | undefined {
+  const asked = requestedReasoning(request);
+  const table = model?.reasoning;
+  if (asked === undefined || table === undefined) return undefined;
+  if (asked.effort === 'none' && asked.maxTokens === undefined) return { kind: 'off' };
+  if (asked.maxTokens !== undefined) return { kind: 'budget', budget: asked.maxTokens, exclude: asked.exclude };
+  const effort = knownEffort(asked.effort ?? 'medium', table);
+  if (table.levels === true) return { kind: 'level', level: effort === 'xhigh' ? 'high' : effort, exclude: asked.exclude };
+  return { kind: 'budget', budget: table[effort] ?? table.medium, exclude: asked.exclude };
+}
+
+function knownEffort(effort: string, table: ModelReasoning): (typeof EFFORT_ORDER)[number] {
+  if (effort === 'max' || effort === 'xhigh') return table.xhigh === undefined ? 'high' : 'xhigh';
+  if (effort === 'minimal') return table.minimal === undefined ? 'low' : 'minimal';
+  return (EFFORT_ORDER as readonly string[]).includes(effort) ? (effort as (typeof EFFORT_ORDER)[number]) : 'medium';
+}
