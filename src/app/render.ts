@@ -14,6 +14,8 @@ export interface SiteInfo {
   docs: string;
   static: string;
   home: string;
+  /** The operator's terms and privacy pages, when configured (app.legal). */
+  legal: { terms?: string; privacy?: string };
 }
 
 export class Renderer {

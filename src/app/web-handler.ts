@@ -27,6 +27,7 @@ import { Renderer } from './render.js';
 import { registerAccountPages } from './routes/account-pages.js';
 import { registerAuthPages } from './routes/auth-pages.js';
 import { registerKeyPages } from './routes/key-pages.js';
+import { legalLinks, registerLegalPages } from './routes/legal-pages.js';
 import { registerPlaygroundPages } from './routes/playground-pages.js';
 import { registerProviderKeyPages } from './routes/provider-key-pages.js';
 import { registerPublicPages } from './routes/public-pages.js';
@@ -95,6 +96,7 @@ export function createWebHandler(deps: RouterDeps, options: WebHandlerOptions): 
   router.get('/favicon.ico', eventHandler((event) => sendRedirect(event, `${staticPath}/favicon.svg`, 301)));
   registerPublicPages(router, web);
   registerDocsPages(router, web);
+  registerLegalPages(router, web);
   if (server.app.enabled) {
     registerAuthPages(router, web);
     registerKeyPages(router, web);
@@ -123,7 +125,7 @@ export function createWebHandler(deps: RouterDeps, options: WebHandlerOptions): 
 function siteInfo(deps: RouterDeps) {
   const { server } = deps.config;
   const paths = webPaths(server);
-  return { name: 'LLM Router', baseUrl: server.baseUrl, appUrl: server.appUrl, app: paths.app, docs: paths.docs, static: `${paths.app}/static`, home: '/' };
+  return { name: 'LLM Router', baseUrl: server.baseUrl, appUrl: server.appUrl, app: paths.app, docs: paths.docs, static: `${paths.app}/static`, home: '/', legal: legalLinks(paths.app, server.app.legal) };
 }
 
 /**

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { anchorSqlitePath } from './anchor-sqlite-path.js';
 import { applyEnvOverrides } from './apply-env-overrides.js';
 import { assembleRouterConfig } from './assemble-router-config.js';
+import { legalPageProblems } from './legal-page-checks.js';
 import type { ConfigProblem } from './config-error.js';
 import { CONFIG_FILE_NAMES, type ConfigFileName, type RawConfigFiles } from './config-files.js';
 import { crossCheck } from './cross-check.js';
@@ -60,7 +61,7 @@ export function readConfig(dir: string, env: NodeJS.ProcessEnv): ConfigReading {
   }
   // Safe: only data that passed its file's schema is in wellFormed.
   const valid = wellFormed as Partial<RawConfigFiles>;
-  for (const { file, ...problem } of crossCheck(valid)) {
+  for (const { file, ...problem } of [...crossCheck(valid), ...legalPageProblems(dir, valid)]) {
     const yamlFile = files.get(file);
     if (yamlFile) problems.push(located(yamlFile, problem));
   }

@@ -42,6 +42,13 @@ export interface AppConfig {
   sessionAbsoluteHours: number;
   /** Lifetime of invite and reset links (≤ 30). */
   linkMinutes: number;
+  /** The operator's own terms and privacy notice: Markdown files, relative to the config directory. */
+  legal: LegalPages;
+}
+
+export interface LegalPages {
+  terms?: string;
+  privacy?: string;
 }
 /**
  * `none`: no mail (links come from the CLI); `log`: each message is written to the server log instead

@@ -3,6 +3,9 @@
  * and then never cached publicly), and a failure is an HTML page for browsers, the API's JSON error for
  * anyone else.
  */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppClient, startAppRouter, type AppRouter } from '../app-harness.js';
 
@@ -61,5 +64,48 @@ describe('account app: header and error pages', () => {
     } finally {
       store.findSessionByTokenHash = original;
     }
+  });
+});
+
+describe('account app: the operator\'s terms and privacy pages', () => {
+  let router: AppRouter;
+  let plain: AppRouter;
+
+  beforeAll(async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'router-legal-'));
+    writeFileSync(join(dir, 'terms.md'), '# Terms of service\n\nUse the API **fairly**.\n\n<script>alert(1)</script>\n\n[Write to us](mailto:legal@example.com) or [not this](javascript:alert(1)).\n');
+    writeFileSync(join(dir, 'privacy.md'), '# Privacy\n\n- We keep usage counts, never prompts.\n');
+    router = await startAppRouter({ app: { legal: { terms: join(dir, 'terms.md'), privacy: join(dir, 'privacy.md') } } });
+    plain = await startAppRouter();
+  });
+  afterAll(async () => {
+    await router?.close();
+    await plain?.close();
+  });
+
+  it('renders the Markdown safely at /app/terms and /app/privacy, linked from the footer and the sign-up form', async () => {
+    const visitor = new AppClient(router.url);
+    const terms = await visitor.get('/app/terms');
+    expect(terms.status).toBe(200);
+    expect(terms.html).toContain('<h1>Terms of service</h1>');
+    expect(terms.html).toContain('<strong>fairly</strong>');
+    expect(terms.html).toContain('<a href="mailto:legal@example.com">Write to us</a>');
+    expect(terms.html).not.toContain('<script>alert');
+    expect(terms.html).not.toContain('javascript:');
+    expect((await visitor.get('/app/privacy')).html).toContain('<li>We keep usage counts, never prompts.</li>');
+    const signup = await visitor.get('/app/signup');
+    expect(signup.html).toContain('By creating an account you agree to the <a href="/app/terms">terms of service</a> and the <a href="/app/privacy">privacy notice</a>.');
+    for (const page of [signup, await visitor.get('/pricing'), await visitor.get('/docs')]) {
+      expect(page.html).toContain('<a href="/app/terms">Terms</a>');
+      expect(page.html).toContain('<a href="/app/privacy">Privacy</a>');
+    }
+  });
+
+  it('without app.legal there are no such pages and no links to them', async () => {
+    const visitor = new AppClient(plain.url);
+    expect((await visitor.get('/app/terms')).status).toBe(404);
+    const signup = await visitor.get('/app/signup');
+    expect(signup.html).not.toContain('/app/terms');
+    expect(signup.html).not.toContain('/app/privacy');
   });
 });
