@@ -3,12 +3,15 @@
  * `provider.sort: latency | throughput` and `:nitro`. Hysteresis keeps traffic from flapping between
  * two close candidates: the candidate that led last time for the same route, figure and candidate set
  * stays first until another is better by more than MARGIN. A candidate with no figures yet ranks first,
- * so every candidate gets measured once. Per request this is a sort of a handful of targets and one
- * bounded-cache look-up.
+ * so every candidate gets measured once. Exploration: a candidate whose figures went stale (STALE_AFTER_MS,
+ * no traffic reached it for five half-lives because it ranked behind) ranks first for one request per
+ * stale spell on this instance, which re-measures it; that probe is not taken as the new leader, so
+ * hysteresis still holds the last one. Per request this is a sort of a handful of targets and two
+ * bounded-cache look-ups.
  */
 import type { MeasuredSort, RouteProfileConfig, RouteTarget } from '../config/types.js';
 import { createBoundedCache } from '../core/bounded-cache.js';
-import type { MeasuredFigures, RouteMeasurements } from './route-measurements.js';
+import { STALE_AFTER_MS, type MeasuredFigures, type RouteMeasurements } from './route-measurements.js';
 
 /** A challenger must be this much better (20%) than the last leader to take its place. */
 export const MARGIN = 0.2;
@@ -17,6 +20,8 @@ const MAX_ERROR_RATE = 0.95;
 
 export class MeasuredOrder {
   readonly #leaders = createBoundedCache<string, string>({ entries: 4096 });
+  /** When each stale candidate was last sent a probe: one per stale spell, however many requests race. */
+  readonly #probedAt = createBoundedCache<string, number>({ entries: 4096 });
 
   constructor(private readonly measurements: RouteMeasurements) {}
 
@@ -29,7 +34,23 @@ export class MeasuredOrder {
     const held = leader === undefined ? -1 : scored.findIndex((entry) => targetKey(entry.target) === leader);
     if (held > 0 && scored[0]!.score <= scored[held]!.score * (1 + MARGIN)) scored.unshift(...scored.splice(held, 1));
     this.#leaders.set(key, targetKey(scored[0]!.target));
+    const probe = this.#staleToProbe(scored.slice(1).map((entry) => entry.target));
+    if (probe) return [probe, ...scored.map((entry) => entry.target).filter((target) => target !== probe)];
     return scored.map((entry) => entry.target);
+  }
+
+  /** The first candidate behind the leader whose figures went stale and that was not probed this spell. */
+  #staleToProbe(behind: readonly RouteTarget[]): RouteTarget | undefined {
+    const now = this.measurements.now();
+    for (const target of behind) {
+      const figures = this.measurements.figures(target.provider, target.model);
+      if (!figures || !this.measurements.isStale(figures)) continue;
+      const probed = this.#probedAt.get(targetKey(target));
+      if (probed !== undefined && probed > figures.updatedAt && now - probed <= STALE_AFTER_MS) continue;
+      this.#probedAt.set(targetKey(target), now);
+      return target;
+    }
+    return undefined;
   }
 }
 

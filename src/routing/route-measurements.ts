@@ -13,6 +13,11 @@
 import type { Clock } from '../core/clock.js';
 
 export const HALF_LIFE_MS = 60_000;
+/**
+ * Figures older than this (five half-lives) no longer stand for the provider: measured ranking probes it
+ * again (measured-order.ts), so a provider ranked last once is not kept there on stale evidence forever.
+ */
+export const STALE_AFTER_MS = 5 * HALF_LIFE_MS;
 const MIN_WEIGHT = 0.25;
 const MAX_ENTRIES = 1024;
 
@@ -59,6 +64,16 @@ export class RouteMeasurements {
 
   figures(provider: string, model: string): MeasuredFigures | undefined {
     return this.#figures.get(keyOf(provider, model));
+  }
+
+  /** The figures are older than STALE_AFTER_MS on this instance's clock. */
+  isStale(figures: MeasuredFigures): boolean {
+    return this.clock.now() - figures.updatedAt > STALE_AFTER_MS;
+  }
+
+  /** This instance's clock (the one the figures are dated by). */
+  now(): number {
+    return this.clock.now();
   }
 
   snapshot(): MeasuredFigures[] {

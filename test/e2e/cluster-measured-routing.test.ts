@@ -90,7 +90,7 @@ describe('measured routing in cluster mode (two workers share the figures)', { t
 
   it('traffic through one worker moves the figures on both, and both rank the same candidate first', async () => {
     const workers = await oneConnectionPerWorker();
-    const [[busyName, busy], [idleName, idle]] = [...workers];
+    const [[busyName, busy], [idleName, idle]] = [...workers] as [[string, Client], [string, Client]];
     expect(await measured(idle!)).toEqual([]);
 
     router.fakes.openai.setReply({ latencyMs: 250 });
