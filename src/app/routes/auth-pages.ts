@@ -78,7 +78,7 @@ export function registerAuthPages(router: Router, deps: WebDeps): void {
         return sendHtml(event, renderer.page('message', {
           title: 'Sign-up is by invitation',
           heading: 'Sign-up is by invitation',
-          lines: ['This server creates accounts through invitation links. Ask the operator for one (router accounts invite --email you@example.com).'],
+          lines: ['New accounts are created through invitation links. Ask the person who runs this service for one; the link opens a form that creates your account.'],
           next: { href: `${app}/signin`, label: 'Sign in' },
         }));
       }

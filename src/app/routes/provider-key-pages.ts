@@ -27,7 +27,7 @@ export function registerProviderKeyPages(router: Router, deps: WebDeps): void {
       if (!record) return { id: provider.id, name: provider.name, stored: null };
       return { id: provider.id, name: provider.name, stored: { last4: record.last4, updatedLabel: utcLabel(record.updatedAt), rejected: providerKeyRejection(deps.credentialHealth, page.account.id, record) } };
     });
-    const problem = secret ? undefined : 'This server has no secret key configured (ROUTER_SECRET_KEY), so it cannot store provider keys. Ask the operator.';
+    const problem = secret ? undefined : 'Provider keys cannot be stored here yet: the service is not set up to encrypt them. Contact support; your other keys and usage are not affected.';
     return page.view('provider-keys', { title: 'Provider keys', providers: rows, problem, ...extra }, status ? { status } : {});
   }
 

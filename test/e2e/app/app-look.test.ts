@@ -40,6 +40,22 @@ describe('account app: header and error pages', () => {
     expect((await anonymous.get('/pricing')).headers.get('cache-control')).toBe('public, max-age=300');
   });
 
+  it('customer pages speak the customer\'s language: no operator, CLI command, environment variable or config file', async () => {
+    const person = new AppClient(router.url);
+    await person.signUp('words@example.com', PASSWORD);
+    const anonymous = new AppClient(router.url);
+    const pages = [
+      ...['/app/onboarding', '/app/playground', '/app/keys', '/app/provider-keys', '/app/usage', '/app/billing', '/app/security', '/app/support'].map((path) => ({ path, client: person })),
+      ...['/', '/pricing', '/model-catalog', '/status', '/app/signin', '/app/signup', '/app/forgot', '/app/deactivated'].map((path) => ({ path, client: anonymous })),
+    ];
+    for (const { path, client } of pages) {
+      const page = await client.get(path);
+      expect(page.status, path).toBe(200);
+      const text = page.html.replace(/<[^>]+>/g, ' ');
+      expect(text, path).not.toMatch(/\boperator\b|router (accounts|keys|check|serve)|ROUTER_[A-Z_]+|\w+\.yaml|config\//i);
+    }
+  });
+
   it('an unexpected failure is an HTML 500 page for a browser and the JSON error for an API client', async () => {
     const person = new AppClient(router.url);
     await person.signUp('failure@example.com', PASSWORD);
