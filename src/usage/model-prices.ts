@@ -100,9 +100,21 @@ export function maximumCostNanoUsd(prices: readonly ModelPrice[], promptTokens: 
 /** `provider/model` of every route target the given plans can reach that has no price (sorted, once each). */
 export function unpricedModelsForPlans(
   planIds: readonly string[],
-  config: { plans: readonly PlanConfig[]; routes: readonly RouteProfileConfig[]; providers: readonly ProviderConfig[] },
+  config: {
+    plans: readonly PlanConfig[];
+    routes: readonly RouteProfileConfig[];
+    providers: readonly ProviderConfig[];
+    /** The concrete catalog models as routes (catalog.yaml concreteModels), with whether a plan allows each. */
+    concreteModels?: { routes: readonly RouteProfileConfig[]; allows: (plan: PlanConfig, modelId: string) => boolean };
+  },
 ): string[] {
-  const reachable = new Set(config.plans.filter((plan) => planIds.includes(plan.id)).flatMap((plan) => plan.routeProfiles));
-  const routes = config.routes.filter((route) => reachable.has(route.id));
+  const plans = config.plans.filter((plan) => planIds.includes(plan.id));
+  const reachable = new Set(plans.flatMap((plan) => plan.routeProfiles));
+  const concrete = config.concreteModels;
+  // A concrete model a resellable plan allows is reachable on operator keys just as a profile is.
+  const routes = [
+    ...config.routes.filter((route) => reachable.has(route.id)),
+    ...(concrete ? concrete.routes.filter((route) => plans.some((plan) => concrete.allows(plan, route.id))) : []),
+  ];
   return [...new Set(unpricedTargets(routes, config.providers).map((target) => `${target.provider}/${target.model}`))].sort();
 }

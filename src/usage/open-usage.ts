@@ -12,6 +12,8 @@ import type { LedgerStore } from '../stores/ledger-store.js';
 import { openLedgerStore } from '../stores/open-ledger-store.js';
 import { startLedgerPruner } from './ledger-pruner.js';
 import { evaluateManagedAccess, type ManagedAccessStatus } from '../routing/managed-access.js';
+import { concreteModelRoute } from '../config/concrete-model-route.js';
+import { planAllowsModel } from '../server/plan-models.js';
 import { createPriceBook, unpricedModelsForPlans, type PriceBook } from './model-prices.js';
 import { UsageLedger, type UsageLedgerOptions } from './usage-ledger.js';
 
@@ -22,7 +24,13 @@ export function managedAccessFor(config: RouterConfig, ledger: { live: boolean; 
     plans: config.plans,
     durableStore: !config.server.storage.endsWith(':memory:'),
     ledger,
-    unpricedForResale: (planIds) => unpricedModelsForPlans(planIds, { plans: config.plans, routes: config.routes, providers: config.providers.providers }),
+    unpricedForResale: (planIds) =>
+      unpricedModelsForPlans(planIds, {
+        plans: config.plans,
+        routes: config.routes,
+        providers: config.providers.providers,
+        concreteModels: { routes: config.catalog.concreteModels.map(concreteModelRoute), allows: planAllowsModel },
+      }),
   });
 }
 

@@ -44,6 +44,17 @@ describe('managed-access readiness of the ledger and spend metering', () => {
     expect(managedAccessFor(unpriced, live).active).toBe(false);
     expect(checks(unpriced, live).spend_metering).toEqual([false, 'models without a price in providers.yaml: gemini/gemini-2.5-pro']);
   });
+
+  it('also counts the concrete models a resellable plan allows: an unpriced one keeps it off, a denied one does not', () => {
+    const withModel = (deny: string[]) =>
+      resellableConfig((config) => {
+        config.catalog = { ...config.catalog, concreteModels: [...config.catalog.concreteModels, { id: 'acme/unpriced-1', name: 'Unpriced', description: '', contextLength: 8000, created: 1, order: 'tiers', endpoints: [{ provider: 'openai', model: 'acme-unpriced' }] }] };
+        config.plans = config.plans.map((plan: any) => (plan.id === 'pro' ? { ...plan, models: { allow: ['*'], deny } } : plan));
+      });
+    expect(managedAccessFor(withModel([]), live).active).toBe(false);
+    expect(checks(withModel([]), live).spend_metering).toEqual([false, 'models without a price in providers.yaml: openai/acme-unpriced']);
+    expect(managedAccessFor(withModel(['acme/*']), live).active).toBe(true);
+  });
 });
 
 describe('the ledger pruner', () => {
