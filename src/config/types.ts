@@ -206,6 +206,11 @@ export interface RouteProfileConfig {
    */
   order?: 'tiers' | 'measured';
   sort?: MeasuredSort;
+  /**
+   * `auto`: cache breakpoints on the system prompt and tool list for Anthropic, and a conversation stays
+   * on the provider holding its cache (routing/sticky-routing.ts). Absent or `off`: the client's own only.
+   */
+  promptCaching?: 'auto' | 'off';
 }
 
 /** What `order: measured` ranks by: time to first byte, or output tokens per second. */
@@ -278,6 +283,8 @@ export interface ProviderConfig {
   nativeResponses: boolean;
   /** The host accepts `stream_options.include_usage`. */
   streamUsage: boolean;
+  /** OpenAI-compatible hosts: the host accepts `prompt_cache_key`; other hosts never get it. */
+  promptCacheKey?: boolean;
   /** Which field carries the output cap for OpenAI-compatible hosts. */
   maxTokensField: 'max_tokens' | 'max_completion_tokens';
   /** Default output cap where the format requires one (Anthropic). */

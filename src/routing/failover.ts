@@ -16,6 +16,7 @@ import { UpstreamStreamError, type UpstreamFailure } from '../providers/adapter.
 import { UpstreamTransportError } from '../upstream/upstream-client.js';
 import { candidateOrder } from './candidate-order.js';
 import type { MeasuredOrder } from './measured-order.js';
+import type { StickyRouting } from './sticky-routing.js';
 import { isCredentialVerdict, type CredentialHealth } from './credential-health.js';
 import { shouldFailOver } from './failover-policy.js';
 import type { ProviderHealth } from './provider-health.js';
@@ -92,6 +93,8 @@ export interface FailoverDeps {
   providers: ReadonlyMap<string, ProviderConfig>;
   /** Ranks the candidates of a route with `order: measured` (absent: such routes keep their tier order). */
   measuredOrder?: MeasuredOrder;
+  /** Keeps a cached prompt prefix on the provider that holds it (absent: no stickiness). */
+  sticky?: StickyRouting;
   health: ProviderHealth;
   /** The circuits of accounts' own keys (BYOK), apart from the providers'. */
   credentialHealth: CredentialHealth;
@@ -107,6 +110,8 @@ export interface FailoverCall {
   route: RouteProfileConfig;
   accountId: string;
   signal: AbortSignal;
+  /** The request's cached prefix (sticky-routing.ts): its provider is tried first. */
+  stickyKey?: string;
 }
 
 export async function runWithFailover<T>(
@@ -141,6 +146,7 @@ export async function runWithFailover<T>(
       const value = await (scope ? deps.tracing!.within(scope, () => attempt(candidate)) : attempt(candidate));
       const latencyMs = deps.clock.now() - startedAt;
       accepted(deps, call.accountId, candidate, latencyMs);
+      if (call.stickyKey !== undefined) deps.sticky?.remember(call.stickyKey, provider.id);
       attempts.push({ provider: provider.id, model: target.model, status: 200, error: null, latencyMs });
       if (scope) attemptServed(deps.tracing!, scope.span);
       return {
@@ -238,6 +244,7 @@ async function usableCandidates(deps: FailoverDeps, call: FailoverCall): Promise
     if (credential === undefined) (withoutCredential ??= new Set()).add(provider.id);
     else candidates.push({ target, provider, credential: credential.value, credentialSource: credential.source });
   }
+  if (call.stickyKey !== undefined && deps.sticky) candidates.splice(0, candidates.length, ...deps.sticky.prefer(call.stickyKey, candidates));
   if (candidates.length === 0) {
     throw new RouterError(
       'no_provider_access',

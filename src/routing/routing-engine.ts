@@ -4,6 +4,8 @@
  */
 import type { ChatCompletion, ChatCompletionChunk, ChatRequest } from '../formats/openai-chat.js';
 import { completeChatAttempt, streamChatAttempt, type AttemptDeps, type CommittedStream } from './chat-attempts.js';
+import { withCacheBreakpoints } from './prompt-cache-breakpoints.js';
+import { cachePrefixKey } from './sticky-routing.js';
 import { runWithFailover, type FailoverCall, type FailoverDeps, type RoutedMeta } from './failover.js';
 import type { ResponsesRequest } from '../formats/openai-responses.js';
 import { chatAnswer, finishWithStream } from './attempt-span.js';
@@ -35,13 +37,15 @@ export interface Routed<T> {
 export class RoutingEngine {
   constructor(private readonly deps: RoutingEngineDeps) {}
 
-  async completeChat(call: FailoverCall, chat: ChatRequest): Promise<Routed<ChatCompletion>> {
+  async completeChat(plain: FailoverCall, asked: ChatRequest): Promise<Routed<ChatCompletion>> {
+    const { call, chat } = cachedPrefix(plain, asked);
     const routed = await runWithFailover(this.deps, call, (candidate) => completeChatAttempt(this.deps, candidate, chat, call.signal));
     if (routed.span) this.deps.tracing?.activeRequest()?.finishServed(routed.span, chatAnswer(routed.value));
     return routed;
   }
 
-  async streamChat(call: FailoverCall, chat: ChatRequest): Promise<Routed<CommittedStream<ChatCompletionChunk>>> {
+  async streamChat(plain: FailoverCall, asked: ChatRequest): Promise<Routed<CommittedStream<ChatCompletionChunk>>> {
+    const { call, chat } = cachedPrefix(plain, asked);
     const routed = await runWithFailover(this.deps, call, (candidate) => streamChatAttempt(this.deps, candidate, chat, call.signal));
     if (routed.span) routed.value = finishWithStream(this.deps.tracing!, routed.span, routed.value);
     return routed;
@@ -101,4 +105,14 @@ export class RoutingEngine {
     const countCall = { ...count, signal: call.signal };
     return runWithFailover(this.deps, { ...call, route }, (candidate) => countTokensAttempt(this.deps, candidate, countCall));
   }
+}
+
+/**
+ * Prompt caching on a chat call: the route's automatic breakpoints (`promptCaching: auto`), and the key
+ * of the cached prefix so the provider holding its cache is tried first (sticky-routing.ts).
+ */
+function cachedPrefix(call: FailoverCall, asked: ChatRequest): { call: FailoverCall; chat: ChatRequest } {
+  const chat = call.route.promptCaching === 'auto' ? withCacheBreakpoints(asked) : asked;
+  const stickyKey = cachePrefixKey(call.accountId, call.route.id, chat);
+  return { call: stickyKey === undefined ? call : { ...call, stickyKey }, chat };
 }

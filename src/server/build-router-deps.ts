@@ -38,6 +38,7 @@ import { createUsageObserver } from './usage-observer.js';
 import { createMeasurementsObserver } from './measurements-observer.js';
 import { RouteMeasurements } from '../routing/route-measurements.js';
 import { MeasuredOrder } from '../routing/measured-order.js';
+import { createStickyRouting } from '../routing/sticky-routing.js';
 import { shareMeasurements } from '../stores/cluster/share-measurements.js';
 import { openTracing } from '../tracing/open-tracing.js';
 import { traceUpstreamClient } from '../tracing/traced-upstream-client.js';
@@ -124,6 +125,7 @@ export async function buildRouterDeps(config: RouterConfig, options: BuildOption
   const engine = new RoutingEngine({
     providers,
     measuredOrder: new MeasuredOrder(measurements),
+    sticky: createStickyRouting(),
     health,
     credentialHealth,
     clock,

@@ -202,7 +202,28 @@ function bodyProblem(body: unknown): string | undefined {
     (tool) => !isObject(tool) || typeof tool.name !== 'string' || !isObject(tool.input_schema) || tool.input_schema.type !== 'object',
   );
   if (badTool >= 0) return `tools.${badTool}.input_schema.type: Input should be 'object'`;
-  return messagesProblem(body.messages);
+  return messagesProblem(body.messages) ?? thinkingProblem(body);
+}
+
+/**
+ * As Anthropic does: with thinking on, the assistant turn whose tool_use the last message answers must
+ * start with its signed thinking (or redacted_thinking) block, and max_tokens must exceed the budget.
+ */
+function thinkingProblem(body: Json): string | undefined {
+  const thinking = body.thinking as { type?: string; budget_tokens?: number } | undefined;
+  if (thinking?.type !== 'enabled') return undefined;
+  if (!Number.isInteger(thinking.budget_tokens) || thinking.budget_tokens! < 1024) return 'thinking.enabled.budget_tokens: Input should be greater than or equal to 1024';
+  if ((body.max_tokens as number) <= thinking.budget_tokens!) return '`max_tokens` must be greater than `thinking.budget_tokens`. Please consult our documentation at https://docs.claude.com/en/docs/build-with-claude/extended-thinking#max-tokens-and-context-window-size';
+  if (body.temperature !== undefined && body.temperature !== 1) return '`temperature` may only be set to 1 when thinking is enabled. Please consult our documentation at https://docs.claude.com/en/docs/build-with-claude/extended-thinking#feature-compatibility';
+  const messages = body.messages as Json[];
+  const last = messages.at(-1);
+  const answersTool = last?.role === 'user' && blocksOf(last.content).some((block) => block.type === 'tool_result');
+  if (!answersTool) return undefined;
+  const i = messages.length - 2;
+  const first = blocksOf(messages[i]?.content)[0];
+  const signed = (first?.type === 'thinking' && typeof first.signature === 'string' && first.signature !== '') || (first?.type === 'redacted_thinking' && typeof first.data === 'string');
+  if (signed) return undefined;
+  return `messages.${i}.content.0.type: Expected \`thinking\` or \`redacted_thinking\`, but found \`${String(first?.type)}\`. When \`thinking\` is enabled, a final \`assistant\` message must start with a thinking block (preceeding the lastmost set of \`tool_use\` and \`tool_result\` blocks). We recommend you include thinking blocks from previous turns. To avoid this requirement, disable \`thinking\`. Please consult our documentation at https://docs.claude.com/en/docs/build-with-claude/extended-thinking`;
 }
 
 function messagesProblem(messages: unknown): string | undefined {

@@ -5,6 +5,7 @@ import { isRecord } from './is-record.js';
 import { openaiRequest } from './openai-request.js';
 import { REDIRECTING_FIELDS } from './redirecting-fields.js';
 import { removeRouterTools } from './remove-router-tools.js';
+import { removeForeignFields } from './remove-foreign-fields.js';
 
 /**
  * Fields of the client's request the router sets itself (or leaves out) in the upstream body, and those
@@ -29,7 +30,8 @@ export function buildChatRequest(request: ChatRequest, ctx: AdapterContext): Ups
   if (cap !== null && cap !== undefined) body[ctx.provider.maxTokensField] = cap;
   if (ctx.stream) setStreamFields(body, request.stream_options, ctx.provider);
   removeRouterTools(body);
-  if (!speaksDeveloperRole(ctx.provider)) body.messages = request.messages.map(developerAsSystem);
+  removeForeignFields(body, ctx.provider);
+  if (!speaksDeveloperRole(ctx.provider)) body.messages = (body.messages as ChatMessage[]).map(developerAsSystem);
   return openaiRequest(ctx, '/chat/completions', body);
 }
 

@@ -1,0 +1,42 @@
+/**
+ * Fields of the internal chat shape that only mean something to other providers, taken out before an
+ * OpenAI-compatible host sees the request: `cache_control` breakpoints (Anthropic's; OpenAI caches by
+ * itself and rejects unknown message fields), `reasoning_details` (signed thinking for the provider that
+ * made it), OpenRouter's `reasoning` object (its effort becomes `reasoning_effort`, the field these hosts
+ * know), and `prompt_cache_key` for hosts that have not declared they accept it (`promptCacheKey`).
+ * Copies only what changes, and only when such a field is there: most requests carry none.
+ */
+import type { ProviderConfig } from '../../config/types.js';
+import type { ChatMessage } from '../../formats/openai-chat.js';
+import { isRecord } from './is-record.js';
+
+export function removeForeignFields(body: Record<string, unknown>, provider: ProviderConfig): void {
+  if (!provider.promptCacheKey) delete body.prompt_cache_key;
+  if ('reasoning' in body) {
+    const effort = isRecord(body.reasoning) ? body.reasoning.effort : undefined;
+    if (typeof effort === 'string' && body.reasoning_effort == null) body.reasoning_effort = effort;
+    delete body.reasoning;
+  }
+  if (Array.isArray(body.messages) && body.messages.some(carriesForeignField)) body.messages = body.messages.map(withoutForeignFields);
+  if (Array.isArray(body.tools) && body.tools.some((tool) => isRecord(tool) && 'cache_control' in tool)) {
+    body.tools = body.tools.map((tool) => (isRecord(tool) && 'cache_control' in tool ? without(tool, 'cache_control') : tool));
+  }
+}
+
+function carriesForeignField(message: unknown): boolean {
+  if (!isRecord(message)) return false;
+  if ('cache_control' in message || 'reasoning_details' in message) return true;
+  return Array.isArray(message.content) && message.content.some((part) => isRecord(part) && 'cache_control' in part);
+}
+
+function withoutForeignFields(message: unknown): unknown {
+  if (!isRecord(message) || !carriesForeignField(message)) return message;
+  const { cache_control: _breakpoint, reasoning_details: _details, ...rest } = message as ChatMessage & Record<string, unknown>;
+  if (Array.isArray(rest.content)) rest.content = rest.content.map((part) => (isRecord(part) && 'cache_control' in part ? without(part, 'cache_control') : part)) as ChatMessage['content'];
+  return rest;
+}
+
+function without(record: Record<string, unknown>, field: string): Record<string, unknown> {
+  const { [field]: _dropped, ...rest } = record;
+  return rest;
+}
