@@ -78,7 +78,7 @@ export function describeAlert(alert: Pick<AlertInput, 'kind' | 'level' | 'detail
       return {
         title: `Unusual traffic on key "${d.keyName}"`,
         lines: [
-          `The API key ${d.keyLabel} made ${d.lastHour} requests in the last hour, against about ${d.usualPerHour} per hour over the week before.`,
+          `The API key ${d.keyLabel} made ${d.lastHour} requests in the last hour, ${d.usualPerHour === 0 ? 'and none in the week before' : `against about ${d.usualPerHour} per hour over the week before`}.`,
           'If you did not expect this, the key may have leaked: revoke it now and create a new one.',
         ],
       };

@@ -31,6 +31,7 @@ const EVENT_LABELS: Record<string, string> = {
   'link.invite_issued': 'Invitation link issued',
   'link.reset_issued': 'Password reset link issued',
   'signin.new_device': 'Signed in from a new device',
+  'link.verify_issued': 'Email confirmation link sent',
   'email.verified': 'Email confirmed',
   'alerts.preferences': 'Alert emails changed',
 };
