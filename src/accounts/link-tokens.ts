@@ -1,7 +1,8 @@
 /**
- * Single-use invite and password-reset links. There is no mail server: the CLI prints them
- * (`router accounts invite` / `reset-link`), and with `app.mail: log` the server logs the ones a person
- * asks for. Only the token's hash is stored; a link lives at most 30 minutes and works once.
+ * Single-use invite, password-reset and email-verification links. The CLI prints invite and reset links
+ * (`router accounts invite` / `reset-link`); the app mails the ones a person asks for through app.mail
+ * (src/mail/; `log` writes them to the server log). Only the token's hash is stored; a link lives at most
+ * 30 minutes and works once.
  */
 import { hashToken, newToken } from '../core/secret-tokens.js';
 import type { ServerConfig } from '../config/types.js';

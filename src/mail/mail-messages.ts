@@ -65,7 +65,7 @@ export function newDeviceMessage(to: string, device: { browser: string; ip: stri
   };
 }
 
-/** An alert as the sweep raised it, already put into words (alerts/alert-text.ts). */
+/** An alert as the sweep raised it, already put into words (describeAlert in alerts/alert-rules.ts). */
 export function alertMessage(to: string, alert: { title: string; lines: readonly string[] }, links: readonly string[]): MailMessage {
   return { to, subject: alert.title, text: [...alert.lines, '', ...links, '', 'Choose which alerts reach you by email on the Security page.'].join('\n') };
 }
