@@ -196,7 +196,9 @@ describe('provider preferences over three fakes of different latency, price and 
       const pinned = await client.chat.completions.create({ ...tools, provider: { require_parameters: true } } as never).withResponse();
       expect(pinned.response.headers.get('x-router-upstream')).toBe('p-cheap');
       expect(fakes['p-fast'].requests).toHaveLength(0);
-      const loose = await client.chat.completions.create(tools).withResponse();
+      // Another tool list: a different prompt prefix, so prompt caching's stickiness does not carry p-cheap over.
+      const other = { ...tools, tools: [{ ...WEATHER, function: { ...WEATHER.function, name: 'get_time' } }] };
+      const loose = await client.chat.completions.create(other).withResponse();
       expect(loose.response.headers.get('x-router-upstream')).toBe('p-fast');
     });
 
