@@ -305,7 +305,7 @@ describe('billing with Stripe', () => {
     ]);
     const html = await (await fetch(`${router.url}/pricing`, { headers: { ...UA, accept: 'text/html' } })).text();
     expect(html).toContain(`href="${router.appUrl}/checkout?plan=pro"`);
-    expect(html).toContain('Can be bought online');
+    expect(html).toContain('Pay by card, cancel any time');
   });
 });
 
