@@ -60,6 +60,7 @@ export function ledgerRecordsOf(outcome: RequestOutcome, prices: PriceBook, reco
       totalMs: outcome.totalMs,
       clientClosed: outcome.clientClosed,
       reservationId: outcome.spendReservation?.id ?? null,
+      ...traceIdOf(outcome),
   };
   return [main, ...(outcome.extraCalls ?? []).map((call) => callRecord(outcome, call, prices, recordId))];
 }
@@ -91,7 +92,13 @@ function callRecord(outcome: RequestOutcome, call: FusionCall, prices: PriceBook
     totalMs: call.latencyMs,
     clientClosed: outcome.clientClosed,
     reservationId: null,
+    ...traceIdOf(outcome),
   };
+}
+
+/** A request whose trace was recorded (tracing on and sampled) keeps its trace id, so a receipt or bundle leads to it. */
+function traceIdOf(outcome: RequestOutcome): { traceId?: string } {
+  return outcome.trace?.sampled ? { traceId: outcome.trace.traceId } : {};
 }
 
 /** What a call cost: nothing when no provider served it, unknown when its tokens or its model's price are. */

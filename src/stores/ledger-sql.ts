@@ -55,6 +55,7 @@ export const RECORD_COLUMNS = [
   'cache_write_tokens',
   'cache_write_1h_tokens',
   ...COST_PART_COLUMNS,
+  'trace_id',
 ] as const;
 
 export const ROLLUP_KEY_COLUMNS = ['account_id', 'bucket_start', 'key_id', 'route_id', 'provider_id', 'upstream_model', 'credential_source'] as const;
@@ -128,6 +129,7 @@ export interface LedgerRecordRow {
   output_cost_nano_usd: Int | null;
   reasoning_cost_nano_usd: Int | null;
   cache_savings_nano_usd: Int | null;
+  trace_id: string | null;
 }
 
 /** A 64-bit sum as a JS number; throws rather than round silently (2^53 nano-USD is 9 million USD). */
@@ -205,6 +207,7 @@ export function toLedgerRecord(row: LedgerRecordRow): LedgerRecord {
     totalMs: row.total_ms,
     clientClosed: row.client_closed === true || row.client_closed === 1,
     reservationId: row.reservation_id,
+    ...(row.trace_id ? { traceId: row.trace_id } : {}),
   };
 }
 
@@ -254,5 +257,6 @@ export function recordValues(record: LedgerRecord): Record<(typeof RECORD_COLUMN
     output_cost_nano_usd: record.costParts?.output ?? null,
     reasoning_cost_nano_usd: record.costParts?.reasoning ?? null,
     cache_savings_nano_usd: record.costParts?.cacheSavings ?? null,
+    trace_id: record.traceId ?? null,
   };
 }

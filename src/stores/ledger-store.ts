@@ -67,6 +67,8 @@ export interface LedgerRecord {
   clientClosed: boolean;
   /** The spend reservation this record settles (managed access), released in the same transaction. */
   reservationId: string | null;
+  /** The request's OpenTelemetry trace id (32 hex digits) when it was traced and sampled; absent otherwise. */
+  traceId?: string;
 }
 
 /** Sums over records, as every usage view reports them. */

@@ -11,7 +11,7 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { IncomingHttpHeaders } from 'node:http';
-import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Span, type TextMapGetter, type Tracer } from '@opentelemetry/api';
+import { ROOT_CONTEXT, SpanKind, SpanStatusCode, TraceFlags, trace, type Attributes, type Context, type Span, type TextMapGetter, type Tracer } from '@opentelemetry/api';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import type { TokenUsage } from '../core/token-usage.js';
 import { GEN_AI_RESPONSE_FINISH_REASONS, GEN_AI_RESPONSE_MODEL, usageAttributes } from './span-attributes.js';
@@ -48,6 +48,11 @@ export class RequestTrace {
 
   get traceId(): string {
     return this.server.span.spanContext().traceId;
+  }
+
+  /** Whether this trace is recorded and exported (the sampler's decision, or the client's when continued). */
+  get sampled(): boolean {
+    return (this.server.span.spanContext().traceFlags & TraceFlags.SAMPLED) !== 0;
   }
 
   /**

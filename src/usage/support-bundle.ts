@@ -46,7 +46,19 @@ export interface SupportBundle {
   readiness: SupportReadiness;
   recentErrors: { since: string; accountId: string | null; byCode: { code: string; count: number }[] };
   account?: { id: string; plan: string; status: string; createdAt: string } | null;
-  request?: { requestId: string; records: LedgerRecord[] };
+  request?: BundledRequest;
+}
+
+/** A request's records, and its trace id when it was traced (the way to its trace in the tracing backend). */
+export interface BundledRequest {
+  requestId: string;
+  traceId?: string;
+  records: LedgerRecord[];
+}
+
+function bundledRequest(requestId: string, records: LedgerRecord[]): BundledRequest {
+  const traceId = records.find((record) => record.traceId)?.traceId;
+  return { requestId, ...(traceId ? { traceId } : {}), records };
 }
 
 export const routerVersion = (): string => (createRequire(import.meta.url)('../../package.json') as { version: string }).version;
@@ -56,7 +68,7 @@ export interface CustomerSupportBundle {
   object: 'support_bundle';
   createdAt: string;
   versions: { router: string };
-  request: { requestId: string; records: LedgerRecord[] };
+  request: BundledRequest;
 }
 
 export async function buildCustomerSupportBundle(input: { ledger: LedgerStore; accountId: string; requestId: string; nowMs: number }): Promise<CustomerSupportBundle> {
@@ -65,7 +77,7 @@ export async function buildCustomerSupportBundle(input: { ledger: LedgerStore; a
     object: 'support_bundle',
     createdAt: new Date(input.nowMs).toISOString(),
     versions: { router: routerVersion() },
-    request: { requestId: input.requestId, records },
+    request: bundledRequest(input.requestId, records),
   });
 }
 
@@ -92,6 +104,6 @@ export async function buildSupportBundle(input: SupportBundleInput): Promise<Sup
     recentErrors: { since, accountId: input.accountId ?? null, byCode: errors },
   };
   if (account !== undefined) bundle.account = account && { id: account.id, plan: account.plan, status: account.status, createdAt: account.createdAt };
-  if (records !== undefined && input.requestId !== undefined) bundle.request = { requestId: input.requestId, records };
+  if (records !== undefined && input.requestId !== undefined) bundle.request = bundledRequest(input.requestId, records);
   return scrubDeep(bundle);
 }

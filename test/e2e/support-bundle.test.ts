@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sealSecret } from '../../src/core/secret-box.js';
 import { createLedgerViews } from '../../src/server/ledger-views.js';
+import { sqliteMigrations } from '../../src/stores/migrations/sqlite-migrations.js';
 import { startRouterOn, usageBackends, type UsageBackend } from './usage-backends.js';
 import { PROVIDER_KEYS, TEST_SECRET, frontierOrder, pointProvidersAt, runCli, startFakes, waitFor, type Fakes, type TestRouter } from './router-harness.js';
 
@@ -102,7 +103,7 @@ describe.each(usageBackends('bundle'))('support bundles on %s', { timeout: 60_00
     const text = readFileSync(out, 'utf8');
     expectNoSecrets(text);
     const bundle = JSON.parse(text);
-    expect(bundle.versions).toMatchObject({ router: '0.1.0', node: process.version, schemaVersion: 5 });
+    expect(bundle.versions).toMatchObject({ router: '0.1.0', node: process.version, schemaVersion: sqliteMigrations.at(-1)!.version });
     expect(bundle.configuration.server.baseUrl).toBe('http://localhost:8787');
     expect(bundle.configuration.server.supportUrl).toBe('https://ops:%5Bredacted%5D@support.example.com/help?token=%5Bredacted%5D');
     expect(bundle.configuration.providers.providers.find((p: { id: string }) => p.id === 'vault').headers).toEqual({

@@ -307,4 +307,13 @@ export const sqliteMigrations: readonly Migration[] = [
       ALTER TABLE usage_rollups ADD COLUMN cache_savings_nano_usd INTEGER NOT NULL DEFAULT 0;
     `,
   },
+  {
+    version: 8,
+    name: 'usage ledger: the trace id of a traced request',
+    // The OpenTelemetry trace id (32 hex digits) of a request traced when it ran (issue 25), so a
+    // support bundle leads to its trace; NULL with tracing off, for requests not sampled, and rows before.
+    sql: `
+      ALTER TABLE usage_records ADD COLUMN trace_id TEXT;
+    `,
+  },
 ];

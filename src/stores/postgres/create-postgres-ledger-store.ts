@@ -54,6 +54,7 @@ const RECORD_TYPES: Readonly<Record<(typeof RECORD_COLUMNS)[number], string>> = 
   output_cost_nano_usd: 'bigint',
   reasoning_cost_nano_usd: 'bigint',
   cache_savings_nano_usd: 'bigint',
+  trace_id: 'text',
 };
 
 const INSERT_RECORDS_SQL = `

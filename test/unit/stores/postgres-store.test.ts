@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createPostgresStore } from '../../../src/stores/postgres/create-postgres-store.js';
+import { postgresMigrations } from '../../../src/stores/migrations/postgres-migrations.js';
 import { StoreUnavailableError } from '../../../src/stores/store.js';
 import { runAccountAuthContract } from '../../contracts/account-auth-contract.js';
 import { runAlertStoreContract } from '../../contracts/alert-store-contract.js';
@@ -45,7 +46,7 @@ describe.skipIf(!url)('postgres store', () => {
     await admin.connect();
     const { rows } = await admin.query(`SELECT version FROM "${schema}".schema_migrations ORDER BY version`);
     await admin.end();
-    expect(rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }, { version: 6 }]);
+    expect(rows).toEqual(postgresMigrations.map(({ version }) => ({ version })));
     await Promise.all(instances.map((store) => store.close()));
   });
 

@@ -42,6 +42,7 @@ describe('sqlite store', () => {
       { version: 5, applied_at: '2026-01-01T00:00:00.000Z' },
       { version: 6, applied_at: '2026-01-01T00:00:00.000Z' },
       { version: 7, applied_at: '2026-01-01T00:00:00.000Z' },
+      { version: 8, applied_at: '2026-01-01T00:00:00.000Z' },
     ]);
     expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
     db.close();
@@ -54,7 +55,7 @@ describe('sqlite store', () => {
     const db = new Database(path);
     db.prepare("INSERT INTO schema_migrations (version, name, applied_at) VALUES (99, 'future', 'x')").run();
     db.close();
-    await expect(store.migrate()).rejects.toThrow('database schema version 99 is newer than this router knows (7)');
+    await expect(store.migrate()).rejects.toThrow('database schema version 99 is newer than this router knows (8)');
     await store.close();
   });
 
