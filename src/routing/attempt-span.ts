@@ -11,6 +11,8 @@ import { SpanKind, SpanStatusCode, type ServedAnswer, type Span, type SpanScope,
 import { tokenUsageFromChat } from '../core/token-usage.js';
 import type { ChatCompletionChunk } from '../formats/openai-chat.js';
 import type { CommittedStream } from './chat-attempts.js';
+import type { MessagesStreamOutcome } from './messages-attempts.js';
+import type { MessagesStreamEvent } from '../formats/anthropic-messages.js';
 import { UpstreamTransportError } from '../upstream/upstream-client.js';
 import { shouldFailOver } from './failover-policy.js';
 import { AttemptFailed, CandidateUnfit, oneWord, type Candidate } from './failover.js';
@@ -116,6 +118,39 @@ export function finishWithStream(tracing: Tracing, span: Span, stream: Committed
         finish();
         return (await tail.return?.(value)) ?? { done: true, value: undefined };
       },
+    },
+  };
+}
+
+/**
+ * A served Messages answer's stop reason for its attempt span (`gen_ai.response.finish_reasons`). The
+ * span ends with the request, with the request's usage and served model (the ledger's figures): a
+ * Message names the model the client asked for, not the upstream's.
+ */
+export function describeMessage(tracing: Tracing, span: Span, stopReason: string | null | undefined): void {
+  if (stopReason) tracing.activeRequest()?.describeServed(span, { finishReasons: [oneWord(stopReason)] });
+}
+
+/** A served Messages stream: its `message_delta` events' stop reason goes on the attempt span as it passes. */
+export function describeMessagesStream(tracing: Tracing, span: Span, stream: MessagesStreamOutcome): MessagesStreamOutcome {
+  const request = tracing.activeRequest();
+  if (!request) return stream;
+  const see = (event: MessagesStreamEvent) => {
+    if (event.type !== 'message_delta') return;
+    const reason = (event.delta as { stop_reason?: unknown } | undefined)?.stop_reason;
+    if (typeof reason === 'string') request.describeServed(span, { finishReasons: [oneWord(reason)] });
+  };
+  for (const event of stream.head) see(event);
+  const tail = stream.tail;
+  return {
+    ...stream,
+    tail: {
+      async next() {
+        const next = await tail.next();
+        if (!next.done) see(next.value);
+        return next;
+      },
+      return: async (value?: unknown) => (await tail.return?.(value)) ?? { done: true, value: undefined },
     },
   };
 }

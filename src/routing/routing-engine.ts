@@ -8,7 +8,7 @@ import { withCacheBreakpoints } from './prompt-cache-breakpoints.js';
 import { cachePrefixKey } from './sticky-routing.js';
 import { runWithFailover, type FailoverCall, type FailoverDeps, type RoutedMeta } from './failover.js';
 import type { ResponsesRequest } from '../formats/openai-responses.js';
-import { chatAnswer, finishWithStream } from './attempt-span.js';
+import { chatAnswer, describeMessage, describeMessagesStream, finishWithStream } from './attempt-span.js';
 import { testCredential, type CredentialTestOutcome } from './test-credential.js';
 import { completeResponsesAttempt, streamResponsesAttempt, type ResponsesOutcome, type ResponsesStreamOutcome } from './responses-attempts.js';
 import { completeMessagesAttempt, streamMessagesAttempt, type MessagesCall, type MessagesStreamOutcome } from './messages-attempts.js';
@@ -88,14 +88,18 @@ export class RoutingEngine {
   }
 
   /** Anthropic's Messages API over any upstream (messages-attempts.ts). */
-  completeMessages(call: FailoverCall, messages: Omit<MessagesCall, 'signal'>): Promise<Routed<MessagesResponse>> {
+  async completeMessages(call: FailoverCall, messages: Omit<MessagesCall, 'signal'>): Promise<Routed<MessagesResponse>> {
     const messagesCall = { ...messages, signal: call.signal };
-    return runWithFailover(this.deps, call, (candidate) => completeMessagesAttempt(this.deps, candidate, messagesCall));
+    const routed = await runWithFailover(this.deps, call, (candidate) => completeMessagesAttempt(this.deps, candidate, messagesCall));
+    if (routed.span) describeMessage(this.deps.tracing!, routed.span, routed.value.stop_reason);
+    return routed;
   }
 
-  streamMessages(call: FailoverCall, messages: Omit<MessagesCall, 'signal'>): Promise<Routed<MessagesStreamOutcome>> {
+  async streamMessages(call: FailoverCall, messages: Omit<MessagesCall, 'signal'>): Promise<Routed<MessagesStreamOutcome>> {
     const messagesCall = { ...messages, signal: call.signal };
-    return runWithFailover(this.deps, call, (candidate) => streamMessagesAttempt(this.deps, candidate, messagesCall));
+    const routed = await runWithFailover(this.deps, call, (candidate) => streamMessagesAttempt(this.deps, candidate, messagesCall));
+    if (routed.span) routed.value = describeMessagesStream(this.deps.tracing!, routed.span, routed.value);
+    return routed;
   }
 
   /** Anthropic's token count from the route's Anthropic targets; undefined when the route has none. */

@@ -36,7 +36,8 @@ interface Frame {
  * request ends).
  */
 export class RequestTrace {
-  readonly #served = new Set<Span>();
+  /** Served attempts still open, with what is known of their answer so far. */
+  readonly #served = new Map<Span, ServedAnswer>();
   readonly #tracer: Tracer;
   /** The admission span open now (stages run one at a time), and its name. */
   #stage: Span | undefined;
@@ -74,12 +75,20 @@ export class RequestTrace {
   }
 
   holdServed(span: Span): void {
-    this.#served.add(span);
+    this.#served.set(span, {});
   }
 
-  /** Ends a served attempt once, with what is known of its answer. */
-  finishServed(span: Span, answer: ServedAnswer = {}): void {
-    if (!this.#served.delete(span)) return;
+  /** Notes what a served attempt's answer said (its finish reasons, model) without ending its span. */
+  describeServed(span: Span, answer: ServedAnswer): void {
+    const known = this.#served.get(span);
+    if (known) this.#served.set(span, { ...known, ...answer });
+  }
+
+  /** Ends a served attempt once, with its answer (what `describeServed` noted fills what `answer` lacks). */
+  finishServed(span: Span, given: ServedAnswer = {}): void {
+    const known = this.#served.get(span);
+    if (!known || !this.#served.delete(span)) return;
+    const answer: ServedAnswer = { ...given, ...definedOf(known) };
     span.setAttributes({
       ...usageAttributes(answer.usage),
       ...(answer.model ? { [GEN_AI_RESPONSE_MODEL]: answer.model } : {}),
@@ -90,8 +99,16 @@ export class RequestTrace {
 
   /** The request has ended: served attempts still open end with the request's usage (the main call's). */
   finishAll(answer: ServedAnswer): void {
-    for (const span of [...this.#served]) this.finishServed(span, answer);
+    for (const span of [...this.#served.keys()]) this.finishServed(span, answer);
   }
+}
+
+function definedOf(answer: ServedAnswer): ServedAnswer {
+  return {
+    ...(answer.usage ? { usage: answer.usage } : {}),
+    ...(answer.model ? { model: answer.model } : {}),
+    ...(answer.finishReasons && answer.finishReasons.length > 0 ? { finishReasons: answer.finishReasons } : {}),
+  };
 }
 
 export interface ServedAnswer {

@@ -154,6 +154,50 @@ describe('traces of /v1 requests (tracing on through OTEL_EXPORTER_OTLP_ENDPOINT
     expect(attempt.attributes['gen_ai.usage.input_tokens']).toEqual(expect.any(Number));
   });
 
+  it('the Messages API through the shared pipeline: JSON and a stream with a failover, each attempt with GenAI attributes and its stop reason', async () => {
+    const ask = (stream: boolean, traceparent: string) =>
+      post(router, key, '/messages', { model: 'router/frontier', max_tokens: 64, stream, messages: [{ role: 'user', content: 'Say hello' }] }, { traceparent, 'anthropic-version': '2023-06-01' });
+    const json = clientTrace();
+    const answer = await ask(false, json.traceparent);
+    expect(answer.status).toBe(200);
+    expect((await answer.json()).stop_reason).toBe('end_turn');
+    fakes.openai.failNext({ kind: 'status', status: 503 });
+    const streamed = clientTrace();
+    const stream = await ask(true, streamed.traceparent);
+    expect(stream.status).toBe(200);
+    expect(await stream.text()).toContain('"stop_reason":"end_turn"');
+
+    for (const [client, attempts] of [
+      [json, ['chat gpt-4.1']],
+      [streamed, ['chat gpt-4.1', 'chat claude-sonnet-4-5']],
+    ] as const) {
+      const spans = await receiver.waitFor(ended(client.traceId));
+      const tree = spanTree(spans, client.traceId);
+      expectInOrder(tree, ['POST /v1/messages', ...ADMISSION.map((name) => `  ${name}`), '  router.spend_gate', ...attempts.map((name) => `  ${name}`)]);
+      expect(tree).toHaveLength(1 + ADMISSION.length + 1 + attempts.length);
+      const server = serverSpanOf(spans, client.traceId)!;
+      expect(server.parentSpanId).toBe(client.spanId);
+      expect(server.attributes).toMatchObject({ 'http.route': '/v1/messages', 'http.response.status_code': 200, 'router.limit.decision': 'admitted', 'router.retry_count': attempts.length - 1 });
+      const served = spans.find((span) => span.traceId === client.traceId && span.name === attempts.at(-1))!;
+      expect(served.kind).toBe(3);
+      expect(served.attributes).toMatchObject({
+        'gen_ai.operation.name': 'chat',
+        'gen_ai.provider.name': attempts.length === 1 ? 'openai' : 'anthropic',
+        'gen_ai.request.model': attempts.length === 1 ? 'gpt-4.1' : 'claude-sonnet-4-5',
+        'gen_ai.response.finish_reasons': ['end_turn'],
+        'router.attempt.outcome': 'served',
+      });
+      expect(served.attributes['gen_ai.response.model']).toEqual(expect.any(String));
+      expect(served.attributes['gen_ai.usage.input_tokens']).toEqual(expect.any(Number));
+      expect(served.attributes['gen_ai.usage.output_tokens']).toEqual(expect.any(Number));
+      if (attempts.length === 2) {
+        const failed = spans.find((span) => span.traceId === client.traceId && span.name === 'chat gpt-4.1')!;
+        expect(failed.attributes).toMatchObject({ 'router.attempt.outcome': 'failed', 'http.response.status_code': 503 });
+        expect(fakes.anthropic.requests.at(-1)!.headers.traceparent).toBe(`00-${client.traceId}-${served.spanId}-01`);
+      }
+    }
+  });
+
   it('a request the monthly quota refuses: the quota stage fails, no upstream attempt, the decision on the server span', async () => {
     const body = { model: 'router/frontier', messages: [{ role: 'user', content: 'hi' }] };
     expect((await post(router, freeKey, '/chat/completions', body)).status).toBe(200);

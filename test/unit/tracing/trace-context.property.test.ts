@@ -52,7 +52,7 @@ describe('a client’s traceparent', () => {
         // makes a non-recording span that carries the client's context on).
         expect(request.traceId === client?.traceId).toBe(client !== null);
         expect(request.traceId).toMatch(/^[0-9a-f]{32}$/);
-        const parent = request.server.span.parentSpanContext;
+        const parent = (request.server.span as unknown as ReadableSpan).parentSpanContext;
         if (parent) expect(parent.spanId).toBe(client!.spanId);
         request.server.span.end();
       }),
