@@ -14,8 +14,12 @@ export async function verificationNeeded(deps: WebDeps, accountId: string): Prom
   return login !== null && login.emailVerifiedAt === null;
 }
 
-/** Mails a fresh verification link to the login with this email (nothing when there is none), off the request path. */
+/**
+ * Mails a fresh verification link to the login with this email (nothing when there is none), off the
+ * request path. Nothing either when verification is off: the message asks to confirm before the first key.
+ */
 export function sendVerificationLink(deps: WebDeps, email: string): void {
+  if (!deps.config.server.app.requireEmailVerification) return;
   deps.mail.sendLater('email verification', async () => {
     try {
       const link = await issueLink({ store: deps.store, clock: deps.clock, server: deps.config.server }, 'verify', email, 'app');

@@ -171,6 +171,8 @@ describe('sign-ins and alert emails', () => {
     await first.signIn('devices@example.com', PASSWORD);
     await settle(800);
     expect(mailsTo('devices@example.com', /New sign-in/)).toHaveLength(1);
+    // Verification is off here: no "confirm your email" message asking for it.
+    expect(mailsTo('devices@example.com', /Confirm your email/)).toHaveLength(0);
   });
 
   it('an alert kind turned off by email sends nothing, and the alert is still listed', { timeout: 30_000 }, async () => {
