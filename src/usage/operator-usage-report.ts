@@ -7,8 +7,7 @@
 import { addSums, emptySums } from '../stores/ledger-rollup.js';
 import type { LedgerStore, UsageSums } from '../stores/ledger-store.js';
 import { InvalidReportRangeError, localDayRanges } from './local-days.js';
-import { formatNanoUsd } from './nano-usd.js';
-import { usageReport, type UsageReport, type UsageReportRow } from './usage-report.js';
+import { usageReport, withUsd, type UsageReport, type UsageReportRow } from './usage-report.js';
 
 /** `key` is one account's; `account` and `plan` only mean something across accounts. */
 export type OperatorGrouping = 'day' | 'account' | 'plan' | 'route' | 'provider' | 'model';
@@ -78,10 +77,6 @@ function addInto(rows: Map<string | null, UsageSums>, group: string | null, add:
 
 /** A report row without its USD strings (derived from the sums, so recomputed after adding). */
 function sumsOf(row: UsageReportRow): UsageSums {
-  const { costUsd: _cost, meteredUsd: _metered, ...sums } = row;
+  const { costUsd: _cost, meteredUsd: _metered, costByTypeUsd: _byType, cacheSavingsUsd: _savings, ...sums } = row;
   return sums;
-}
-
-function withUsd(sums: UsageSums): UsageReportRow {
-  return { ...sums, costUsd: formatNanoUsd(sums.costNanoUsd), meteredUsd: formatNanoUsd(sums.meteredNanoUsd) };
 }

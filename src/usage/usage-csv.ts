@@ -16,6 +16,16 @@ const COLUMNS: readonly [string, (row: UsageReportRow) => string | number][] = [
   ['unpriced_calls', (row) => row.unpricedCalls],
   ['cost_usd', (row) => row.costUsd],
   ['managed_spend_usd', (row) => row.meteredUsd],
+  // Token types and their cost (appended, so spreadsheets made from the columns above keep working).
+  ['cache_write_tokens', (row) => row.cacheWriteTokens],
+  ['cache_write_1h_tokens', (row) => row.cacheWrite1hTokens],
+  ['input_cost_usd', (row) => row.costByTypeUsd.input],
+  ['cache_read_cost_usd', (row) => row.costByTypeUsd.cacheRead],
+  ['cache_write_cost_usd', (row) => row.costByTypeUsd.cacheWrite],
+  ['cache_write_1h_cost_usd', (row) => row.costByTypeUsd.cacheWrite1h],
+  ['output_cost_usd', (row) => row.costByTypeUsd.output],
+  ['reasoning_cost_usd', (row) => row.costByTypeUsd.reasoning],
+  ['cache_savings_usd', (row) => row.cacheSavingsUsd],
 ];
 
 /** A header, one line per row (the group's value; empty for none), then a `total` line; CRLF-free, newline-terminated. */

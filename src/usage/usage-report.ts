@@ -29,7 +29,25 @@ export interface UsageReportRow extends UsageSums {
   costUsd: string;
   /** meteredNanoUsd (managed-access spend) as an exact decimal string. */
   meteredUsd: string;
+  /** The cost of each token type as exact decimal strings (they add up to costUsd, less records from before the split). */
+  costByTypeUsd: Record<TokenType, string>;
+  /** What cache reads saved against the input price, as an exact decimal string. */
+  cacheSavingsUsd: string;
 }
+
+/** The token types the ledger prices apart, in the order every view lists them. */
+export const TOKEN_TYPES = ['input', 'cacheRead', 'cacheWrite', 'cacheWrite1h', 'output', 'reasoning'] as const;
+export type TokenType = (typeof TOKEN_TYPES)[number];
+
+/** Each token type's cost in the sums. */
+export const TOKEN_TYPE_COST: Readonly<Record<TokenType, (sums: UsageSums) => number>> = {
+  input: (sums) => sums.inputCostNanoUsd,
+  cacheRead: (sums) => sums.cacheReadCostNanoUsd,
+  cacheWrite: (sums) => sums.cacheWriteCostNanoUsd,
+  cacheWrite1h: (sums) => sums.cacheWrite1hCostNanoUsd,
+  output: (sums) => sums.outputCostNanoUsd,
+  reasoning: (sums) => sums.reasoningCostNanoUsd,
+};
 
 export interface UsageReport {
   accountId: string;
@@ -169,8 +187,10 @@ export function listRequests(ledger: LedgerStore, input: { accountId: string; be
   return ledger.listRequests({ accountId: input.accountId, limit: Math.min(Math.max(input.limit ?? 50, 1), 500), ...(input.before ? { before: input.before } : {}) });
 }
 
-function withUsd(sums: UsageSums): UsageReportRow {
-  return { ...sums, costUsd: formatNanoUsd(sums.costNanoUsd), meteredUsd: formatNanoUsd(sums.meteredNanoUsd) };
+/** Sums with their money as exact decimal strings (every report row, the operator's too). */
+export function withUsd(sums: UsageSums): UsageReportRow {
+  const costByTypeUsd = Object.fromEntries(TOKEN_TYPES.map((type) => [type, formatNanoUsd(TOKEN_TYPE_COST[type](sums))])) as Record<TokenType, string>;
+  return { ...sums, costUsd: formatNanoUsd(sums.costNanoUsd), meteredUsd: formatNanoUsd(sums.meteredNanoUsd), costByTypeUsd, cacheSavingsUsd: formatNanoUsd(sums.cacheSavingsNanoUsd) };
 }
 
 function total(rows: readonly UsageSums[]): UsageSums {

@@ -82,10 +82,20 @@ export function registerUsagePages(router: Router, deps: WebDeps): void {
       completion: formatCount(sums.completionTokens),
       cost: sums.costUsd,
     });
+    const totals = usage.totals;
     return {
       byValue: usage.rows.map((sums) => row(sums, label(sums.group))),
       byDay: usage.dayTotals.map((sums) => row(sums, sums.group ?? '')),
-      totals: row(usage.totals, 'Total'),
+      totals: { ...row(totals, 'Total'), cached: formatCount(totals.cachedTokens), cacheWrite: formatCount(totals.cacheWriteTokens), reasoning: formatCount(totals.reasoningTokens), cacheSavings: totals.cacheSavingsUsd },
+      // Each token type's tokens and cost over the range (the costs add up to the total's).
+      byTokenType: [
+        { name: 'Input (not cached)', tokens: formatCount(totals.promptTokens - totals.cachedTokens - totals.cacheWriteTokens), cost: totals.costByTypeUsd.input },
+        { name: 'Cache reads', tokens: formatCount(totals.cachedTokens), cost: totals.costByTypeUsd.cacheRead },
+        { name: 'Cache writes, 5 minutes', tokens: formatCount(totals.cacheWriteTokens - totals.cacheWrite1hTokens), cost: totals.costByTypeUsd.cacheWrite },
+        { name: 'Cache writes, 1 hour', tokens: formatCount(totals.cacheWrite1hTokens), cost: totals.costByTypeUsd.cacheWrite1h },
+        { name: 'Output (not reasoning)', tokens: formatCount(totals.completionTokens - totals.reasoningTokens), cost: totals.costByTypeUsd.output },
+        { name: 'Reasoning', tokens: formatCount(totals.reasoningTokens), cost: totals.costByTypeUsd.reasoning },
+      ],
     };
   }
 

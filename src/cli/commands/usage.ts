@@ -69,13 +69,26 @@ function printTable(report: UsageReport | OperatorUsageReport, keyNames: Readonl
     const name = keyNames.get(row.group);
     return name ? `${row.group} (${name})` : row.group;
   };
-  const header = [report.by, 'requests', 'failed', 'prompt', 'completion', 'cost USD'];
-  const cells = report.rows.map((row) => [label(row), row.requests, row.failedRequests, row.promptTokens, row.completionTokens, row.costUsd].map(String));
-  cells.push(['total', report.totals.requests, report.totals.failedRequests, report.totals.promptTokens, report.totals.completionTokens, report.totals.costUsd].map(String));
-  const widths = header.map((title, column) => Math.max(title.length, ...cells.map((row) => row[column]!.length)));
-  const line = (values: readonly string[]) => values.map((value, column) => (column === 0 ? value.padEnd(widths[column]!) : value.padStart(widths[column]!))).join('  ');
-  process.stdout.write(`${[line(header), ...cells.map(line)].join('\n')}\n`);
+  const header = [report.by, 'requests', 'failed', 'prompt', 'cached', 'cache write', 'completion', 'reasoning', 'cost USD', 'cache saved USD'];
+  const values = (row: UsageReportRow) =>
+    [row.requests, row.failedRequests, row.promptTokens, row.cachedTokens, row.cacheWriteTokens, row.completionTokens, row.reasoningTokens, row.costUsd, row.cacheSavingsUsd].map(String);
+  const cells = report.rows.map((row) => [label(row), ...values(row)]);
+  cells.push(['total', ...values(report.totals)]);
+  process.stdout.write(alignedTable(header, cells));
+  // The total's cost split by token type (the parts add up to the cost, less records from before the split).
+  const { costByTypeUsd: byType, cacheWrite1hTokens } = report.totals;
+  process.stdout.write(
+    `\ncost by token type, USD: input ${byType.input}, cache read ${byType.cacheRead}, cache write 5m ${byType.cacheWrite}, ` +
+      `cache write 1h ${byType.cacheWrite1h} (${cacheWrite1hTokens} tokens), output ${byType.output}, reasoning ${byType.reasoning}\n`,
+  );
   if (report.totals.unknownUsageCalls > 0) log.warn(`${report.totals.unknownUsageCalls} calls were served without usage from the upstream: their tokens and cost are unknown, not counted`);
   if (report.totals.unpricedCalls > 0) log.warn(`${report.totals.unpricedCalls} calls used models without a price in providers.yaml: their cost is not counted`);
   if (report.totals.meteredNanoUsd > 0) log.info(`managed-access spend in this range: USD ${report.totals.meteredUsd}`);
+}
+
+/** Columns padded to their widest cell: the first left-aligned, numbers right-aligned. */
+function alignedTable(header: readonly string[], cells: readonly (readonly string[])[]): string {
+  const widths = header.map((title, column) => Math.max(title.length, ...cells.map((row) => row[column]!.length)));
+  const line = (values: readonly string[]) => values.map((value, column) => (column === 0 ? value.padEnd(widths[column]!) : value.padStart(widths[column]!))).join('  ');
+  return `${[line(header), ...cells.map(line)].join('\n')}\n`;
 }

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { addSums, emptySums } from '../../../src/stores/ledger-rollup.js';
 import type { UsageCell } from '../../../src/stores/ledger-store.js';
 import { MAX_SERIES, axisSteps, metricOf, shortDay, usageChart } from '../../../src/app/usage-chart.js';
-import type { DailyUsage } from '../../../src/usage/usage-report.js';
+import { withUsd, type DailyUsage } from '../../../src/usage/usage-report.js';
 
 const DAYS = Array.from({ length: 30 }, (_, i) => new Date(Date.UTC(2026, 9, 27 + i)).toISOString().slice(0, 10));
 
@@ -15,7 +15,6 @@ function usageOf(cells: { day: number; group: string | null; requests: number; t
     if (!byValue.has(cell.group)) byValue.set(cell.group, emptySums(cell.group));
     addSums(byValue.get(cell.group)!, cell);
   }
-  const withUsd = (sums: ReturnType<typeof emptySums>) => ({ ...sums, costUsd: '0', meteredUsd: '0' });
   return {
     accountId: 'acct_1',
     from: DAYS[0]!,

@@ -9,7 +9,7 @@ import { addSums, emptySums } from '../../../src/stores/ledger-rollup.js';
 import type { UsageSums } from '../../../src/stores/ledger-store.js';
 import { createSqliteLedgerStore } from '../../../src/stores/sqlite/create-sqlite-ledger-store.js';
 import { operatorUsageReport, OPERATOR_GROUPINGS } from '../../../src/usage/operator-usage-report.js';
-import { InvalidReportRangeError, usageReport, type UsageReportRow } from '../../../src/usage/usage-report.js';
+import { InvalidReportRangeError, usageReport, withUsd, type UsageReportRow } from '../../../src/usage/usage-report.js';
 import { ledgerRecord } from '../../contracts/ledger-store-contract.js';
 
 const START = Date.parse('2026-11-01T00:00:00.000Z');
@@ -23,10 +23,10 @@ const ACCOUNTS = [
 
 const sumOf = (rows: readonly UsageReportRow[], group: string | null = null): UsageSums => {
   const sum = emptySums(group);
-  for (const { costUsd: _c, meteredUsd: _m, ...row } of rows) addSums(sum, row);
+  for (const { costUsd: _c, meteredUsd: _m, costByTypeUsd: _t, cacheSavingsUsd: _s, ...row } of rows) addSums(sum, row);
   return sum;
 };
-const numbers = ({ group: _g, lastAt: _l, costUsd: _c, meteredUsd: _m, ...rest }: Partial<UsageReportRow> & UsageSums) => rest;
+const numbers = ({ group: _g, lastAt: _l, costUsd: _c, meteredUsd: _m, costByTypeUsd: _t, cacheSavingsUsd: _s, ...rest }: Partial<UsageReportRow> & UsageSums) => rest;
 
 describe('operatorUsageReport', () => {
   it('is the per-account reports summed, in every grouping and zone', async () => {
@@ -63,7 +63,7 @@ describe('operatorUsageReport', () => {
           const dimension = by === 'account' || by === 'plan' ? 'day' : by;
           const each = await Promise.all(ACCOUNTS.map(async (account) => ({ account, report: await usageReport(ledger, { accountId: account.id, ...RANGE, tz, by: dimension }) })));
 
-          expect(all.totals).toEqual({ ...sumOf(each.map(({ report }) => report.totals)), costUsd: all.totals.costUsd, meteredUsd: all.totals.meteredUsd });
+          expect(all.totals).toEqual(withUsd(sumOf(each.map(({ report }) => report.totals))));
           expect(numbers(sumOf(all.rows))).toEqual(numbers(all.totals));
           expect(all.accounts).toBe(ACCOUNTS.length);
           const expectedRow = (group: string | null) => {

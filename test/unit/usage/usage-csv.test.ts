@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { emptySums } from '../../../src/stores/ledger-rollup.js';
 import { csvField, usageReportCsv } from '../../../src/usage/usage-csv.js';
+import { withUsd } from '../../../src/usage/usage-report.js';
 
 /** A strict RFC 4180 reader, written from the RFC for this test: fields, quoted fields, doubled quotes. */
 function readCsv(text: string): string[][] {
@@ -46,7 +47,7 @@ function readCsv(text: string): string[][] {
   return rows;
 }
 
-const row = (group: string | null, requests: number) => ({ ...emptySums(group), requests, costUsd: '0.000000001', meteredUsd: '0' });
+const row = (group: string | null, requests: number) => withUsd({ ...emptySums(group), requests, costNanoUsd: 1 });
 
 describe('usage CSV', () => {
   it('reads back every field exactly, whatever it contains (a formula-looking one with a leading apostrophe)', () => {
@@ -71,12 +72,16 @@ describe('usage CSV', () => {
   it('writes a header, one line per row and the totals, the same columns as router usage --csv', () => {
     const csv = usageReportCsv({ by: 'key', rows: [row('key_1', 2), row(null, 1), row('odd, "name"', 4)], totals: row(null, 7) });
     const lines = readCsv(csv);
-    expect(lines[0]).toEqual(['key', 'requests', 'failed_requests', 'calls', 'prompt_tokens', 'completion_tokens', 'reasoning_tokens', 'cached_tokens', 'unknown_usage_calls', 'unpriced_calls', 'cost_usd', 'managed_spend_usd']);
+    expect(lines[0]).toEqual(['key', 'requests', 'failed_requests', 'calls', 'prompt_tokens', 'completion_tokens', 'reasoning_tokens', 'cached_tokens', 'unknown_usage_calls', 'unpriced_calls', 'cost_usd', 'managed_spend_usd',
+      'cache_write_tokens', 'cache_write_1h_tokens', 'input_cost_usd', 'cache_read_cost_usd', 'cache_write_cost_usd', 'cache_write_1h_cost_usd', 'output_cost_usd', 'reasoning_cost_usd', 'cache_savings_usd']);
     expect(lines.slice(1).map((line) => [line[0], line[1], line[10]])).toEqual([
       ['key_1', '2', '0.000000001'],
       ['', '1', '0.000000001'],
       ['odd, "name"', '4', '0.000000001'],
       ['total', '7', '0.000000001'],
     ]);
+    expect(readCsv(usageReportCsv({ by: 'day', rows: [], totals: withUsd({ ...emptySums(), costNanoUsd: 1_500, inputCostNanoUsd: 400, cacheReadCostNanoUsd: 20, cacheWriteCostNanoUsd: 125, cacheWrite1hCostNanoUsd: 200, outputCostNanoUsd: 675, reasoningCostNanoUsd: 80, cacheSavingsNanoUsd: 180, cacheWriteTokens: 300, cacheWrite1hTokens: 120 }) }))[1]!.slice(10)).toEqual(
+      ['0.0000015', '0.00', '300', '120', '0.0000004', '0.00000002', '0.000000125', '0.0000002', '0.000000675', '0.00000008', '0.00000018'],
+    );
   });
 });
