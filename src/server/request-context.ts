@@ -43,6 +43,8 @@ export interface RouterRequestContext {
   usage?: TokenUsage | null;
   /** When the first byte of the response went to the client (headers of a stream, or the JSON body). */
   firstByteAt?: number;
+  /** Why the answer ended as the client saw it (chat finish_reason, Messages stop_reason, Responses status), for the receipt. */
+  finishReason?: string;
   /** The contract error code the request ended with, including an in-stream error after the commit point. */
   errorCode?: string;
   /** Model traffic that passed every admission stage (quota and rate limit) and reached its route. */

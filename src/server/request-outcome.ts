@@ -44,6 +44,8 @@ export interface RequestOutcome {
   usage: TokenUsage | null;
   firstByteMs: number | null;
   totalMs: number;
+  /** Why the answer ended (finish_reason, stop_reason or the Response's status); null when none was seen. */
+  finishReason: string | null;
   /** The client went away before the response finished. */
   clientClosed: boolean;
   /** The managed-access spend estimate held for the request, which its ledger record settles. */
@@ -116,6 +118,7 @@ function buildOutcome(event: H3Event, ctx: RouterRequestContext, kind: RequestOu
     usage: ctx.usage ?? null,
     firstByteMs: ctx.firstByteAt === undefined ? null : ctx.firstByteAt - ctx.startedAt,
     totalMs: finishedAt - ctx.startedAt,
+    finishReason: ctx.finishReason ?? null,
     clientClosed,
     spendReservation: ctx.spendReservation ?? null,
     ...(ctx.fusion ? { extraCalls: ctx.fusion.trace.calls.filter((call) => call !== ctx.fusion?.main) } : {}),

@@ -56,6 +56,7 @@ export const RECORD_COLUMNS = [
   'cache_write_1h_tokens',
   ...COST_PART_COLUMNS,
   'trace_id',
+  'finish_reason',
 ] as const;
 
 export const ROLLUP_KEY_COLUMNS = ['account_id', 'bucket_start', 'key_id', 'route_id', 'provider_id', 'upstream_model', 'credential_source'] as const;
@@ -129,6 +130,7 @@ export interface LedgerRecordRow {
   output_cost_nano_usd: Int | null;
   reasoning_cost_nano_usd: Int | null;
   cache_savings_nano_usd: Int | null;
+  finish_reason: string | null;
   trace_id: string | null;
 }
 
@@ -205,6 +207,7 @@ export function toLedgerRecord(row: LedgerRecordRow): LedgerRecord {
     meteredNanoUsd: toSafeInteger(row.metered_nano_usd),
     firstByteMs: row.first_byte_ms,
     totalMs: row.total_ms,
+    finishReason: row.finish_reason ?? null,
     clientClosed: row.client_closed === true || row.client_closed === 1,
     reservationId: row.reservation_id,
     ...(row.trace_id ? { traceId: row.trace_id } : {}),
@@ -257,6 +260,7 @@ export function recordValues(record: LedgerRecord): Record<(typeof RECORD_COLUMN
     output_cost_nano_usd: record.costParts?.output ?? null,
     reasoning_cost_nano_usd: record.costParts?.reasoning ?? null,
     cache_savings_nano_usd: record.costParts?.cacheSavings ?? null,
+    finish_reason: record.finishReason,
     trace_id: record.traceId ?? null,
   };
 }

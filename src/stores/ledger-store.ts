@@ -64,6 +64,8 @@ export interface LedgerRecord {
   meteredNanoUsd: number;
   firstByteMs: number | null;
   totalMs: number;
+  /** Why the answer ended (the main call's finish reason as the client saw it); null when unknown. */
+  finishReason: string | null;
   clientClosed: boolean;
   /** The spend reservation this record settles (managed access), released in the same transaction. */
   reservationId: string | null;

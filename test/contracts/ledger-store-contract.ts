@@ -48,6 +48,7 @@ export function ledgerRecord(overrides: Partial<LedgerRecord> = {}): LedgerRecor
     meteredNanoUsd: 0,
     firstByteMs: 15,
     totalMs: 40,
+    finishReason: 'stop',
     clientClosed: false,
     reservationId: null,
     ...overrides,

@@ -34,6 +34,7 @@ export function createChatCompletionsRoute(deps: RouterDeps) {
     const { value, meta } = await deps.engine.completeChat(call, chat);
     ctx.served = meta;
     ctx.usage = tokenUsageFromChat(value.usage);
+    ctx.finishReason = value.choices[0]?.finish_reason ?? undefined;
     if (value.usage && deps.config.server.ledger.costInResponses) Object.assign(value.usage, responseCost(deps.usage.prices, meta, ctx.usage));
     ctx.firstByteAt = deps.clock.now();
     setRoutingHeaders(event.node.res, meta);
@@ -55,6 +56,8 @@ async function writeChatStream(
   ctx.firstByteAt = deps.clock.now();
   const emit = (chunk: ChatCompletionChunk): Promise<void> | undefined => {
     chunk.model = model;
+    const finished = chunk.choices[0]?.finish_reason;
+    if (finished) ctx.finishReason = finished;
     if (chunk.usage) {
       ctx.usage = tokenUsageFromChat(chunk.usage);
       if (includeUsage && deps.config.server.ledger.costInResponses) Object.assign(chunk.usage, responseCost(deps.usage.prices, ctx.served, ctx.usage));

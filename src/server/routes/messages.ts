@@ -37,6 +37,7 @@ export function createMessagesRoute(deps: RouterDeps) {
     const { value, meta } = await deps.engine.completeMessages(call, messages);
     ctx.served = meta;
     ctx.usage = tokenUsageFromMessages(value.usage);
+    ctx.finishReason = value.stop_reason ?? undefined;
     ctx.firstByteAt = deps.clock.now();
     setRoutingHeaders(event.node.res, meta);
     return value;
@@ -63,6 +64,8 @@ async function writeMessagesStream(event: H3Event, ctx: RouterRequestContext, de
     if (item.type === 'message_delta') {
       usage = { ...usage, ...definedNumbers(item.usage) };
       ctx.usage = tokenUsageFromMessages(usage);
+      const stopReason = (item.delta as { stop_reason?: string | null } | undefined)?.stop_reason;
+      if (stopReason) ctx.finishReason = stopReason;
     }
     return writer.send(item, item.type);
   };

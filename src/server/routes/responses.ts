@@ -35,6 +35,7 @@ export function createResponsesRoute(deps: RouterDeps) {
     const { value, meta } = await deps.engine.completeResponses(call, request);
     ctx.served = meta;
     ctx.usage = tokenUsageFromResponses(value.usage as ResponseUsage | undefined);
+    ctx.finishReason = responseFinish(value);
     withCost(deps, ctx, value.usage);
     ctx.firstByteAt = deps.clock.now();
     setRoutingHeaders(event.node.res, meta);
@@ -50,6 +51,7 @@ async function writeResponsesStream(event: H3Event, ctx: RouterRequestContext, d
     if (item.type === 'response.completed' || item.type === 'response.incomplete') {
       const usage = (item.response as { usage?: ResponseUsage } | undefined)?.usage;
       ctx.usage = tokenUsageFromResponses(usage);
+      ctx.finishReason = responseFinish(item.response);
       withCost(deps, ctx, usage);
     }
     return writer.send(item, item.type);
@@ -72,4 +74,11 @@ async function writeResponsesStream(event: H3Event, ctx: RouterRequestContext, d
 function withCost(deps: RouterDeps, ctx: RouterRequestContext, usage: unknown): void {
   if (usage === null || typeof usage !== 'object' || !deps.config.server.ledger.costInResponses) return;
   Object.assign(usage, responseCost(deps.usage.prices, ctx.served, ctx.usage ?? null));
+}
+
+/** A Response's end for its receipt: its status, with the reason when incomplete (`incomplete:max_output_tokens`). */
+function responseFinish(response: unknown): string | undefined {
+  const { status, incomplete_details: details } = (response ?? {}) as { status?: string; incomplete_details?: { reason?: string } | null };
+  if (!status) return undefined;
+  return status === 'incomplete' && details?.reason ? `incomplete:${details.reason}` : status;
 }

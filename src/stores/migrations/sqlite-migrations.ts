@@ -316,4 +316,13 @@ export const sqliteMigrations: readonly Migration[] = [
       ALTER TABLE usage_records ADD COLUMN trace_id TEXT;
     `,
   },
+  {
+    version: 9,
+    name: 'usage ledger: the finish reason of a request',
+    // Why the answer ended as the client saw it (chat finish_reason, Messages stop_reason, a Response's
+    // status), for the request's receipt (GET /v1/generation, issue 23); NULL when none was seen and for rows before.
+    sql: `
+      ALTER TABLE usage_records ADD COLUMN finish_reason TEXT;
+    `,
+  },
 ];

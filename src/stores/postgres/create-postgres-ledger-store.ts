@@ -55,6 +55,7 @@ const RECORD_TYPES: Readonly<Record<(typeof RECORD_COLUMNS)[number], string>> = 
   reasoning_cost_nano_usd: 'bigint',
   cache_savings_nano_usd: 'bigint',
   trace_id: 'text',
+  finish_reason: 'text',
 };
 
 const INSERT_RECORDS_SQL = `

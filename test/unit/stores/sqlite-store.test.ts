@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createSqliteStore } from '../../../src/stores/sqlite/create-sqlite-store.js';
+import { sqliteMigrations } from '../../../src/stores/migrations/sqlite-migrations.js';
 import { runAccountAuthContract } from '../../contracts/account-auth-contract.js';
 import { runAlertStoreContract } from '../../contracts/alert-store-contract.js';
 import { runBillingStoreContract } from '../../contracts/billing-store-contract.js';
@@ -34,16 +35,9 @@ describe('sqlite store', () => {
     await store.migrate();
     await store.close();
     const db = new Database(path, { readonly: true });
-    expect(db.prepare('SELECT version, applied_at FROM schema_migrations').all()).toEqual([
-      { version: 1, applied_at: '2026-01-01T00:00:00.000Z' },
-      { version: 2, applied_at: '2026-01-01T00:00:00.000Z' },
-      { version: 3, applied_at: '2026-01-01T00:00:00.000Z' },
-      { version: 4, applied_at: '2026-01-01T00:00:00.000Z' },
-      { version: 5, applied_at: '2026-01-01T00:00:00.000Z' },
-      { version: 6, applied_at: '2026-01-01T00:00:00.000Z' },
-      { version: 7, applied_at: '2026-01-01T00:00:00.000Z' },
-      { version: 8, applied_at: '2026-01-01T00:00:00.000Z' },
-    ]);
+    expect(db.prepare('SELECT version, applied_at FROM schema_migrations').all()).toEqual(
+      sqliteMigrations.map((migration) => ({ version: migration.version, applied_at: '2026-01-01T00:00:00.000Z' })),
+    );
     expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
     db.close();
   });
@@ -55,7 +49,7 @@ describe('sqlite store', () => {
     const db = new Database(path);
     db.prepare("INSERT INTO schema_migrations (version, name, applied_at) VALUES (99, 'future', 'x')").run();
     db.close();
-    await expect(store.migrate()).rejects.toThrow('database schema version 99 is newer than this router knows (8)');
+    await expect(store.migrate()).rejects.toThrow(`database schema version 99 is newer than this router knows (${sqliteMigrations.at(-1)!.version})`);
     await store.close();
   });
 

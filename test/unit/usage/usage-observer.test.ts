@@ -29,6 +29,7 @@ function outcome(overrides: Partial<RequestOutcome> = {}): RequestOutcome {
     usage: { prompt: 1000, completion: 100, reasoning: 10, cached: 200 },
     firstByteMs: 35,
     totalMs: 40,
+    finishReason: 'stop',
     clientClosed: false,
     spendReservation: null,
     ...overrides,
@@ -49,6 +50,9 @@ describe('usage records from request outcomes', () => {
       usage: { prompt: 1000, completion: 100, reasoning: 10, cached: 200 },
       // 800 × 2000 + 200 × 500 + 100 × 8000 nano-USD
       costNanoUsd: 2_500_000,
+      // The same cost split per token type, whole nano-dollars adding up to it; the reads saved 200 × 1500.
+      costParts: { input: 1_600_000, cacheRead: 100_000, cacheWrite: 0, cacheWrite1h: 0, output: 720_000, reasoning: 80_000, cacheSavings: 300_000 },
+      finishReason: 'stop',
       meteredNanoUsd: 0,
       reservationId: null,
     });
