@@ -252,6 +252,8 @@ export interface ResponseReasoning {
   type: 'reasoning';
   id: string;
   summary: ResponsesSummaryText[];
+  /** The turn's signed reasoning for the next turn (formats/reasoning-carrier.ts). */
+  encrypted_content?: string;
   status: ResponsesItemStatus;
 }
 export type ResponseOutputItem = ResponseOutputMessage | ResponseFunctionCall | ResponseCustomToolCall | ResponseReasoning;

@@ -194,6 +194,53 @@ describe('reasoning out and replayed: Anthropic thinking before a tool call', ()
   });
 });
 
+describe('Responses: signed thinking carried in the reasoning item and replayed', () => {
+  it.each([false, true])('stream %s: a tool-result turn after thinking is accepted, the signature byte for byte', async (stream) => {
+    fakes.anthropic.setReply({ recorded: THINKING });
+    const request = { model: 'test/claude', input: [{ role: 'user' as const, content: 'What is the weather in Paris?' }], tools: [{ type: 'function' as const, name: 'get_weather', parameters: WEATHER_TOOL.function.parameters, strict: false }], reasoning: { effort: 'high' as const } };
+    let output: OpenAI.Responses.ResponseOutputItem[];
+    if (!stream) output = (await client.responses.create(request)).output;
+    else {
+      output = [];
+      for await (const event of await client.responses.create({ ...request, stream: true })) if (event.type === 'response.completed') output = event.response.output;
+    }
+    expect(output.map((item) => item.type)).toEqual(['reasoning', 'function_call']);
+    const reasoning = output[0] as OpenAI.Responses.ResponseReasoningItem;
+    expect(reasoning.summary).toEqual([{ type: 'summary_text', text: (THINKING.json as any).content[0].thinking }]);
+    expect(reasoning.encrypted_content).toMatch(/^router-rd1\./);
+    const call = output[1] as OpenAI.Responses.ResponseFunctionToolCall;
+
+    fakes.anthropic.setReply({ text: 'Sunny.' });
+    const next = await client.responses.create({ ...request, input: [...request.input, ...(output as OpenAI.Responses.ResponseInputItem[]), { type: 'function_call_output', call_id: call.call_id, output: '18°C' }] });
+    expect(next.output_text).toBe('Sunny.');
+    expect(lastBody(fakes.anthropic).messages[1].content[0]).toEqual({ type: 'thinking', thinking: (THINKING.json as any).content[0].thinking, signature: SIGNATURE });
+  });
+});
+
+describe('Gemini thought signatures carried in reasoning_details', () => {
+  it.each([false, true])('stream %s: the signature comes back with the call and is replayed byte for byte', async (stream) => {
+    fakes.gemini.setReply({ toolCalls: [{ name: 'get_weather', arguments: { location: 'Paris' } }] });
+    const request = { model: 'test/gemini', messages: [ASK], tools: [WEATHER_TOOL], reasoning_effort: 'low' as const };
+    let message: any;
+    if (!stream) message = (await client.chat.completions.create(request)).choices[0]!.message;
+    else {
+      message = { role: 'assistant', content: null, tool_calls: [], reasoning_details: [] };
+      for await (const chunk of await client.chat.completions.create({ ...request, stream: true })) {
+        const delta = chunk.choices[0]?.delta as any;
+        for (const call of delta?.tool_calls ?? []) message.tool_calls.push({ id: call.id, type: 'function', function: call.function });
+        message.reasoning_details.push(...(delta?.reasoning_details ?? []));
+      }
+    }
+    const [detail] = message.reasoning_details;
+    expect(detail).toMatchObject({ type: 'reasoning.encrypted', id: message.tool_calls[0].id, format: 'google-gemini-v1', index: 0 });
+
+    fakes.gemini.setReply({ text: 'Sunny.' });
+    const next = await client.chat.completions.create({ ...request, messages: [ASK, message, { role: 'tool', tool_call_id: message.tool_calls[0].id, content: '18°C' }] });
+    expect(next.choices[0]!.message.content).toBe('Sunny.');
+    expect(lastBody(fakes.gemini).contents[1].parts[0].thoughtSignature).toBe(detail.data);
+  });
+});
+
 describe('prompt caching', () => {
   it('cache_control reaches Anthropic where the client put it, ttl 1h included', async () => {
     await client.chat.completions.create({

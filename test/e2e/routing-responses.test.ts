@@ -158,13 +158,14 @@ describe.each(['anthropic', 'gemini'] as const)('a Responses tool call round tri
     const input: OpenAI.Responses.ResponseInput = [{ role: 'user', content: 'Weather in Paris?' }];
     const first = await client.responses.create({ model: 'router/frontier', input, tools: [WEATHER_TOOL] });
     expect(first.status).toBe('completed');
-    expect(first.output).toHaveLength(1);
-    const call = first.output[0] as OpenAI.Responses.ResponseFunctionToolCall;
+    // Gemini's thought signature rides in a reasoning item ahead of the call, which clients send back with it.
+    expect(first.output.map((item) => item.type)).toEqual(provider === 'gemini' ? ['reasoning', 'function_call'] : ['function_call']);
+    const call = first.output.at(-1) as OpenAI.Responses.ResponseFunctionToolCall;
     expect(call).toMatchObject({ type: 'function_call', name: 'get_weather', status: 'completed' });
     expect(JSON.parse(call.arguments)).toEqual({ city: 'Paris' });
 
     fake.setReply({ text: 'Sunny in Paris.' });
-    input.push(call, { type: 'function_call_output', call_id: call.call_id, output: 'sunny' });
+    input.push(...(first.output as OpenAI.Responses.ResponseInputItem[]), { type: 'function_call_output', call_id: call.call_id, output: 'sunny' });
     const second = await client.responses.create({ model: 'router/frontier', input, tools: [WEATHER_TOOL] });
     expect(second.output_text).toBe('Sunny in Paris.');
     const body = fake.requests[1]!.body as any;

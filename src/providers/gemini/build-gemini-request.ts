@@ -1,7 +1,6 @@
 import type { ChatRequest } from '../../formats/openai-chat.js';
 import type { AdapterContext, UpstreamRequest } from '../adapter.js';
 import type { GeminiRequest } from './gemini-types.js';
-import type { ThoughtSignatureMemory } from './thought-signature-memory.js';
 import { translateGenerationConfig } from './translate-generation-config.js';
 import { translateMessages } from './translate-messages.js';
 import { translateTools } from './translate-tools.js';
@@ -11,8 +10,8 @@ import { translateTools } from './translate-tools.js';
  * streams one long JSON array instead of SSE). Fields without a Gemini meaning (user, metadata,
  * logit_bias, parallel_tool_calls, stream_options, …) are not sent; see docs/providers/gemini.md.
  */
-export function buildGeminiRequest(request: ChatRequest, ctx: AdapterContext, signatures: ThoughtSignatureMemory): UpstreamRequest {
-  const body: GeminiRequest = { ...translateMessages(request.messages, signatures), ...translateTools(request) };
+export function buildGeminiRequest(request: ChatRequest, ctx: AdapterContext): UpstreamRequest {
+  const body: GeminiRequest = { ...translateMessages(request.messages), ...translateTools(request) };
   const generationConfig = translateGenerationConfig(request, ctx.model);
   if (generationConfig) body.generationConfig = generationConfig;
 

@@ -7,11 +7,12 @@ import { mapUsage } from './map-usage.js';
 import { mintId } from './mint-id.js';
 import { failureFromStatus, readErrorStatus } from './parse-gemini-error.js';
 import { readParts } from './read-parts.js';
-import type { ThoughtSignatureMemory } from './thought-signature-memory.js';
 
 interface ChoiceState {
   roleSent: boolean;
   toolCalls: number;
+  /** reasoning_details sent so far (their index numbers on). */
+  details: number;
   finished: boolean;
 }
 
@@ -27,10 +28,8 @@ export class GeminiStreamTranslator implements ChatStreamTranslator {
   #id: string | undefined;
   #model: string;
   #usage: GeminiUsageMetadata | undefined;
-  readonly #signatures: ThoughtSignatureMemory;
 
-  constructor(ctx: AdapterContext, signatures: ThoughtSignatureMemory, nowMs: number) {
-    this.#signatures = signatures;
+  constructor(ctx: AdapterContext, nowMs: number) {
     this.#created = Math.floor(nowMs / 1000);
     this.#model = ctx.upstreamModel;
   }
@@ -63,11 +62,13 @@ export class GeminiStreamTranslator implements ChatStreamTranslator {
     const state = this.#stateOf(index);
     if (state.finished) return [];
     const out: ChatCompletionChunk[] = [];
-    const { text, reasoning, toolCalls } = readParts(candidate.content?.parts ?? [], this.#signatures);
+    const { text, reasoning, toolCalls, details } = readParts(candidate.content?.parts ?? [], state.details);
+    state.details += details.length;
     const delta: ChatChunkDelta = {};
     if (reasoning !== '') delta.reasoning_content = reasoning;
     if (text !== '') delta.content = text;
     if (toolCalls.length > 0) delta.tool_calls = toolCalls.map((call) => ({ index: state.toolCalls++, ...call }));
+    if (details.length > 0) delta.reasoning_details = details;
     if (Object.keys(delta).length > 0) {
       out.push(this.#chunk(index, state.roleSent ? delta : { role: 'assistant', ...delta }));
       state.roleSent = true;
@@ -98,7 +99,7 @@ export class GeminiStreamTranslator implements ChatStreamTranslator {
 
   #stateOf(index: number): ChoiceState {
     let state = this.#choices.get(index);
-    if (!state) this.#choices.set(index, (state = { roleSent: false, toolCalls: 0, finished: false }));
+    if (!state) this.#choices.set(index, (state = { roleSent: false, toolCalls: 0, details: 0, finished: false }));
     return state;
   }
 }

@@ -5,7 +5,6 @@ import { mapFinishReason } from './map-finish-reason.js';
 import { mapUsage } from './map-usage.js';
 import { mintId } from './mint-id.js';
 import { readParts } from './read-parts.js';
-import type { ThoughtSignatureMemory } from './thought-signature-memory.js';
 
 type Choice = ChatCompletion['choices'][number];
 
@@ -13,7 +12,6 @@ type Choice = ChatCompletion['choices'][number];
 export function parseGeminiResponse(
   body: unknown,
   ctx: AdapterContext,
-  signatures: ThoughtSignatureMemory,
   nowMs: number,
 ): ChatCompletion {
   if (typeof body !== 'object' || body === null) {
@@ -25,24 +23,24 @@ export function parseGeminiResponse(
     object: 'chat.completion',
     created: Math.floor(nowMs / 1000),
     model: response.modelVersion ?? ctx.upstreamModel,
-    choices: choicesOf(response, signatures),
+    choices: choicesOf(response),
   };
   if (response.usageMetadata) completion.usage = mapUsage(response.usageMetadata);
   return completion;
 }
 
-function choicesOf(response: GeminiResponse, signatures: ThoughtSignatureMemory): Choice[] {
+function choicesOf(response: GeminiResponse): Choice[] {
   const candidates = response.candidates ?? [];
   if (candidates.length === 0) {
     // A blocked prompt yields no candidates at all, only promptFeedback.blockReason.
     const finish = response.promptFeedback?.blockReason === undefined ? 'stop' : 'content_filter';
     return [{ index: 0, message: { role: 'assistant', content: '', refusal: null }, finish_reason: finish, logprobs: null }];
   }
-  return candidates.map((candidate, position) => choiceOf(candidate, position, signatures));
+  return candidates.map((candidate, position) => choiceOf(candidate, position));
 }
 
-function choiceOf(candidate: GeminiCandidate, position: number, signatures: ThoughtSignatureMemory): Choice {
-  const { text, reasoning, toolCalls } = readParts(candidate.content?.parts ?? [], signatures);
+function choiceOf(candidate: GeminiCandidate, position: number): Choice {
+  const { text, reasoning, toolCalls, details } = readParts(candidate.content?.parts ?? []);
   const message: Choice['message'] = {
     role: 'assistant',
     content: text === '' && toolCalls.length > 0 ? null : text,
@@ -50,6 +48,7 @@ function choiceOf(candidate: GeminiCandidate, position: number, signatures: Thou
   };
   if (toolCalls.length > 0) message.tool_calls = toolCalls;
   if (reasoning !== '') message.reasoning_content = reasoning;
+  if (details.length > 0) message.reasoning_details = details;
   return {
     index: candidate.index ?? position,
     message,

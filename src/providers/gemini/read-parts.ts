@@ -1,25 +1,34 @@
-import type { ChatToolCall } from '../../formats/openai-chat.js';
+import type { ChatToolCall, ReasoningDetail } from '../../formats/openai-chat.js';
 import type { GeminiPart } from './gemini-types.js';
 import { mintId } from './mint-id.js';
-import type { ThoughtSignatureMemory } from './thought-signature-memory.js';
+
+/** `reasoning_details` format of a Gemini thought signature (OpenRouter's name for it). */
+export const GEMINI_REASONING_FORMAT = 'google-gemini-v1';
 
 export interface ReadParts {
   text: string;
   reasoning: string;
   toolCalls: ChatToolCall[];
+  /** Each function call's thought signature, with the call's id, to come back on the next turn. */
+  details: ReasoningDetail[];
 }
 
 /**
- * The parts of a candidate (or of one stream event) in chat terms: answer text, thought-summary text
- * and tool calls. quirk(gemini): function calls usually come without an id, so every call gets a
- * minted `call_…` id, and its thought signature is remembered under that id for the next turn.
+ * The parts of a candidate (or of one stream event) in chat terms: answer text, thought-summary text,
+ * tool calls and their thought signatures. quirk(gemini): function calls usually come without an id, so
+ * every call gets a minted `call_…` id, and its signature travels on the assistant message in
+ * `reasoning_details` (`reasoning.encrypted`, the call's id in `id`) for the client to send back:
+ * no router memory, so any instance, after any restart, replays it. `firstIndex` numbers the details
+ * on from those already sent in a stream.
  */
-export function readParts(parts: readonly GeminiPart[], signatures: ThoughtSignatureMemory): ReadParts {
-  const read: ReadParts = { text: '', reasoning: '', toolCalls: [] };
+export function readParts(parts: readonly GeminiPart[], firstIndex = 0): ReadParts {
+  const read: ReadParts = { text: '', reasoning: '', toolCalls: [], details: [] };
   for (const part of parts) {
     if (part.functionCall) {
       const id = mintId('call_');
-      if (part.thoughtSignature !== undefined) signatures.set(id, part.thoughtSignature);
+      if (part.thoughtSignature !== undefined) {
+        read.details.push({ type: 'reasoning.encrypted', data: part.thoughtSignature, id, format: GEMINI_REASONING_FORMAT, index: firstIndex + read.details.length });
+      }
       const args = part.functionCall.args ?? {};
       read.toolCalls.push({ id, type: 'function', function: { name: part.functionCall.name, arguments: JSON.stringify(args) } });
     } else if (typeof part.text === 'string') {

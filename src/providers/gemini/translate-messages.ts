@@ -2,7 +2,7 @@ import { RouterError } from '../../core/errors.js';
 import type { ChatMessage, ChatToolCall } from '../../formats/openai-chat.js';
 import type { GeminiContent, GeminiPart } from './gemini-types.js';
 import { textOf, translateContentParts } from './translate-content-parts.js';
-import type { ThoughtSignatureMemory } from './thought-signature-memory.js';
+import { GEMINI_REASONING_FORMAT } from './read-parts.js';
 
 /**
  * quirk(gemini): Gemini 3 rejects function-call history whose first functionCall part of a step has no
@@ -21,7 +21,7 @@ export interface TranslatedMessages {
  * out wherever they appear; consecutive turns of the same role are merged, which also puts every
  * function result of one assistant turn into a single user content, in call order.
  */
-export function translateMessages(messages: readonly ChatMessage[], signatures: ThoughtSignatureMemory): TranslatedMessages {
+export function translateMessages(messages: readonly ChatMessage[]): TranslatedMessages {
   const systemParts: GeminiPart[] = [];
   const contents: GeminiContent[] = [];
   const toolNames = new Map<string, string>();
@@ -39,7 +39,7 @@ export function translateMessages(messages: readonly ChatMessage[], signatures: 
         return append(contents, 'user', translateContentParts(message.content, `${param}.content`));
       case 'assistant':
         for (const call of message.tool_calls ?? []) toolNames.set(call.id, call.function.name);
-        return append(contents, 'model', assistantParts(message, param, signatures));
+        return append(contents, 'model', assistantParts(message, param));
       case 'tool':
         return append(contents, 'user', [functionResponsePart(message, param, toolNames)]);
       default:
@@ -62,8 +62,9 @@ function append(contents: GeminiContent[], role: GeminiContent['role'], parts: G
   else contents.push({ role, parts });
 }
 
-function assistantParts(message: ChatMessage, param: string, signatures: ThoughtSignatureMemory): GeminiPart[] {
+function assistantParts(message: ChatMessage, param: string): GeminiPart[] {
   const parts = translateContentParts(message.content, `${param}.content`);
+  const signatures = signaturesOf(message);
   (message.tool_calls ?? []).forEach((call, index) => {
     const part: GeminiPart = { functionCall: { name: call.function.name, args: parseArguments(call) } };
     // Gemini signs only the first call of a parallel step; the others legitimately carry none.
@@ -72,6 +73,16 @@ function assistantParts(message: ChatMessage, param: string, signatures: Thought
     parts.push(part);
   });
   return parts;
+}
+
+/** The thought signatures the client sent back in `reasoning_details`, by the id of the call each signs. */
+function signaturesOf(message: ChatMessage): Map<string, string> {
+  const signatures = new Map<string, string>();
+  for (const detail of Array.isArray(message.reasoning_details) ? message.reasoning_details : []) {
+    if (detail.format !== GEMINI_REASONING_FORMAT || detail.type !== 'reasoning.encrypted') continue;
+    if (typeof detail.id === 'string' && typeof detail.data === 'string') signatures.set(detail.id, detail.data);
+  }
+  return signatures;
 }
 
 /**

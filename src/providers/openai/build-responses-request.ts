@@ -2,6 +2,7 @@ import type { AdapterContext, UpstreamRequest } from '../adapter.js';
 import { openaiRequest } from './openai-request.js';
 import { REDIRECTING_FIELDS } from './redirecting-fields.js';
 import { removeRouterTools } from './remove-router-tools.js';
+import { isRouterCarrier } from '../../formats/reasoning-carrier.js';
 
 /**
  * Native Responses passthrough (provider.nativeResponses): the client's `/v1/responses` body goes to
@@ -21,5 +22,6 @@ export function buildResponsesRequest(body: Record<string, unknown>, ctx: Adapte
   upstreamBody.store = false;
   if (ctx.stream) upstreamBody.stream = true;
   removeRouterTools(upstreamBody);
+  if (Array.isArray(upstreamBody.input)) upstreamBody.input = upstreamBody.input.filter((item) => !isRouterCarrier((item as { encrypted_content?: unknown } | null)?.encrypted_content));
   return openaiRequest(ctx, '/responses', upstreamBody);
 }

@@ -7,6 +7,7 @@ import type { ChatCompletion } from '../../formats/openai-chat.js';
 import type { ResponseObject, ResponseOutputContentPart, ResponseOutputItem, ResponsesItemStatus } from '../../formats/openai-responses.js';
 import { buildResponseObject, itemStatusFor, statusFromFinishReason, type ResponseContext } from './build-response-object.js';
 import { customToolNames } from './custom-tool-bridge.js';
+import { encodeReasoningDetails } from '../../formats/reasoning-carrier.js';
 import { toolCallItem } from './tool-call-item.js';
 
 type ChatAnswer = ChatCompletion['choices'][number]['message'];
@@ -21,8 +22,11 @@ export function chatCompletionToResponse(completion: ChatCompletion, ctx: Respon
 
 function outputItems(answer: ChatAnswer, ctx: ResponseContext, status: ResponsesItemStatus): ResponseOutputItem[] {
   const items: ResponseOutputItem[] = [];
-  if (answer.reasoning_content) {
-    items.push({ type: 'reasoning', id: ctx.newId('rs'), summary: [{ type: 'summary_text', text: answer.reasoning_content }], status });
+  const details = answer.reasoning_details ?? [];
+  if (answer.reasoning_content || details.length > 0) {
+    const summary = answer.reasoning_content ? [{ type: 'summary_text' as const, text: answer.reasoning_content }] : [];
+    const carried = details.length > 0 ? { encrypted_content: encodeReasoningDetails(details) } : {};
+    items.push({ type: 'reasoning', id: ctx.newId('rs'), summary, ...carried, status });
   }
   const content = messageContent(answer);
   if (content.length > 0) {

@@ -1,8 +1,10 @@
 /**
  * Responses `input` (a string or a list of items) → chat messages. Calls become assistant `tool_calls`
  * (consecutive calls share ONE assistant message, as every chat upstream expects) and their outputs
- * become `tool` messages. Items that only mean something to OpenAI's servers (reasoning, hosted-tool
- * calls, compaction) are dropped: a chat upstream cannot use them, and Codex sends them on every turn.
+ * become `tool` messages. A reasoning item the router made carries the turn's signed reasoning
+ * (formats/reasoning-carrier.ts): it goes back on the next assistant message as `reasoning_details`. Items that
+ * only mean something to OpenAI's servers (their reasoning, hosted-tool calls, compaction) are dropped:
+ * a chat upstream cannot use them, and Codex sends them on every turn.
  */
 import { RouterError } from '../../core/errors.js';
 import type { ChatContentPart, ChatMessage, ChatToolCall } from '../../formats/openai-chat.js';
@@ -14,6 +16,7 @@ import type {
   ResponsesRequest,
 } from '../../formats/openai-responses.js';
 import { customToolCallArguments } from './custom-tool-bridge.js';
+import { decodeReasoningDetails } from '../../formats/reasoning-carrier.js';
 import { itemReferenceError } from './reject-stateful-fields.js';
 
 const MESSAGE_ROLES: ReadonlySet<string> = new Set(['user', 'assistant', 'system', 'developer']);
@@ -24,7 +27,20 @@ export function responsesInputToMessages(input: ResponsesRequest['input']): Chat
     throw new RouterError('invalid_request', '`input` must be a string or an array of input items.', { param: 'input' });
   }
   const messages: ChatMessage[] = [];
-  input.forEach((item, index) => appendItem(messages, item, `input[${index}]`));
+  let carried: ChatMessage['reasoning_details'];
+  input.forEach((item, index) => {
+    const details = item?.type === 'reasoning' ? decodeReasoningDetails((item as { encrypted_content?: unknown }).encrypted_content) : undefined;
+    if (details) carried = [...(carried ?? []), ...details];
+    const before = messages.length;
+    appendItem(messages, item, `input[${index}]`);
+    // The reasoning goes on the assistant message the next output item makes or joins (a call joins the one before it).
+    const joined = item?.type === 'function_call' || item?.type === 'custom_tool_call';
+    const target = messages.length > before || joined ? messages.at(-1) : undefined;
+    if (carried && target?.role === 'assistant') {
+      target.reasoning_details = [...(target.reasoning_details ?? []), ...carried];
+      carried = undefined;
+    }
+  });
   return messages;
 }
 

@@ -81,6 +81,10 @@ export function createResponsesStreamSynthesizer(ctx: ResponseContext): Response
       reasoning ??= track(new StreamReasoningItem(ctx.newId('rs'), nextOutputIndex(), emit));
       reasoning.append(delta.reasoning_content);
     }
+    if (delta.reasoning_details?.length) {
+      reasoning ??= track(new StreamReasoningItem(ctx.newId('rs'), nextOutputIndex(), emit));
+      reasoning.carry(delta.reasoning_details);
+    }
     if (delta.content) {
       message ??= track(new StreamMessageItem(ctx.newId('msg'), nextOutputIndex(), emit));
       message.appendText(delta.content);

@@ -3,13 +3,16 @@
  * `reasoning_content`; it is surfaced as one summary part because summaries are what Codex and the
  * SDKs render by default.
  */
+import type { ReasoningDetail } from '../../formats/openai-chat.js';
 import type { ResponseReasoning, ResponsesItemStatus, ResponsesSummaryText } from '../../formats/openai-responses.js';
+import { encodeReasoningDetails, mergeReasoningDetails } from '../../formats/reasoning-carrier.js';
 import type { EmitEvent, StreamItem } from './stream-item.js';
 
 const SUMMARY_INDEX = 0;
 
 export class StreamReasoningItem implements StreamItem {
   private text = '';
+  private readonly details: ReasoningDetail[] = [];
 
   constructor(
     private readonly id: string,
@@ -25,10 +28,16 @@ export class StreamReasoningItem implements StreamItem {
     this.emit({ type: 'response.reasoning_summary_text.delta', ...this.location(), delta });
   }
 
+  /** Signed reasoning pieces, sent whole in the item's encrypted_content when it closes. */
+  carry(details: readonly ReasoningDetail[]): void {
+    this.details.push(...details);
+  }
+
   close(status: ResponsesItemStatus): ResponseReasoning {
     this.emit({ type: 'response.reasoning_summary_text.done', ...this.location(), text: this.text });
     this.emit({ type: 'response.reasoning_summary_part.done', ...this.location(), part: summaryText(this.text) });
-    const item: ResponseReasoning = { type: 'reasoning', id: this.id, summary: [summaryText(this.text)], status };
+    const carried = this.details.length > 0 ? { encrypted_content: encodeReasoningDetails(mergeReasoningDetails(this.details)) } : {};
+    const item: ResponseReasoning = { type: 'reasoning', id: this.id, summary: [summaryText(this.text)], ...carried, status };
     this.emit({ type: 'response.output_item.done', output_index: this.outputIndex, item });
     return item;
   }

@@ -2,10 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { RouterError } from '../../../../src/core/errors.js';
 import type { ChatMessage, ChatRequest } from '../../../../src/formats/openai-chat.js';
 import { createGeminiAdapter, SKIP_THOUGHT_SIGNATURE } from '../../../../src/providers/gemini/index.js';
-import { geminiContext, mapMemory } from './gemini-test-context.js';
+import { geminiContext } from './gemini-test-context.js';
 
-function build(request: Partial<ChatRequest>, memory = mapMemory(), stream = false) {
-  const adapter = createGeminiAdapter({ signatures: memory });
+function build(request: Partial<ChatRequest>, stream = false) {
+  const adapter = createGeminiAdapter();
   const upstream = adapter.buildChatRequest({ model: 'router/frontier', messages: [{ role: 'user', content: 'hi' }], ...request }, geminiContext({ stream }));
   return { upstream, body: JSON.parse(upstream.body) as Record<string, any> };
 }
@@ -28,7 +28,7 @@ describe('Gemini request: endpoint and headers', () => {
   });
 
   it('posts to streamGenerateContent with alt=sse when streaming', () => {
-    const { upstream } = build({}, mapMemory(), true);
+    const { upstream } = build({}, true);
     expect(upstream.url).toBe('https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse');
   });
 });
@@ -110,8 +110,11 @@ describe('Gemini request: tool round trip', () => {
     { role: 'tool', tool_call_id: 'call_b', content: '{"time":"14:05"}' },
   ];
 
-  it('replays the remembered signature and puts every result in one user content, names recovered by id', () => {
-    const { body } = build({ messages: history }, mapMemory([['call_a', 'c2lnLWE=']]));
+  it('replays the signature sent back in reasoning_details and puts every result in one user content, names recovered by id', () => {
+    const signed = history.map((message) =>
+      message.role === 'assistant' ? { ...message, reasoning_details: [{ type: 'reasoning.encrypted' as const, data: 'c2lnLWE=', id: 'call_a', format: 'google-gemini-v1', index: 0 }] } : message,
+    );
+    const { body } = build({ messages: signed });
     expect(body.contents).toEqual([
       { role: 'user', parts: [{ text: 'Weather in Paris and Rome?' }] },
       {
@@ -132,7 +135,7 @@ describe('Gemini request: tool round trip', () => {
   });
 
   it('sends the validator-skip value on the first call of a step it has no signature for', () => {
-    const { body } = build({ messages: history }, mapMemory());
+    const { body } = build({ messages: history });
     expect(body.contents[1].parts[0].thoughtSignature).toBe(SKIP_THOUGHT_SIGNATURE);
     expect(SKIP_THOUGHT_SIGNATURE).toBe('skip_thought_signature_validator');
     expect(body.contents[1].parts[1]).toEqual({ functionCall: { name: 'get_time', args: { city: 'Rome' } } });
@@ -266,13 +269,13 @@ describe('Gemini request: generationConfig', () => {
 
   it("sends Gemini 3's thinkingLevel for a model whose catalog entry says levels", () => {
     const model = { provider: 'gemini', model: 'gemini-3-pro', maxOutputTokens: 65536, reasoning: { low: 1024, medium: 8192, high: 24576, levels: true } };
-    const adapter = createGeminiAdapter({ signatures: mapMemory() });
+    const adapter = createGeminiAdapter();
     const upstream = adapter.buildChatRequest({ model: 'm', messages: [{ role: 'user', content: 'hi' }], reasoning_effort: 'low' }, geminiContext({ model }));
     expect(JSON.parse(upstream.body).generationConfig).toEqual({ thinkingConfig: { thinkingLevel: 'low', includeThoughts: true } });
   });
 
   it('drops reasoning for a model the catalog does not mark as reasoning', () => {
-    const adapter = createGeminiAdapter({ signatures: mapMemory() });
+    const adapter = createGeminiAdapter();
     const plain = { provider: 'gemini', model: 'gemini-2.0-flash', maxOutputTokens: 8192 };
     for (const model of [plain, undefined]) {
       const upstream = adapter.buildChatRequest({ model: 'm', messages: [{ role: 'user', content: 'hi' }], reasoning_effort: 'high' }, { ...geminiContext(), model });

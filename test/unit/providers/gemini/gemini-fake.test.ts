@@ -5,7 +5,7 @@ import { createGeminiAdapter } from '../../../../src/providers/gemini/index.js';
 import type { SseEvent } from '../../../../src/upstream/sse-event.js';
 import type { FakeProvider } from '../../../fakes/fake-provider.js';
 import { startGeminiFake } from '../../../fakes/gemini-fake.js';
-import { geminiProvider, mapMemory } from './gemini-test-context.js';
+import { geminiProvider } from './gemini-test-context.js';
 
 const DEFAULT_TEXT = 'Hello from gemini-fake: héllo 👋 世界';
 
@@ -75,18 +75,17 @@ describe('Gemini adapter against the fake Gemini server', () => {
   });
 
   it('completes a tool round trip: the fake accepts the replayed thought signature', async () => {
-    const memory = mapMemory();
-    const adapter = createGeminiAdapter({ signatures: memory });
+    const adapter = createGeminiAdapter();
     fake.setReply({ toolCalls: [{ name: 'get_weather', arguments: { city: 'Paris' } }, { name: 'get_time', arguments: {} }] });
     const first = adapter.parseChatResponse(await (await send(adapter)).json(), context(false));
     const calls = first.choices[0]!.message.tool_calls!;
     expect(first.choices[0]!.finish_reason).toBe('tool_calls');
-    expect(memory.entries.size).toBe(1);
+    expect(first.choices[0]!.message.reasoning_details).toHaveLength(1);
 
     fake.setReply({ text: 'It is sunny.' });
     const history: ChatMessage[] = [
       { role: 'user', content: 'hi' },
-      { role: 'assistant', content: null, tool_calls: calls },
+      { role: 'assistant', content: null, tool_calls: calls, reasoning_details: first.choices[0]!.message.reasoning_details! },
       { role: 'tool', tool_call_id: calls[0]!.id, content: 'sunny' },
       { role: 'tool', tool_call_id: calls[1]!.id, content: '{"time":"12:00"}' },
     ];

@@ -3,16 +3,16 @@ import type { ChatCompletionChunk } from '../../../../src/formats/openai-chat.js
 import { UpstreamStreamError } from '../../../../src/providers/adapter.js';
 import { createGeminiAdapter } from '../../../../src/providers/gemini/index.js';
 import type { SseEvent } from '../../../../src/upstream/sse-event.js';
-import { fixedClock, geminiContext, mapMemory } from './gemini-test-context.js';
+import { fixedClock, geminiContext } from './gemini-test-context.js';
 
 const data = (body: unknown): SseEvent => ({ event: undefined, data: JSON.stringify(body) });
 
-function translator(memory = mapMemory()) {
-  return createGeminiAdapter({ signatures: memory, clock: fixedClock }).createChatStreamTranslator(geminiContext({ stream: true }));
+function translator() {
+  return createGeminiAdapter({ clock: fixedClock }).createChatStreamTranslator(geminiContext({ stream: true }));
 }
 
-function run(events: SseEvent[], memory = mapMemory()): ChatCompletionChunk[] {
-  const t = translator(memory);
+function run(events: SseEvent[]): ChatCompletionChunk[] {
+  const t = translator();
   return [...events.flatMap((event) => t.onEvent(event)), ...t.onEnd()];
 }
 
@@ -52,8 +52,7 @@ describe('Gemini stream → chat chunks', () => {
     ]);
   });
 
-  it('emits each function call as one complete tool-call delta and finishes with tool_calls', () => {
-    const memory = mapMemory();
+  it('emits each function call as one complete tool-call delta, its signature in reasoning_details, and finishes with tool_calls', () => {
     const chunks = run(
       [
         data({
@@ -74,7 +73,6 @@ describe('Gemini stream → chat chunks', () => {
           modelVersion: 'gemini-2.5-flash',
         }),
       ],
-      memory,
     );
     expect(chunks).toHaveLength(2);
     const calls = chunks[0]!.choices[0]!.delta.tool_calls!;
@@ -84,7 +82,7 @@ describe('Gemini stream → chat chunks', () => {
       { index: 1, type: 'function', fn: { name: 'get_time', arguments: '{"tz":"CET"}' } },
     ]);
     expect(calls[0]!.id).toMatch(/^call_[0-9A-Za-z]{24}$/);
-    expect(memory.get(calls[0]!.id!)).toBe('c2ln');
+    expect(chunks[0]!.choices[0]!.delta.reasoning_details).toEqual([{ type: 'reasoning.encrypted', data: 'c2ln', id: calls[0]!.id, format: 'google-gemini-v1', index: 0 }]);
     expect(chunks[1]!.choices).toEqual([{ index: 0, delta: {}, finish_reason: 'tool_calls' }]);
   });
 

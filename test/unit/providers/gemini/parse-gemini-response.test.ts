@@ -2,12 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { UpstreamStreamError } from '../../../../src/providers/adapter.js';
 import { createGeminiAdapter } from '../../../../src/providers/gemini/index.js';
 import { mapFinishReason } from '../../../../src/providers/gemini/map-finish-reason.js';
-import { fixedClock, geminiContext, mapMemory } from './gemini-test-context.js';
+import { fixedClock, geminiContext } from './gemini-test-context.js';
 
 const CALL_ID = /^call_[0-9A-Za-z]{24}$/;
 
-function parse(body: unknown, memory = mapMemory()) {
-  return createGeminiAdapter({ signatures: memory, clock: fixedClock }).parseChatResponse(body, geminiContext());
+function parse(body: unknown) {
+  return createGeminiAdapter({ clock: fixedClock }).parseChatResponse(body, geminiContext());
 }
 
 describe('Gemini response → chat completion', () => {
@@ -54,8 +54,7 @@ describe('Gemini response → chat completion', () => {
     });
   });
 
-  it('turns functionCall parts into tool calls with minted ids, finish tool_calls and remembered signatures', () => {
-    const memory = mapMemory();
+  it('turns functionCall parts into tool calls with minted ids, finish tool_calls and signatures in reasoning_details', () => {
     const completion = parse(
       {
         candidates: [
@@ -71,7 +70,6 @@ describe('Gemini response → chat completion', () => {
           },
         ],
       },
-      memory,
     );
     const choice = completion.choices[0]!;
     expect(choice.finish_reason).toBe('tool_calls');
@@ -84,7 +82,7 @@ describe('Gemini response → chat completion', () => {
     expect(calls[0]!.id).toMatch(CALL_ID);
     expect(calls[1]!.id).toMatch(CALL_ID);
     expect(calls[0]!.id).not.toBe(calls[1]!.id);
-    expect([...memory.entries]).toEqual([[calls[0]!.id, 'c2lnLTE=']]);
+    expect(choice.message.reasoning_details).toEqual([{ type: 'reasoning.encrypted', data: 'c2lnLTE=', id: calls[0]!.id, format: 'google-gemini-v1', index: 0 }]);
   });
 
   it('mints a chatcmpl id and uses the upstream model when Gemini sends neither', () => {
