@@ -4,6 +4,7 @@
  */
 import { Eta } from 'eta';
 import { TEMPLATE_DIR } from './asset-dirs.js';
+import { formView, type FormState } from './form-state.js';
 
 export interface SiteInfo {
   name: string;
@@ -24,7 +25,8 @@ export class Renderer {
   constructor(readonly site: SiteInfo) {}
 
   page(template: string, data: Record<string, unknown>): string {
-    return this.#eta.render(template, { site: this.site, signedIn: false, notice: null, problem: null, ...data });
+    // `form(action)`: each field's kept value, error and ARIA attributes (form-state.ts).
+    return this.#eta.render(template, { site: this.site, signedIn: false, notice: null, problem: null, ...data, form: formView(data.formState as FormState | undefined) });
   }
 
   /** A fragment (no layout), e.g. a chart, to embed in a page. */

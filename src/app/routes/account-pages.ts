@@ -4,6 +4,7 @@ import { hashPassword, passwordProblem, verifyPassword } from '../password-hashi
 import { redirect, sendHtml } from '../http-helpers.js';
 import { utcLabel } from '../key-views.js';
 import { deviceName } from '../device-name.js';
+import { formProblem } from '../form-state.js';
 import { alertViews, registerAlertActions } from './alert-pages.js';
 import { signedInAction, signedInPage, type PageContext } from '../page-kit.js';
 import type { WebDeps } from '../web-deps.js';
@@ -66,6 +67,9 @@ export function registerAccountPages(router: Router, deps: WebDeps): void {
     );
   }
 
+  // Errors at the password fields; neither password is ever written back into the page.
+  const passwordProblemAt = (errors: Record<string, string>) => formProblem(`${app}/security/password`, {}, errors);
+
   router.get(`${app}/security`, signedInPage(deps, (_event, page) => securityView(page)));
   registerAlertActions(router, deps, securityView);
   router.post(
@@ -91,10 +95,10 @@ export function registerAccountPages(router: Router, deps: WebDeps): void {
       const login = await store.getLogin(page.account.id);
       if (!login || !(await verifyPassword((form.currentPassword ?? '').slice(0, 1024), login.passwordHash))) {
         await store.recordAuditEvent({ actor: 'app', action: 'account.password_change_refused', accountId: page.account.id, details: {} });
-        return securityView(page, { problem: 'The current password is not right. Nothing was changed.' }, 400);
+        return securityView(page, passwordProblemAt({ currentPassword: 'The current password is not right. Nothing was changed.' }), 400);
       }
       const weak = passwordProblem(form.newPassword ?? '');
-      if (weak) return securityView(page, { problem: weak }, 400);
+      if (weak) return securityView(page, passwordProblemAt({ newPassword: weak }), 400);
       await store.setPassword({ accountId: page.account.id, email: login.email, passwordHash: await hashPassword(form.newPassword!) }, 'app');
       const ended = await store.deleteSessions(page.account.id, page.session.id);
       return securityView(page, { notice: `Password changed. ${ended} other session${ended === 1 ? '' : 's'} signed out.` });

@@ -4,6 +4,7 @@ import { issueLink, LINK_PATH, LinkRefusedError } from '../../accounts/link-toke
 import { hashToken } from '../../core/secret-tokens.js';
 import { EmailTakenError, normalizeEmail } from '../../stores/account-auth-store.js';
 import { redirect, redirectAfterPost, sendHtml } from '../http-helpers.js';
+import { formProblem } from '../form-state.js';
 import { anonymousAction, signedInAction } from '../page-kit.js';
 import { decoyHash, hashPassword, passwordProblem, verifyPassword } from '../password-hashing.js';
 import { safeReturnPath } from '../return-to.js';
@@ -27,6 +28,8 @@ export function registerAuthPages(router: Router, deps: WebDeps): void {
   const signupOpen = deps.config.server.app.signup === 'open';
   const signinPage = (event: H3Event, data: Record<string, unknown> = {}, status?: number) =>
     anonymousPage(event, 'signin', { title: 'Sign in', signupOpen, ...data }, status);
+  // At the password field (the email is kept): the message must not say which of the two was wrong.
+  const signinProblem = (form: Record<string, string>) => formProblem(`${app}/signin`, form, { password: GENERIC_SIGNIN_PROBLEM });
   const audit = (action: string, accountId: string | null, details: Record<string, unknown>) =>
     store.recordAuditEvent({ actor: 'app', action, accountId, details });
 
@@ -50,7 +53,7 @@ export function registerAuthPages(router: Router, deps: WebDeps): void {
       // An account under attack is refused unchecked; an address that keeps failing is not (see signin-throttle.ts).
       if (!(await deps.throttle.accountAllows(email))) {
         await audit('signin.throttled', null, { email, ip });
-        return signinPage(event, { email, next: safeReturnPath(app, form.next), problem: GENERIC_SIGNIN_PROBLEM }, 429);
+        return signinPage(event, { next: safeReturnPath(app, form.next), ...signinProblem(form) }, 429);
       }
       const found = EMAIL.test(email) ? await store.findLoginByEmail(email) : null;
       const matches = await verifyPassword(password, found?.login.passwordHash ?? (await decoyHash()));
@@ -58,7 +61,7 @@ export function registerAuthPages(router: Router, deps: WebDeps): void {
         const addressAllowed = await deps.throttle.addressAllows(ip);
         await deps.throttle.fail(ip, email);
         await audit('signin.failure', found?.account.id ?? null, { email, ip, reason: found ? 'wrong_password' : 'unknown_email' });
-        return signinPage(event, { email, next: safeReturnPath(app, form.next), problem: GENERIC_SIGNIN_PROBLEM }, addressAllowed ? 401 : 429);
+        return signinPage(event, { next: safeReturnPath(app, form.next), ...signinProblem(form) }, addressAllowed ? 401 : 429);
       }
       if (found.account.status !== 'active') {
         await audit('signin.refused_inactive', found.account.id, { ip });
@@ -91,11 +94,11 @@ export function registerAuthPages(router: Router, deps: WebDeps): void {
       if (!signupOpen) return redirectAfterPost(event, `${app}/signup`);
       const email = normalizeEmail(form.email ?? '');
       const password = form.password ?? '';
-      const again = (problem: string, status = 400) =>
-        anonymousPage(event, 'signup', { title: 'Create your account', action: `${app}/signup`, submitLabel: 'Create account', email, problem }, status);
-      if (!EMAIL.test(email)) return again('Enter a valid email address.');
+      const again = (errors: Record<string, string>) =>
+        anonymousPage(event, 'signup', { title: 'Create your account', action: `${app}/signup`, submitLabel: 'Create account', ...formProblem(`${app}/signup`, form, errors) }, 400);
+      if (!EMAIL.test(email)) return again({ email: 'Enter a valid email address, like name@example.com.' });
       const weak = passwordProblem(password);
-      if (weak) return again(weak);
+      if (weak) return again({ password: weak });
       // Both outcomes hash the password and write once, then answer the same page: no session for
       // either, so taking an email that has an account signs no one into it, and timing tells nothing.
       const passwordHash = await hashPassword(password);
@@ -163,7 +166,7 @@ export function registerAuthPages(router: Router, deps: WebDeps): void {
       fixedEmail: link.email,
       submitLabel: link.kind === 'invite' ? 'Create account' : 'Set password and sign in',
       intro: link.kind === 'invite' ? undefined : 'Set a new password for this account. Every session signed in with the old one is signed out.',
-      problem,
+      ...(problem ? formProblem(`${app}${LINK_PATH}`, {}, { password: problem }) : {}),
     }, problem ? 400 : undefined);
 
   router.get(

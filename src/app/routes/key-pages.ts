@@ -7,6 +7,7 @@
 import type { H3Event, Router } from 'h3';
 import type { IssuedKey } from '../../accounts/key-service.js';
 import { callReadiness } from '../call-readiness.js';
+import { formProblem } from '../form-state.js';
 import type { Flash } from '../key-flash.js';
 import { DEFAULT_PLAYGROUND_MESSAGE } from './playground-pages.js';
 import { hygieneHints, keyState, limitsLabel, maskedKey, parseLimit, utcLabel } from '../key-views.js';
@@ -76,10 +77,14 @@ export function registerKeyPages(router: Router, deps: WebDeps): void {
     return page.view('keys', { title: 'API keys', keys: rows, hints, openAlerts, plan: page.plan ?? { monthlyRequests: 0, requestsPerMinute: 0 }, ...extra }, status ? { status } : {});
   }
 
-  function readLimits(page: PageContext, form: Record<string, string>) {
+  /** The two own limits, or an error for each field that is not right. */
+  function readLimits(page: PageContext, form: Record<string, string>): { errors: Record<string, string> } | { monthlyRequests: number | null; requestsPerMinute: number | null } {
     const monthly = parseLimit(form.monthlyRequests, page.plan?.monthlyRequests ?? 0, 'The monthly cap');
     const perMinute = parseLimit(form.requestsPerMinute, page.plan?.requestsPerMinute ?? 0, 'The per-minute limit');
-    for (const value of [monthly, perMinute]) if (value !== null && typeof value === 'object') return { problem: value.problem };
+    const errors: Record<string, string> = {};
+    if (monthly !== null && typeof monthly === 'object') errors.monthlyRequests = monthly.problem;
+    if (perMinute !== null && typeof perMinute === 'object') errors.requestsPerMinute = perMinute.problem;
+    if (Object.keys(errors).length > 0) return { errors };
     return { monthlyRequests: monthly as number | null, requestsPerMinute: perMinute as number | null };
   }
 
@@ -140,9 +145,9 @@ export function registerKeyPages(router: Router, deps: WebDeps): void {
       if (await verificationNeeded(deps, page.account.id)) return redirectAfterPost(event, `${app}/onboarding`);
       const name = (form.name ?? '').trim().slice(0, 60) || null;
       const days = form.expiresInDays ?? '';
-      if (days !== '' && !EXPIRY_DAYS.has(days)) return keysView(page, { problem: 'Choose an expiry from the list.' }, 400);
       const limits = readLimits(page, form);
-      if ('problem' in limits) return keysView(page, { problem: limits.problem }, 400);
+      const errors = { ...('errors' in limits ? limits.errors : {}), ...(days !== '' && !EXPIRY_DAYS.has(days) ? { expiresInDays: 'Choose an expiry from the list.' } : {}) };
+      if ('errors' in limits || errors.expiresInDays) return keysView(page, formProblem(`${app}/keys`, form, errors), 400);
       const expiresAt = days === '' ? null : new Date(deps.clock.now() + Number(days) * 86_400_000).toISOString();
       const issued = await deps.keys.issue(page.account.id, name, 'app', { expiresAt });
       if (limits.monthlyRequests !== null || limits.requestsPerMinute !== null) await deps.keyLimits.set({ keyId: issued.record.id, ...limits }, 'app');
@@ -156,7 +161,7 @@ export function registerKeyPages(router: Router, deps: WebDeps): void {
       const key = await ownKey(page, event.context.params?.id);
       if (!key) return noSuchKey(event);
       const grace = Number(form.graceSeconds ?? '0');
-      if (!GRACE_SECONDS.has(grace)) return keysView(page, { problem: 'Choose a grace period from the list.' }, 400);
+      if (!GRACE_SECONDS.has(grace)) return keysView(page, formProblem(`${app}/keys/${key.id}/rotate`, form, { graceSeconds: 'Choose a grace period from the list.' }), 400);
       const previous = rotating.get(key.id);
       const attempt = (async () => {
         await previous;
@@ -206,7 +211,7 @@ export function registerKeyPages(router: Router, deps: WebDeps): void {
       const key = await ownKey(page, event.context.params?.id);
       if (!key) return noSuchKey(event);
       const limits = readLimits(page, form);
-      if ('problem' in limits) return keysView(page, { problem: limits.problem }, 400);
+      if ('errors' in limits) return keysView(page, formProblem(`${app}/keys/${key.id}/limits`, form, limits.errors), 400);
       await deps.keyLimits.set({ keyId: key.id, ...limits }, 'app');
       return keysView(page, { notice: `Limits of ${maskedKey(key)} saved.` });
     }),

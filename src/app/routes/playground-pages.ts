@@ -7,6 +7,7 @@
  */
 import { getRequestHeader, sendStream, setResponseHeader, type H3Event, type Router } from 'h3';
 import { callReadiness } from '../call-readiness.js';
+import { formProblem } from '../form-state.js';
 import { setSecurityHeaders } from '../http-helpers.js';
 import { signedInAction, signedInPage, type PageContext } from '../page-kit.js';
 import { loopbackChat, type LoopbackTarget, type PlaygroundEvent } from '../playground/loopback-chat.js';
@@ -41,7 +42,7 @@ export function registerPlaygroundPages(router: Router, deps: WebDeps): void {
       if (!profilesOf(page).includes(profile)) fieldErrors.profile = 'Choose a route profile from the list.';
       if (message === '') fieldErrors.message = 'Write a message to send.';
       else if (message.length > MAX_MESSAGE) fieldErrors.message = `Keep the message under ${MAX_MESSAGE} characters.`;
-      if (Object.keys(fieldErrors).length > 0) return view(page, { profile, message, fieldErrors }, 400);
+      if (Object.keys(fieldErrors).length > 0) return view(page, formProblem(`${app}/playground`, form, fieldErrors), 400);
       const target = ownListener(event);
       const events = callAsAccount(page.account.id, target, { profile, message });
       if ((getRequestHeader(event, 'accept') ?? '').includes('application/x-ndjson')) {

@@ -2,6 +2,7 @@
 import type { H3Event, Router } from 'h3';
 import { isKeyRejection } from '../../alerts/alert-rules.js';
 import { openSecret, sealSecret } from '../../core/secret-box.js';
+import { formProblem } from '../form-state.js';
 import { utcLabel } from '../key-views.js';
 import { providerKeyRejection } from '../provider-key-rejection.js';
 import { errorPage, redirectAfterPost, signedInAction, signedInPage, type PageContext } from '../page-kit.js';
@@ -49,7 +50,10 @@ export function registerProviderKeyPages(router: Router, deps: WebDeps): void {
       if (!provider) return noSuchProvider(event);
       const key = (form.key ?? '').trim();
       if (!secret) return view(page, {}, 503);
-      if (key.length < 8 || key.length > 512 || /\s/.test(key)) return view(page, { problem: 'That does not look like a provider key: paste it without spaces.' }, 400);
+      // At this provider's field (its form is told apart by the provider); the key itself is never written back.
+      if (key.length < 8 || key.length > 512 || /\s/.test(key)) {
+        return view(page, formProblem(`${app}/provider-keys/${provider.id}`, form, { key: 'That does not look like a provider key: paste it whole, without spaces.' }), 400);
+      }
       await store.setProviderKey({ accountId: page.account.id, providerId: provider.id, sealed: sealSecret(key, secret), last4: key.slice(-4) }, 'app');
       deps.credentialHealth.forget(page.account.id, provider.id);
       const saved = `${provider.name} key ending in ${key.slice(-4)} saved. New requests use it within seconds.`;

@@ -1,6 +1,6 @@
-// Progressive enhancement only: every page works without this file. It adds copy buttons, a button
-// that fills in the browser's own time zone, and the playground's streamed answer (without it the
-// playground form posts and the finished answer comes back as a page).
+// Progressive enhancement only: every page works without this file. It adds copy buttons, focus on the
+// first field with an error, a button that fills in the browser's own time zone, and the playground's
+// streamed answer (without it the playground form posts and the finished answer comes back as a page).
 (function () {
   'use strict';
   if (navigator.clipboard) {
@@ -82,6 +82,11 @@
         .then(function () { button.disabled = false; result.setAttribute('data-complete', 'true'); });
     });
   });
+
+  // A form answered with a problem: focus goes to the first field to fix, which reads out its error
+  // (aria-describedby); the server put back what was typed (form-state.ts).
+  var invalid = document.querySelector('[aria-invalid="true"]');
+  if (invalid) invalid.focus();
 
   var zoneField = document.querySelector('input[data-browser-zone]');
   var zone = window.Intl && Intl.DateTimeFormat().resolvedOptions().timeZone;

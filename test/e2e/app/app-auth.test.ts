@@ -83,7 +83,8 @@ describe('account app: signing in and out', () => {
     const unknown = await attacker.signIn('nobody@example.com', 'not the password at all');
     expect(wrong.status).toBe(401);
     expect(unknown.status).toBe(401);
-    const message = (html: string) => /<p class="problem" role="alert">([^<]+)<\/p>/.exec(html)?.[1];
+    // The one message sits at the password field (form-state.ts), the email kept.
+    const message = (html: string) => /<p class="field-error" id="password-error">([^<]+)<\/p>/.exec(html)?.[1];
     expect(message(wrong.html)).toBeDefined();
     expect(message(wrong.html)).toBe(message(unknown.html));
     for (let i = 1; i < FAILURES_PER_EMAIL; i++) await attacker.signIn('carol@example.com', `guess number ${i} wrong`);

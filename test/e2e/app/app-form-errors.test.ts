@@ -1,0 +1,98 @@
+/**
+ * Every form answers a problem at the field: the error next to it (aria-invalid, aria-describedby),
+ * what was typed kept, and never a password or a key written back into the page.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AppClient, listedKeyIds, startAppRouter, type AppRouter } from '../app-harness.js';
+
+const PASSWORD = 'correct horse battery staple';
+
+/** The field's tag, its error paragraph, and whether they are tied together. */
+function fieldWithError(html: string, id: string) {
+  const tag = new RegExp(`<(?:input|select|textarea)[^>]*id="${id}"[^>]*>`).exec(html)?.[0] ?? '';
+  const error = new RegExp(`<p class="field-error" id="${id}-error">([^<]+)</p>`).exec(html)?.[1];
+  return { tag, error, tied: tag.includes('aria-invalid="true"') && tag.includes(`aria-describedby="${id}-error"`) };
+}
+
+describe('account app: errors at the field, input kept', () => {
+  let router: AppRouter;
+
+  beforeAll(async () => {
+    router = await startAppRouter();
+  });
+  afterAll(() => router?.close());
+
+  it('sign-up and sign-in: the error at its field, the email kept, the password never echoed', async () => {
+    const browser = new AppClient(router.url);
+    await browser.get('/app/signup');
+    const badEmail = await browser.post('/app/signup', { email: 'not an email', password: 'short' });
+    expect(badEmail.status).toBe(400);
+    const email = fieldWithError(badEmail.html, 'email');
+    expect(email.tied).toBe(true);
+    expect(email.error).toContain('valid email');
+    expect(email.tag).toContain('value="not an email"');
+    expect(badEmail.html).not.toContain('class="problem"');
+
+    const weak = await browser.post('/app/signup', { email: 'field@example.com', password: 'shortpw1' });
+    expect(weak.status).toBe(400);
+    expect(fieldWithError(weak.html, 'password').tied).toBe(true);
+    expect(fieldWithError(weak.html, 'email').tag).toContain('value="field@example.com"');
+    expect(weak.html).not.toContain('shortpw1');
+
+    await browser.post('/app/signup', { email: 'field@example.com', password: PASSWORD });
+    await browser.get('/app/signin');
+    const wrong = await browser.post('/app/signin', { email: 'field@example.com', password: 'wrong password typed here' });
+    expect(wrong.status).toBe(401);
+    expect(fieldWithError(wrong.html, 'password').tied).toBe(true);
+    expect(fieldWithError(wrong.html, 'email').tag).toContain('value="field@example.com"');
+    expect(wrong.html).not.toContain('wrong password typed here');
+  });
+
+  it('keys: create, rotate and limits answer at the field and keep what was typed', async () => {
+    const browser = new AppClient(router.url);
+    await browser.signUp('keys-fields@example.com', PASSWORD);
+    await browser.get('/app/keys');
+    const create = await browser.post('/app/keys', { name: 'my laptop <b>', expiresInDays: '30', monthlyRequests: 'lots', requestsPerMinute: '7' });
+    expect(create.status).toBe(400);
+    expect(fieldWithError(create.html, 'key-cap').tied).toBe(true);
+    expect(fieldWithError(create.html, 'key-cap').error).toContain('whole number');
+    expect(fieldWithError(create.html, 'key-name').tag).toContain('value="my laptop &lt;b&gt;"');
+    expect(fieldWithError(create.html, 'key-rpm').tag).toContain('value="7"');
+    expect(fieldWithError(create.html, 'key-rpm').tied).toBe(false);
+    expect(create.html).toMatch(/<option value="30" selected>/);
+    const badExpiry = await browser.post('/app/keys', { name: 'x', expiresInDays: '12' });
+    expect(fieldWithError(badExpiry.html, 'key-expiry').tied).toBe(true);
+
+    const made = await browser.follow(await browser.post('/app/keys', { name: 'ci', expiresInDays: '90' }));
+    const [id] = listedKeyIds(made.html);
+    expect(id).toBeDefined();
+    const limits = await browser.post(`/app/keys/${id}/limits`, { monthlyRequests: '12', requestsPerMinute: '0' });
+    expect(limits.status).toBe(400);
+    expect(fieldWithError(limits.html, `rpm-${id}`).tied).toBe(true);
+    expect(fieldWithError(limits.html, `cap-${id}`).tag).toContain('value="12"');
+    expect(limits.html).toMatch(/<details open><summary>Set this key's own limits/);
+    const rotate = await browser.post(`/app/keys/${id}/rotate`, { graceSeconds: '5' });
+    expect(rotate.status).toBe(400);
+    expect(fieldWithError(rotate.html, `grace-${id}`).tied).toBe(true);
+  });
+
+  it('provider keys and the password change: the error at the field, the secret never written back', async () => {
+    const browser = new AppClient(router.url);
+    await browser.signUp('secret-fields@example.com', PASSWORD);
+    await browser.get('/app/provider-keys');
+    const provider = /name="provider" value="([^"]+)"/.exec((await browser.get('/app/provider-keys')).html)![1]!;
+    const bad = await browser.post('/app/provider-keys', { provider, key: 'sk has spaces in it' });
+    expect(bad.status).toBe(400);
+    expect(fieldWithError(bad.html, `pk-${provider}`).tied).toBe(true);
+    expect(bad.html).not.toContain('sk has spaces');
+
+    await browser.get('/app/security');
+    const wrong = await browser.post('/app/security/password', { currentPassword: 'not my current one', newPassword: 'a brand new long password' });
+    expect(wrong.status).toBe(400);
+    expect(fieldWithError(wrong.html, 'current-password').tied).toBe(true);
+    expect(wrong.html).not.toContain('not my current one');
+    expect(wrong.html).not.toContain('a brand new long password');
+    const weak = await browser.post('/app/security/password', { currentPassword: PASSWORD, newPassword: 'short' });
+    expect(fieldWithError(weak.html, 'new-password').tied).toBe(true);
+  });
+});
