@@ -12,6 +12,7 @@ import { PROVIDER_KEYS, pointProvidersAt, sdkClient, startFakes, startTestRouter
 
 const THINKING = loadRecorded('anthropic/thinking-tool-use');
 const REDACTED = loadRecorded('anthropic/redacted-thinking');
+const GEMINI_SIGNED = loadRecorded('gemini/thought-signature-tool-call');
 const SIGNATURE = (THINKING.json as any).content[0].signature as string;
 const WEATHER_TOOL = { type: 'function' as const, function: { name: 'get_weather', description: 'Weather at a place', parameters: { type: 'object', properties: { location: { type: 'string' } } } } };
 const ASK = { role: 'user' as const, content: 'What is the weather in Paris?' };
@@ -238,6 +239,29 @@ describe('Gemini thought signatures carried in reasoning_details', () => {
     const next = await client.chat.completions.create({ ...request, messages: [ASK, message, { role: 'tool', tool_call_id: message.tool_calls[0].id, content: '18°C' }] });
     expect(next.choices[0]!.message.content).toBe('Sunny.');
     expect(lastBody(fakes.gemini).contents[1].parts[0].thoughtSignature).toBe(detail.data);
+  });
+});
+
+describe('a recorded Gemini answer with a thought summary and a signed call', () => {
+  const part = (GEMINI_SIGNED.json as any).candidates[0].content.parts;
+  it.each([false, true])('stream %s: reasoning_content, the signature in reasoning_details, replayed on the next turn', async (stream) => {
+    fakes.gemini.setReply({ recorded: GEMINI_SIGNED });
+    const request = { model: 'test/gemini', messages: [ASK], tools: [WEATHER_TOOL], reasoning_effort: 'medium' as const };
+    const message: any = { role: 'assistant', content: null, tool_calls: [], reasoning_details: [], reasoning_content: '' };
+    if (!stream) Object.assign(message, (await client.chat.completions.create(request)).choices[0]!.message);
+    else {
+      for await (const chunk of await client.chat.completions.create({ ...request, stream: true })) {
+        const delta = chunk.choices[0]?.delta as any;
+        message.reasoning_content += delta?.reasoning_content ?? '';
+        for (const call of delta?.tool_calls ?? []) message.tool_calls.push({ id: call.id, type: 'function', function: call.function });
+        message.reasoning_details.push(...(delta?.reasoning_details ?? []));
+      }
+    }
+    expect(message.reasoning_content).toBe(part[0].text);
+    expect(message.reasoning_details).toEqual([{ type: 'reasoning.encrypted', data: part[1].thoughtSignature, id: message.tool_calls[0].id, format: 'google-gemini-v1', index: 0 }]);
+    fakes.gemini.setReply({ text: 'Sunny.' });
+    await client.chat.completions.create({ ...request, messages: [ASK, message, { role: 'tool', tool_call_id: message.tool_calls[0].id, content: '18°C' }] });
+    expect(lastBody(fakes.gemini).contents[1].parts[0]).toEqual({ functionCall: part[1].functionCall, thoughtSignature: part[1].thoughtSignature });
   });
 });
 

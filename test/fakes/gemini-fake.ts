@@ -63,6 +63,8 @@ export async function startGeminiFake(): Promise<FakeProvider> {
     if (invalid !== undefined) return sendError(res, googleError(400, undefined, invalid));
 
     if (current.recorded) {
+      // A recorded answer's signatures count as issued, so a replayed history that carries them back passes.
+      for (const signature of JSON.stringify(current.recorded).match(/"thoughtSignature":"[^"]+"/g) ?? []) issuedSignatures.add(signature.slice(20, -1));
       if (route[2] === 'generateContent') return sendJson(res, 200, current.recorded.json);
       res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
       return void res.end(Buffer.concat(recordedStream(current.recorded, '\r\n')));
