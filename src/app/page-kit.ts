@@ -3,11 +3,12 @@
  * the deactivated page) and a POST action that first passes the CSRF checks (origin, then the
  * per-session form token). Anonymous forms use `anonymousAction`.
  */
-import { appendResponseHeader, eventHandler, setResponseHeader, type EventHandler, type H3Event } from 'h3';
+import { appendResponseHeader, eventHandler, getRequestHeader, setResponseHeader, type EventHandler, type H3Event } from 'h3';
 import type { PlanConfig } from '../config/types.js';
 import type { BillingRecord } from '../stores/billing-store.js';
 import { pastDueBanner } from './billing/billing-views.js';
 import { BodyTooLargeError, readForm, redirect, redirectAfterPost, sendHtml } from './http-helpers.js';
+import { safeReturnPath } from './return-to.js';
 import type { SignedIn } from './session-manager.js';
 import type { WebDeps } from './web-deps.js';
 
@@ -37,6 +38,9 @@ function pageContext(deps: WebDeps, event: H3Event, signedIn: SignedIn, billingR
   const current = event.path.split('?')[0]!;
   const accountNav = NAV.map(([path, label]) => ({ href: deps.paths.app + path, label, current: current === deps.paths.app + path }));
   const billingBanner = deps.billing ? pastDueBanner(deps.billing.service, deps.plans, billingRecord, signedIn.account) : null;
+  // Back from signing in again after a form was posted on an ended session: its input goes back into it.
+  const kept = event.method === 'GET' ? deps.keptForms.take(event, event.path) : null;
+  const keptNotice = kept ? { notice: 'Your session had ended, so nothing was changed. What you typed is back in the form: check it and send it again.' } : {};
   return {
     ...signedIn,
     csrfToken,
@@ -53,6 +57,8 @@ function pageContext(deps: WebDeps, event: H3Event, signedIn: SignedIn, billingR
           billingBanner,
           csrf: csrfToken,
           viewer: { email: signedIn.account.email, csrf: csrfToken },
+          ...(kept ? { formState: kept } : {}),
+          ...keptNotice,
           ...data,
         }),
         options,
@@ -64,9 +70,15 @@ async function signedInOrRedirect(deps: WebDeps, event: H3Event): Promise<Signed
   const signedIn = await deps.sessions.resolve(event);
   if (!signedIn) {
     // A page asked for while signed out is where sign-in returns to; a form posted on an ended session
-    // gets a sign-in page that says so.
-    const next = event.method === 'GET' ? `?next=${encodeURIComponent(event.path)}` : '?ended=1';
-    await redirect(event, `${deps.paths.app}/signin${next}`);
+    // gets a sign-in page that says so, and its input is kept for the page it was posted from.
+    if (event.method === 'GET') {
+      await redirect(event, `${deps.paths.app}/signin?next=${encodeURIComponent(event.path)}`);
+      return null;
+    }
+    const from = formPageOf(deps, event);
+    const form = from ? await readFormOrNull(event) : null;
+    if (from && form) deps.keptForms.put(event, from, event.path, form);
+    await redirect(event, `${deps.paths.app}/signin?ended=1${from ? `&next=${encodeURIComponent(from)}` : ''}`);
     return null;
   }
   if (signedIn.account.status !== 'active') {
@@ -76,6 +88,19 @@ async function signedInOrRedirect(deps: WebDeps, event: H3Event): Promise<Signed
     return null;
   }
   return signedIn;
+}
+
+/** The page a form was posted from (its same-origin Referer, a path of this app), or null. */
+function formPageOf(deps: WebDeps, event: H3Event): string | null {
+  const referer = getRequestHeader(event, 'referer');
+  if (!referer) return null;
+  try {
+    const url = new URL(referer);
+    if (url.origin !== new URL(getRequestHeader(event, 'origin') ?? referer).origin) return null;
+    return safeReturnPath(deps.paths.app, url.pathname + url.search);
+  } catch {
+    return null;
+  }
 }
 
 /** The signed-in account with its billing read, and any scheduled plan change that is due applied (the check on read). */

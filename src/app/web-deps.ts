@@ -5,6 +5,7 @@ import type { AppBilling } from './billing/open-billing.js';
 import type { RouterDeps } from '../server/router-deps.js';
 import type { CsrfGuard } from './csrf.js';
 import type { KeyFlash } from './key-flash.js';
+import type { KeptForms } from './kept-form.js';
 import type { Renderer } from './render.js';
 import type { SessionManager } from './session-manager.js';
 import type { SigninThrottle } from './signin-throttle.js';
@@ -19,6 +20,8 @@ export interface WebDeps extends RouterDeps {
   csrf: CsrfGuard;
   /** The new key (and notice) a POST hands to the page it redirects to. */
   flash: KeyFlash;
+  /** The input of a form posted on an ended session, kept through sign-in. */
+  keptForms: KeptForms;
   throttle: SigninThrottle;
   /** The client's address through the trusted proxies (server.trustedProxies). */
   clientAddress: (event: H3Event) => string | null;

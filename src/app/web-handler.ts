@@ -17,6 +17,7 @@ import { StoreUnavailableError } from '../stores/store.js';
 import { STATIC_DIR } from './asset-dirs.js';
 import { CsrfGuard } from './csrf.js';
 import { KeyFlash } from './key-flash.js';
+import { KeptForms } from './kept-form.js';
 import { registerDocsPages } from './docs/docs-pages.js';
 import { clientAddressOf, sendHtml, wantsHtml } from './http-helpers.js';
 import type { LedgerViews } from './ledger-seams.js';
@@ -67,6 +68,7 @@ export function createWebHandler(deps: RouterDeps, options: WebHandlerOptions): 
     sessions: new SessionManager(deps.store, deps.clock, server.app, paths.secure, clientAddress),
     csrf: new CsrfGuard(csrfSecret, paths.appOrigin, paths.secure),
     flash: new KeyFlash(csrfSecret, paths.secure),
+    keptForms: new KeptForms(csrfSecret, paths.secure),
     // In the shared limiter: every worker and (with Redis) every instance counts the same failures.
     throttle: new SigninThrottle(deps.rateLimiter, deps.clock),
     clientAddress,

@@ -95,4 +95,36 @@ describe('account app: errors at the field, input kept', () => {
     const weak = await browser.post('/app/security/password', { currentPassword: PASSWORD, newPassword: 'short' });
     expect(fieldWithError(weak.html, 'new-password').tied).toBe(true);
   });
+
+  it('a form posted on an ended session keeps its input through sign-in, once; a provider key is never kept', async () => {
+    const browser = new AppClient(router.url);
+    await browser.signUp('kept@example.com', PASSWORD);
+    await browser.get('/app/keys');
+    browser.cookies.delete('router_session');
+    const referer = { referer: `${router.url}/app/keys` };
+    const posted = await browser.post('/app/keys', { name: 'kept laptop', expiresInDays: '30', monthlyRequests: '5' }, referer);
+    expect(posted.location).toBe('/app/signin?ended=1&next=%2Fapp%2Fkeys');
+    expect(browser.cookies.has('router_kept_form')).toBe(true);
+    expect(decodeURIComponent(browser.cookies.get('router_kept_form')!)).not.toContain('kept laptop');
+    const signin = await browser.follow(posted);
+    expect(signin.html).toContain('Your session ended');
+    const back = await browser.follow(await browser.post('/app/signin', { email: 'kept@example.com', password: PASSWORD, next: '/app/keys' }));
+    expect(fieldWithError(back.html, 'key-name').tag).toContain('value="kept laptop"');
+    expect(fieldWithError(back.html, 'key-cap').tag).toContain('value="5"');
+    expect(back.html).toMatch(/<option value="30" selected>/);
+    expect(back.html).toContain('What you typed is back in the form');
+    // Nothing was created, and a reload shows the empty form: the input comes back once.
+    expect(listedKeyIds(back.html)).toHaveLength(0);
+    const reload = await browser.get('/app/keys');
+    expect(fieldWithError(reload.html, 'key-name').tag).not.toContain('kept laptop');
+
+    await browser.get('/app/provider-keys');
+    const provider = /name="provider" value="([^"]+)"/.exec((await browser.get('/app/provider-keys')).html)![1]!;
+    browser.cookies.delete('router_session');
+    await browser.follow(await browser.post('/app/provider-keys', { provider, key: 'sk-never-kept-0123456789' }, { referer: `${router.url}/app/provider-keys` }));
+    const again = await browser.follow(await browser.post('/app/signin', { email: 'kept@example.com', password: PASSWORD, next: '/app/provider-keys' }));
+    expect(again.status).toBe(200);
+    expect(again.html).not.toContain('sk-never-kept');
+    expect(again.html).toContain('What you typed is back in the form');
+  });
 });
