@@ -25,7 +25,7 @@ export function hasBreakpoint(chat: ChatRequest): boolean {
   return chat.messages.some(messageHasBreakpoint) || (chat.tools ?? []).some((tool: ChatTool) => isRecord(tool.cache_control));
 }
 
-function messageHasBreakpoint(message: ChatMessage): boolean {
+export function messageHasBreakpoint(message: ChatMessage): boolean {
   if (isRecord(message.cache_control)) return true;
   return Array.isArray(message.content) && message.content.some((part) => isRecord((part as { cache_control?: unknown }).cache_control));
 }

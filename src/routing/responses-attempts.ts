@@ -27,7 +27,8 @@ import {
   type AttemptDeps,
   type CommittedStream,
 } from './chat-attempts.js';
-import type { ChatCompletionChunk } from '../formats/openai-chat.js';
+import type { ChatCompletionChunk, ChatRequest } from '../formats/openai-chat.js';
+import { withCacheBreakpoints } from './prompt-cache-breakpoints.js';
 import { AttemptFailed, type Candidate } from './failover.js';
 import { translateStream } from './translate-stream.js';
 import { withinCandidateLimit } from './output-limits.js';
@@ -53,6 +54,8 @@ export interface ResponsesCall {
   /** The model name the client sees: its route profile. */
   model: string;
   signal: AbortSignal;
+  /** The route's `promptCaching: auto`: breakpoints on the translated chat request (prompt-cache-breakpoints.ts). */
+  cacheBreakpoints?: boolean;
 }
 
 type Deps = AttemptDeps & { clock: Clock };
@@ -77,7 +80,7 @@ export async function completeResponsesAttempt(deps: Deps, candidate: Candidate,
     const reply = await sendOrFail(deps, adapter, candidate, request, call.signal);
     return rewriteResponsesModel(parseJsonBody(await reply.text()) as ResponsesOutcome, call.model);
   }
-  const completion = await completeChatAttempt(deps, candidate, responsesRequestToChat({ ...call.request, stream: false }), call.signal);
+  const completion = await completeChatAttempt(deps, candidate, asChat(call, false), call.signal);
   return chatCompletionToResponse(completion, responseContext(deps, call)) as unknown as ResponsesOutcome;
 }
 
@@ -86,8 +89,13 @@ export async function streamResponsesAttempt(deps: Deps, candidate: Candidate, c
 }
 
 async function streamSynthesized(deps: Deps, candidate: Candidate, call: ResponsesCall): Promise<ResponsesStreamOutcome> {
-  const chunks = await streamChatAttempt(deps, candidate, responsesRequestToChat({ ...call.request, stream: true }), call.signal);
+  const chunks = await streamChatAttempt(deps, candidate, asChat(call, true), call.signal);
   return synthesizeResponsesStream(deps, call, chunks);
+}
+
+function asChat(call: ResponsesCall, stream: boolean): ChatRequest {
+  const chat = responsesRequestToChat({ ...call.request, stream });
+  return call.cacheBreakpoints ? withCacheBreakpoints(chat) : chat;
 }
 
 /** A committed chat stream as the Responses event stream of `call` (also fusion's writer stream). */

@@ -5,7 +5,7 @@
 import type { ChatCompletion, ChatCompletionChunk, ChatRequest } from '../formats/openai-chat.js';
 import { completeChatAttempt, streamChatAttempt, type AttemptDeps, type CommittedStream } from './chat-attempts.js';
 import { withCacheBreakpoints } from './prompt-cache-breakpoints.js';
-import { cachePrefixKey } from './sticky-routing.js';
+import { cachePrefixKey, responsesCacheKey } from './sticky-routing.js';
 import { runWithFailover, type FailoverCall, type FailoverDeps, type RoutedMeta } from './failover.js';
 import type { ResponsesRequest } from '../formats/openai-responses.js';
 import { chatAnswer, describeMessage, describeMessagesStream, finishWithStream } from './attempt-span.js';
@@ -40,19 +40,19 @@ export class RoutingEngine {
   async completeChat(plain: FailoverCall, asked: ChatRequest): Promise<Routed<ChatCompletion>> {
     const { call, chat } = cachedPrefix(plain, asked);
     const routed = await runWithFailover(this.deps, call, (candidate) => completeChatAttempt(this.deps, candidate, chat, call.signal));
-    if (routed.span) this.deps.tracing?.activeRequest()?.finishServed(routed.span, chatAnswer(routed.value));
+    if (routed.span) call.trace!.request.finishServed(routed.span, chatAnswer(routed.value));
     return routed;
   }
 
   async streamChat(plain: FailoverCall, asked: ChatRequest): Promise<Routed<CommittedStream<ChatCompletionChunk>>> {
     const { call, chat } = cachedPrefix(plain, asked);
     const routed = await runWithFailover(this.deps, call, (candidate) => streamChatAttempt(this.deps, candidate, chat, call.signal));
-    if (routed.span) routed.value = finishWithStream(this.deps.tracing!, routed.span, routed.value);
+    if (routed.span) routed.value = finishWithStream(call.trace!.request, routed.span, routed.value);
     return routed;
   }
 
-  completeResponses(call: FailoverCall, request: ResponsesRequest): Promise<Routed<ResponsesOutcome>> {
-    const responsesCall = { request, model: call.route.id, signal: call.signal };
+  completeResponses(plain: FailoverCall, request: ResponsesRequest): Promise<Routed<ResponsesOutcome>> {
+    const { call, responsesCall } = cachedResponses(plain, request);
     return runWithFailover(this.deps, call, (candidate) => completeResponsesAttempt(this.deps, candidate, responsesCall));
   }
 
@@ -82,8 +82,8 @@ export class RoutingEngine {
     return testCredential(this.deps, provider, model, credential, signal);
   }
 
-  streamResponses(call: FailoverCall, request: ResponsesRequest): Promise<Routed<ResponsesStreamOutcome>> {
-    const responsesCall = { request, model: call.route.id, signal: call.signal };
+  streamResponses(plain: FailoverCall, request: ResponsesRequest): Promise<Routed<ResponsesStreamOutcome>> {
+    const { call, responsesCall } = cachedResponses(plain, request);
     return runWithFailover(this.deps, call, (candidate) => streamResponsesAttempt(this.deps, candidate, responsesCall));
   }
 
@@ -91,14 +91,14 @@ export class RoutingEngine {
   async completeMessages(call: FailoverCall, messages: Omit<MessagesCall, 'signal'>): Promise<Routed<MessagesResponse>> {
     const messagesCall = { ...messages, signal: call.signal };
     const routed = await runWithFailover(this.deps, call, (candidate) => completeMessagesAttempt(this.deps, candidate, messagesCall));
-    if (routed.span) describeMessage(this.deps.tracing!, routed.span, routed.value.stop_reason);
+    if (routed.span) describeMessage(call.trace!.request, routed.span, routed.value.stop_reason);
     return routed;
   }
 
   async streamMessages(call: FailoverCall, messages: Omit<MessagesCall, 'signal'>): Promise<Routed<MessagesStreamOutcome>> {
     const messagesCall = { ...messages, signal: call.signal };
     const routed = await runWithFailover(this.deps, call, (candidate) => streamMessagesAttempt(this.deps, candidate, messagesCall));
-    if (routed.span) routed.value = describeMessagesStream(this.deps.tracing!, routed.span, routed.value);
+    if (routed.span) routed.value = describeMessagesStream(call.trace!.request, routed.span, routed.value);
     return routed;
   }
 
@@ -119,4 +119,12 @@ function cachedPrefix(call: FailoverCall, asked: ChatRequest): { call: FailoverC
   const chat = call.route.promptCaching === 'auto' ? withCacheBreakpoints(asked) : asked;
   const stickyKey = cachePrefixKey(call.accountId, call.route.id, chat);
   return { call: stickyKey === undefined ? call : { ...call, stickyKey }, chat };
+}
+
+/** The same for Responses: auto breakpoints on the chat it is translated to, and its sticky key. */
+function cachedResponses(call: FailoverCall, request: ResponsesRequest) {
+  const auto = call.route.promptCaching === 'auto';
+  const stickyKey = responsesCacheKey(call.accountId, call.route.id, request, auto);
+  const responsesCall = { request, model: call.route.id, signal: call.signal, cacheBreakpoints: auto };
+  return { call: stickyKey === undefined ? call : { ...call, stickyKey }, responsesCall };
 }

@@ -13,7 +13,8 @@
 import { createHash } from 'node:crypto';
 import { createBoundedCache } from '../core/bounded-cache.js';
 import type { ChatRequest } from '../formats/openai-chat.js';
-import { hasBreakpoint } from './prompt-cache-breakpoints.js';
+import type { ResponsesRequest } from '../formats/openai-responses.js';
+import { hasBreakpoint, messageHasBreakpoint } from './prompt-cache-breakpoints.js';
 
 export interface StickyRouting {
   /** `ordered` with the remembered provider's candidates first, the rest in their order; never adds or drops one. */
@@ -55,7 +56,18 @@ export function cachePrefixKey(accountId: string, routeId: string, chat: ChatReq
   const hash = createHash('sha256').update(accountId).update('\u0000').update(routeId).update('\u0000');
   if (typeof chat.prompt_cache_key === 'string' && chat.prompt_cache_key !== '') return hash.update('key:').update(chat.prompt_cache_key).digest('base64url');
   if (!hasBreakpoint(chat)) return undefined;
-  const lastMarked = chat.messages.findLastIndex((message) => JSON.stringify(message).includes('"cache_control"'));
+  const lastMarked = chat.messages.findLastIndex(messageHasBreakpoint);
   const prefix = { tools: chat.tools ?? [], messages: chat.messages.slice(0, lastMarked + 1) };
   return hash.update('prefix:').update(JSON.stringify(prefix)).digest('base64url');
+}
+
+/**
+ * The sticky key of a Responses request: its `prompt_cache_key` (Codex sends one per conversation), or
+ * with `promptCaching: auto` its instructions and tools, the prefix auto's breakpoints cache.
+ */
+export function responsesCacheKey(accountId: string, routeId: string, request: ResponsesRequest, auto: boolean): string | undefined {
+  const hash = createHash('sha256').update(accountId).update('\u0000').update(routeId).update('\u0000');
+  if (typeof request.prompt_cache_key === 'string' && request.prompt_cache_key !== '') return hash.update('key:').update(request.prompt_cache_key).digest('base64url');
+  if (!auto || (!request.instructions && !request.tools?.length)) return undefined;
+  return hash.update('responses:').update(JSON.stringify({ instructions: request.instructions ?? null, tools: request.tools ?? [] })).digest('base64url');
 }

@@ -291,6 +291,21 @@ describe('prompt caching', () => {
     expect(lastBody(fakes.anthropic).system).toBe('Long house rules');
   });
 
+  it('Responses over a translated route: promptCaching: auto breakpoints on instructions and tools', async () => {
+    await client.responses.create({ model: 'test/claude-auto', instructions: 'Long house rules', input: 'Hi', tools: [{ type: 'function', name: 'get_weather', parameters: WEATHER_TOOL.function.parameters, strict: false }] });
+    const sent = lastBody(fakes.anthropic);
+    expect(sent.system).toEqual([{ type: 'text', text: 'Long house rules', cache_control: { type: 'ephemeral' } }]);
+    expect(sent.tools[0].cache_control).toEqual({ type: 'ephemeral' });
+  });
+
+  it("Responses sticky by the client's prompt_cache_key (as Codex sends one per conversation)", async () => {
+    const turn = { model: 'test/sticky', input: 'Hi', prompt_cache_key: 'codex-thread-1' };
+    fakes.openai.failNext({ kind: 'status', status: 503 });
+    expect((await client.responses.create(turn).withResponse()).response.headers.get('x-router-upstream')).toBe('anthropic');
+    expect((await client.responses.create({ ...turn, input: 'Next' }).withResponse()).response.headers.get('x-router-upstream')).toBe('anthropic');
+    expect((await client.responses.create({ ...turn, prompt_cache_key: 'codex-thread-2' }).withResponse()).response.headers.get('x-router-upstream')).toBe('openai');
+  });
+
   it('prompt_cache_key reaches an OpenAI host that declares it; cache_control never does', async () => {
     await client.chat.completions.create({
       model: 'test/gpt',
