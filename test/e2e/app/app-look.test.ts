@@ -111,6 +111,8 @@ describe('account app: the operator\'s terms and privacy pages', () => {
     expect((await visitor.get('/app/privacy')).html).toContain('<li>We keep usage counts, never prompts.</li>');
     const signup = await visitor.get('/app/signup');
     expect(signup.html).toContain('By creating an account you agree to the <a href="/app/terms">terms of service</a> and the <a href="/app/privacy">privacy notice</a>.');
+    const signin = await visitor.get('/app/signin');
+    expect(signin.html).toContain('Using this service means you agree to the <a href="/app/terms">terms of service</a> and the <a href="/app/privacy">privacy notice</a>.');
     for (const page of [signup, await visitor.get('/pricing'), await visitor.get('/docs')]) {
       expect(page.html).toContain('<a href="/app/terms">Terms</a>');
       expect(page.html).toContain('<a href="/app/privacy">Privacy</a>');
