@@ -10,6 +10,7 @@ import { RouterError } from '../core/errors.js';
 import { rejectStatefulFields } from '../translators/responses/reject-stateful-fields.js';
 import { createChatCompletionsRoute } from './routes/chat-completions.js';
 import { createModelRoute, createModelsRoute } from './routes/models.js';
+import { createGenerationRoute } from './routes/generation.js';
 import { buildModelCatalog, buildPricing } from './routes/public-metadata.js';
 import { createResponsesRoute } from './routes/responses.js';
 import { createMessagesRoute } from './routes/messages.js';
@@ -81,6 +82,7 @@ export function createRouterApp(deps: RouterDeps): App {
   const router = createRouter()
     .get('/v1/models', createV1Handler(deps, otherV1, createModelsRoute(deps)))
     .get('/v1/models/**', createV1Handler(deps, otherV1, createModelRoute(deps)))
+    .get('/v1/generation', createV1Handler(deps, otherV1, createGenerationRoute(deps)))
     .post('/v1/chat/completions', createV1Handler(deps, modelTraffic(chatRequestSchema), createChatCompletionsRoute(deps), 'model'))
     .post('/v1/responses', createV1Handler(deps, modelTraffic(responsesRequestSchema, rejectStatefulFields), createResponsesRoute(deps), 'model'))
     .post('/v1/messages', createV1Handler(deps, messagesTraffic, createMessagesRoute(deps), 'model', sendMessagesError))
@@ -112,7 +114,7 @@ export function createRouterApp(deps: RouterDeps): App {
 }
 
 /** Methods of the /v1 endpoints, so a wrong method gets 405 with Allow rather than 404. */
-const V1_METHODS: Readonly<Record<string, string>> = { '/v1/chat/completions': 'POST', '/v1/responses': 'POST', '/v1/messages': 'POST', '/v1/messages/count_tokens': 'POST', '/v1/models': 'GET' };
+const V1_METHODS: Readonly<Record<string, string>> = { '/v1/chat/completions': 'POST', '/v1/responses': 'POST', '/v1/messages': 'POST', '/v1/messages/count_tokens': 'POST', '/v1/models': 'GET', '/v1/generation': 'GET' };
 
 async function unknownV1Endpoint(event: H3Event): Promise<never> {
   const allowed = V1_METHODS[event.path.split('?')[0]!.replace(/\/+$/, '')];

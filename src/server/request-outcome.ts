@@ -126,7 +126,7 @@ function buildOutcome(event: H3Event, ctx: RouterRequestContext, kind: RequestOu
   };
 }
 
-const ENDPOINTS = new Set(['/v1/chat/completions', '/v1/responses', '/v1/messages', '/v1/messages/count_tokens', '/v1/models']);
+const ENDPOINTS = new Set(['/v1/chat/completions', '/v1/responses', '/v1/messages', '/v1/messages/count_tokens', '/v1/models', '/v1/generation']);
 
 /** The endpoint as a template (never the raw path, which is client text). */
 export function endpointOf(path: string): string {

@@ -78,6 +78,14 @@ export class UsageLedger {
     if (this.#queue.length >= this.#options.batchSize) void this.#kick();
   }
 
+  /**
+   * Records of a request still waiting to be written (a batch being written stays queued until it is),
+   * the account's only: the receipt reads them here until they are in the store, so it never misses one.
+   */
+  queued(requestId: string, accountId: string): LedgerRecord[] {
+    return this.#queue.filter((record) => record.requestId === requestId && record.accountId === accountId);
+  }
+
   /** True while the queue is at its bound: the spend gate refuses managed requests then. */
   get behind(): boolean {
     return this.#behind;

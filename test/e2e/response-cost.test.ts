@@ -3,6 +3,7 @@
  * nano-dollar, with each token type priced apart (a recorded Anthropic answer with cache reads and 5-minute
  * and 1-hour cache writes), in JSON, the final stream usage chunk and response.completed.
  */
+import Anthropic from '@anthropic-ai/sdk';
 import type OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LedgerRecord } from '../../src/stores/ledger-store.js';
@@ -80,6 +81,35 @@ describe('the cost of every answer', () => {
     let cost: number | undefined;
     for await (const event of stream) if (event.type === 'response.completed') cost = (event.response.usage as unknown as { cost: number }).cost;
     expect(cost).toBe(TOTAL_NANO / 1e9);
+  });
+});
+
+describe('the cost of every Message', () => {
+  it('usage.cost and usage.cost_details on a /v1/messages answer and on its stream’s message_delta equal the ledger record', async () => {
+    const fakes = await startFakes();
+    const patch = anthropicOnly();
+    const router = await startTestRouter({ patch: { ...patch, providers: (doc: any) => { pointProvidersAt(fakes.urls)(doc); patch.providers(doc); } } });
+    try {
+      const { key } = await router.createAccount('pro', { providerKeys: { anthropic: PROVIDER_KEYS.anthropic } });
+      const anthropic = new Anthropic({ apiKey: key, baseURL: router.url, maxRetries: 0 });
+      fakes.anthropic.setReply({ recorded: loadRecorded('anthropic/cache-write-1h') });
+      const request = { model: 'router/frontier', max_tokens: 1024, messages: [{ role: 'user' as const, content: 'Summarize' }] };
+      const { data: message, response } = await anthropic.messages.create(request).withResponse();
+      const usage = message.usage as unknown as { cost: number; cost_details: Record<string, number> };
+      await router.server.runtime.usage.ledger!.flush();
+      const [record] = await router.server.runtime.usage.store.findRecords({ requestId: response.headers.get('x-request-id')! });
+      expect(Math.round(usage.cost * 1e9)).toBe(record!.costNanoUsd);
+      expect(usage.cost).toBe(TOTAL_NANO / 1e9);
+      expect(usage.cost_details.cache_write_1h).toBe(NANO.cache_write_1h / 1e9);
+
+      const stream = anthropic.messages.stream(request);
+      let streamed: { cost?: number } | undefined;
+      for await (const event of stream) if (event.type === 'message_delta') streamed = event.usage as unknown as { cost?: number };
+      expect(streamed?.cost).toBe(TOTAL_NANO / 1e9);
+    } finally {
+      await router.close();
+      await fakes.close();
+    }
   });
 });
 

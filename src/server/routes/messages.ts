@@ -5,6 +5,7 @@ import type { MessagesRequest, MessagesStreamEvent, MessagesUsage } from '../../
 import type { MessagesStreamOutcome } from '../../routing/messages-attempts.js';
 import { splitBetas } from '../../providers/anthropic/build-native-messages-request.js';
 import { tokenUsageFromMessages } from '../../translators/messages/messages-token-usage.js';
+import { responseCost } from '../../usage/response-cost.js';
 import { abortOnDisconnect } from '../abort-on-disconnect.js';
 import { authorizeRoute } from '../authorize-route.js';
 import type { RouterDeps } from '../router-deps.js';
@@ -15,6 +16,7 @@ import { SseWriter } from '../sse-writer.js';
 import { fusionPlanOf, requireFusionAccess, toolFusionOf } from '../fusion/fusion-plan.js';
 import { serveFusionMessages } from '../fusion/serve-fusion-messages.js';
 import { routingHeaders, setRoutingHeaders } from './routing-headers.js';
+import { attemptsTraced, inSpendGateSpan } from '../request-spans.js';
 
 export function createMessagesRoute(deps: RouterDeps) {
   return async (event: H3Event, ctx: RouterRequestContext): Promise<unknown> => {
@@ -23,8 +25,8 @@ export function createMessagesRoute(deps: RouterDeps) {
     clampOutputTokens(request, ctx.plan);
     const fusion = fusionPlanOf(route, ctx.body!, deps.routes);
     if (fusion?.kind === 'profile') await requireFusionAccess(deps, ctx.caller!.accountId, fusion.route);
-    ctx.spendReservation = await deps.spend.reserve({ accountId: ctx.caller!.accountId, plan: ctx.plan, route, body: ctx.body!, ...toolFusionOf(fusion) });
-    const call = { route, accountId: ctx.caller!.accountId, signal: abortOnDisconnect(event, deps.drain.deadline) };
+    ctx.spendReservation = await inSpendGateSpan(ctx, () => deps.spend.reserve({ accountId: ctx.caller!.accountId, plan: ctx.plan, route, body: ctx.body!, ...toolFusionOf(fusion) }));
+    const call = { route, accountId: ctx.caller!.accountId, signal: abortOnDisconnect(event, deps.drain.deadline), ...attemptsTraced(ctx) };
     const { 'anthropic-version': version, 'anthropic-beta': beta } = event.node.req.headers;
     const messages = { request, model: request.model, client: { version: typeof version === 'string' ? version : undefined, betas: splitBetas(beta) } };
     if (fusion) return serveFusionMessages(event, ctx, deps, fusion, call, messages);
@@ -38,6 +40,8 @@ export function createMessagesRoute(deps: RouterDeps) {
     ctx.served = meta;
     ctx.usage = tokenUsageFromMessages(value.usage);
     ctx.finishReason = value.stop_reason ?? undefined;
+    // Anthropic's usage has no cost field: the same usage.cost and cost_details as chat, which its SDKs keep.
+    if (value.usage && deps.config.server.ledger.costInResponses) Object.assign(value.usage, responseCost(deps.usage.prices, meta, ctx.usage));
     ctx.firstByteAt = deps.clock.now();
     setRoutingHeaders(event.node.res, meta);
     return value;
@@ -66,6 +70,8 @@ async function writeMessagesStream(event: H3Event, ctx: RouterRequestContext, de
       ctx.usage = tokenUsageFromMessages(usage);
       const stopReason = (item.delta as { stop_reason?: string | null } | undefined)?.stop_reason;
       if (stopReason) ctx.finishReason = stopReason;
+      // message_delta's usage is the final, cumulative one: it carries the cost.
+      if (item.usage && deps.config.server.ledger.costInResponses) Object.assign(item.usage, responseCost(deps.usage.prices, ctx.served, ctx.usage));
     }
     return writer.send(item, item.type);
   };
