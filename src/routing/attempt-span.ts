@@ -6,41 +6,74 @@
  */
 import { isRouterError } from '../core/errors.js';
 import { UpstreamStreamError } from '../providers/adapter.js';
-import { ERROR_TYPE, GEN_AI_OPERATION_NAME, GEN_AI_PROVIDER_NAME, GEN_AI_REQUEST_MODEL, HTTP_RESPONSE_STATUS_CODE, ROUTER, genAiProviderName } from '../tracing/span-attributes.js';
-import { SpanKind, SpanStatusCode, type ServedAnswer, type Span, type SpanScope, type Tracing } from '../tracing/tracing.js';
+import type { ProviderConfig } from '../config/types.js';
+import type { UpstreamRequest } from '../providers/adapter.js';
+import { ERROR_TYPE, GEN_AI_OPERATION_NAME, GEN_AI_PROVIDER_NAME, GEN_AI_REQUEST_MODEL, HTTP_RESPONSE_STATUS_CODE, ROUTER, SERVER_ADDRESS, SERVER_PORT, genAiProviderName } from '../tracing/span-attributes.js';
+import { injectTraceContext, SpanKind, SpanStatusCode, type RequestTrace, type ServedAnswer, type Span, type SpanScope } from '../tracing/tracing.js';
 import { tokenUsageFromChat } from '../core/token-usage.js';
 import type { ChatCompletionChunk } from '../formats/openai-chat.js';
 import type { CommittedStream } from './chat-attempts.js';
 import type { MessagesStreamOutcome } from './messages-attempts.js';
 import type { MessagesStreamEvent } from '../formats/anthropic-messages.js';
-import { UpstreamTransportError } from '../upstream/upstream-client.js';
+import { UpstreamTransportError, type UpstreamClient, type UpstreamResponse } from '../upstream/upstream-client.js';
 import { shouldFailOver } from './failover-policy.js';
 import { AttemptFailed, CandidateUnfit, oneWord, type Candidate } from './failover.js';
 
-export function startAttemptSpan(tracing: Tracing, candidate: Candidate, number: number): SpanScope {
-  return tracing.startSpan(`chat ${candidate.target.model}`, SpanKind.CLIENT, {
+export function startAttemptSpan(parent: SpanScope, candidate: Candidate, number: number): SpanScope {
+  return parent.request.startSpan(`chat ${candidate.target.model}`, SpanKind.CLIENT, {
     [GEN_AI_OPERATION_NAME]: 'chat',
     [GEN_AI_PROVIDER_NAME]: genAiProviderName(candidate.provider),
     [GEN_AI_REQUEST_MODEL]: candidate.target.model,
     [ROUTER.providerId]: candidate.provider.id,
     [ROUTER.credentialSource]: candidate.credentialSource,
     [ROUTER.attemptNumber]: number,
-  });
+  }, parent);
 }
 
 /** A candidate passed over without a call (its circuit, or the account's key's circuit, is open). */
-export function recordSkippedAttempt(tracing: Tracing, candidate: Candidate, number: number, reason: string): void {
-  const { span } = startAttemptSpan(tracing, candidate, number);
+export function recordSkippedAttempt(parent: SpanScope, candidate: Candidate, number: number, reason: string): void {
+  const { span } = startAttemptSpan(parent, candidate, number);
   span.setAttributes({ [ROUTER.attemptOutcome]: 'skipped', [ROUTER.failoverReason]: reason });
   span.end();
 }
 
 /** The attempt served: its span stays open while the answer streams; the request (or its stage) ends it. */
-export function attemptServed(tracing: Tracing, span: Span): void {
-  span.setAttribute(ROUTER.attemptOutcome, 'served');
-  const request = tracing.activeRequest();
-  if (request) request.holdServed(span);
-  else span.end();
+export function attemptServed(scope: SpanScope): void {
+  scope.span.setAttribute(ROUTER.attemptOutcome, 'served');
+  scope.request.holdServed(scope.span);
+}
+
+/**
+ * One upstream call of an attempt with its span: the call carries the span's `traceparent` (and the
+ * client's `tracestate`) to the provider, and the span gets the provider's host, status and time to
+ * first byte (response headers).
+ */
+export async function sendInAttemptSpan(client: UpstreamClient, scope: SpanScope, provider: ProviderConfig, request: UpstreamRequest, signal: AbortSignal): Promise<UpstreamResponse> {
+  const headers = { ...request.headers };
+  injectTraceContext(scope, headers);
+  const startedAt = performance.now();
+  const response = await client.send(provider, { ...request, headers }, signal);
+  const host = hostOf(provider.baseUrl);
+  scope.span.setAttributes({
+    [SERVER_ADDRESS]: host.address,
+    [SERVER_PORT]: host.port,
+    [HTTP_RESPONSE_STATUS_CODE]: response.status,
+    [ROUTER.timeToFirstByteMs]: Math.round(performance.now() - startedAt),
+  });
+  return response;
+}
+
+const hosts = new Map<string, { address: string; port: number }>();
+
+/** server.address and server.port of a provider's base URL (operator configuration), parsed once. */
+function hostOf(baseUrl: string): { address: string; port: number } {
+  let host = hosts.get(baseUrl);
+  if (!host) {
+    const url = new URL(baseUrl);
+    host = { address: url.hostname, port: Number(url.port || (url.protocol === 'https:' ? 443 : 80)) };
+    hosts.set(baseUrl, host);
+  }
+  return host;
 }
 
 /** Ends the span of an attempt that threw, classified as the failover loop will treat it. */
@@ -86,9 +119,7 @@ export function chatAnswer(answer: { model?: string; choices: ReadonlyArray<{ fi
  * A served chat stream's attempt span ends with the stream (its last chunk, an error, or the relay
  * letting go), with the model, finish reasons and usage its chunks reported.
  */
-export function finishWithStream(tracing: Tracing, span: Span, stream: CommittedStream<ChatCompletionChunk>): CommittedStream<ChatCompletionChunk> {
-  const request = tracing.activeRequest();
-  if (!request) return stream;
+export function finishWithStream(request: RequestTrace, span: Span, stream: CommittedStream<ChatCompletionChunk>): CommittedStream<ChatCompletionChunk> {
   const reasons: string[] = [];
   const seen: ServedAnswer = { finishReasons: reasons };
   const see = (chunk: ChatCompletionChunk) => {
@@ -127,14 +158,12 @@ export function finishWithStream(tracing: Tracing, span: Span, stream: Committed
  * span ends with the request, with the request's usage and served model (the ledger's figures): a
  * Message names the model the client asked for, not the upstream's.
  */
-export function describeMessage(tracing: Tracing, span: Span, stopReason: string | null | undefined): void {
-  if (stopReason) tracing.activeRequest()?.describeServed(span, { finishReasons: [oneWord(stopReason)] });
+export function describeMessage(request: RequestTrace, span: Span, stopReason: string | null | undefined): void {
+  if (stopReason) request.describeServed(span, { finishReasons: [oneWord(stopReason)] });
 }
 
 /** A served Messages stream: its `message_delta` events' stop reason goes on the attempt span as it passes. */
-export function describeMessagesStream(tracing: Tracing, span: Span, stream: MessagesStreamOutcome): MessagesStreamOutcome {
-  const request = tracing.activeRequest();
-  if (!request) return stream;
+export function describeMessagesStream(request: RequestTrace, span: Span, stream: MessagesStreamOutcome): MessagesStreamOutcome {
   const see = (event: MessagesStreamEvent) => {
     if (event.type !== 'message_delta') return;
     const reason = (event.delta as { stop_reason?: unknown } | undefined)?.stop_reason;

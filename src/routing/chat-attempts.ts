@@ -7,6 +7,7 @@
  */
 import type { ChatCompletion, ChatCompletionChunk, ChatRequest } from '../formats/openai-chat.js';
 import { UpstreamStreamError, type AdapterContext, type ProviderAdapter, type UpstreamRequest } from '../providers/adapter.js';
+import { sendInAttemptSpan } from './attempt-span.js';
 import type { AdapterRegistry } from '../providers/registry.js';
 import { createBoundedCache } from '../core/bounded-cache.js';
 import { secretRedactor } from '../core/redact-secrets.js';
@@ -68,7 +69,7 @@ export async function sendOrFail(
   request: UpstreamRequest,
   signal: AbortSignal,
 ): Promise<UpstreamReply> {
-  const response = await deps.client.send(candidate.provider, request, signal);
+  const response = await (candidate.span ? sendInAttemptSpan(deps.client, candidate.span, candidate.provider, request, signal) : deps.client.send(candidate.provider, request, signal));
   const reply = redactedReply(response, redactorFor(candidate.credential));
   if (response.status >= 200 && response.status < 300) return reply;
   const text = await reply.text().catch(() => '');

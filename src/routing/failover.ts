@@ -20,7 +20,7 @@ import type { StickyRouting } from './sticky-routing.js';
 import { isCredentialVerdict, type CredentialHealth } from './credential-health.js';
 import { shouldFailOver } from './failover-policy.js';
 import type { ProviderHealth } from './provider-health.js';
-import type { Span, Tracing } from '../tracing/tracing.js';
+import type { Span, SpanScope } from '../tracing/tracing.js';
 import { attemptServed, attemptThrew, recordSkippedAttempt, startAttemptSpan } from './attempt-span.js';
 import { upstreamRefusal } from './upstream-refusal.js';
 
@@ -87,6 +87,8 @@ export interface Candidate {
   provider: ProviderConfig;
   credential: string;
   credentialSource: CredentialSource;
+  /** This attempt's client span (tracing on): its context goes upstream as `traceparent` (chat-attempts.ts sendOrFail). */
+  span?: SpanScope;
 }
 
 export interface FailoverDeps {
@@ -102,8 +104,6 @@ export interface FailoverDeps {
   random: () => number;
   /** The account's credential for a provider (BYOK, or managed when allowed), or undefined. */
   credentialFor(accountId: string, providerId: string): Promise<ResolvedCredential | undefined>;
-  /** Absent when tracing is off: then no span is made. */
-  tracing?: Tracing;
 }
 
 export interface FailoverCall {
@@ -112,6 +112,8 @@ export interface FailoverCall {
   signal: AbortSignal;
   /** The request's cached prefix (sticky-routing.ts): its provider is tried first. */
   stickyKey?: string;
+  /** The span the attempts' spans go under (the request's, or a fusion call's); absent when tracing is off. */
+  trace?: SpanScope;
 }
 
 export async function runWithFailover<T>(
@@ -137,18 +139,18 @@ export async function runWithFailover<T>(
     const skip = skipReason(deps, call.accountId, candidate);
     if (skip) {
       attempts.push({ provider: provider.id, model: target.model, status: null, error: skip, latencyMs: 0, skipped: true });
-      if (deps.tracing) recordSkippedAttempt(deps.tracing, candidate, attempts.length, skip);
+      if (call.trace) recordSkippedAttempt(call.trace, candidate, attempts.length, skip);
       continue;
     }
     const startedAt = deps.clock.now();
-    const scope = deps.tracing ? startAttemptSpan(deps.tracing, candidate, attempts.length + 1) : undefined;
+    const scope = call.trace ? startAttemptSpan(call.trace, candidate, attempts.length + 1) : undefined;
     try {
-      const value = await (scope ? deps.tracing!.within(scope, () => attempt(candidate)) : attempt(candidate));
+      const value = await attempt(scope ? { ...candidate, span: scope } : candidate);
       const latencyMs = deps.clock.now() - startedAt;
       accepted(deps, call.accountId, candidate, latencyMs);
       if (call.stickyKey !== undefined) deps.sticky?.remember(call.stickyKey, provider.id);
       attempts.push({ provider: provider.id, model: target.model, status: 200, error: null, latencyMs });
-      if (scope) attemptServed(deps.tracing!, scope.span);
+      if (scope) attemptServed(scope);
       return {
         value,
         meta: { providerId: provider.id, upstreamModel: target.model, retryCount: sent, credentialSource: candidate.credentialSource, attempts },

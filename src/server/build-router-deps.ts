@@ -41,8 +41,6 @@ import { MeasuredOrder } from '../routing/measured-order.js';
 import { createStickyRouting } from '../routing/sticky-routing.js';
 import { shareMeasurements } from '../stores/cluster/share-measurements.js';
 import { openTracing } from '../tracing/open-tracing.js';
-import { traceUpstreamClient } from '../tracing/traced-upstream-client.js';
-import type { Tracing } from '../tracing/tracing.js';
 import { routerVersion } from '../usage/support-bundle.js';
 import { createTracingObserver } from './tracing-observer.js';
 
@@ -91,8 +89,7 @@ export async function buildRouterDeps(config: RouterConfig, options: BuildOption
   });
   // Off by default: then there is no Tracing, and nothing on the request path makes spans.
   const tracing = openTracing(config.server.tracing, { logger, serviceVersion: routerVersion() });
-  const untracedClient = options.upstreamClient ?? createUpstreamClient({ connectionsPerProvider: config.server.listen.maxConnections });
-  const client = tracing ? traceUpstreamClient(untracedClient, tracing) : untracedClient;
+  const client = options.upstreamClient ?? createUpstreamClient({ connectionsPerProvider: config.server.listen.maxConnections });
   const secret = config.server.secretKey?.reveal();
   const providers = new Map(config.providers.providers.map((provider) => [provider.id, provider]));
   // Measured routing's figures from live traffic; a cluster worker shares them through the primary.
@@ -134,7 +131,6 @@ export async function buildRouterDeps(config: RouterConfig, options: BuildOption
     adapters: createAdapterRegistry(clock),
     client,
     outputLimits: outputLimitsFrom(config.catalog.models),
-    ...(tracing ? { tracing } : {}),
   });
   const spend = new SpendGate({
     store: usage.store,
@@ -202,7 +198,7 @@ export async function buildRouterDeps(config: RouterConfig, options: BuildOption
     drain: new Drain(),
     mail,
     alerts,
-    ...(tracing ? { tracing, spend: traceSpendGate(spend, tracing) } : {}),
+    ...(tracing ? { tracing } : {}),
     /** Called after the drain: the ledger is flushed first (no request is left to add to it), then the stores close. */
     async close() {
       await alerts.stop();
@@ -217,11 +213,4 @@ export async function buildRouterDeps(config: RouterConfig, options: BuildOption
       await store.close();
     },
   };
-}
-
-/** The spend gate with its own admission span (`router.spend_gate`), for every route that reserves. */
-function traceSpendGate(gate: SpendGate, tracing: Tracing): SpendGate {
-  const traced = Object.create(gate) as SpendGate;
-  traced.reserve = (request) => tracing.inSpan('router.spend_gate', () => gate.reserve(request));
-  return traced;
 }

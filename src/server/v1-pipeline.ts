@@ -109,7 +109,7 @@ export function createV1Handler(
       [HTTP_ROUTE]: route,
       [ROUTER.requestId]: ctx.requestId,
     });
-    return tracing.runRequest(ctx.trace, () => handleV1(event));
+    return handleV1(event);
   });
 }
 

@@ -3,38 +3,31 @@
  * RoutingEngineDeps); absent when off, so the request path pays one `undefined` check and nothing else.
  *
  * A request's spans form one tree: the server span (continuing the client's `traceparent` and
- * `tracestate`), its admission stages, one span per fusion call and one client span per upstream
- * attempt, whose context goes upstream as `traceparent`. The active span travels with the request's
- * async work in an AsyncLocalStorage (entered only here), so the shared pipeline, the failover loop and
- * the upstream client find their parent without any route passing it along: a new route gets its
- * spans from the pipeline it runs in.
+ * `tracestate`), its admission spans, one span per fusion call and one client span per upstream
+ * attempt, whose context goes upstream as `traceparent`. The parent of a span is passed explicitly as a
+ * SpanScope: the pipeline puts the request's on its context, the failover loop receives it with its call
+ * and hands each attempt's to the attempt (its Candidate), fusion passes each call's. No
+ * AsyncLocalStorage: on Node 20 it hooks every promise in the process, which cost 14-20 % of the
+ * router's CPU per request with tracing on (bench/README.md, Tracing).
  */
-import { AsyncLocalStorage } from 'node:async_hooks';
 import type { IncomingHttpHeaders } from 'node:http';
-import { ROOT_CONTEXT, SpanKind, SpanStatusCode, TraceFlags, trace, type Attributes, type Context, type Span, type TextMapGetter, type Tracer } from '@opentelemetry/api';
+import { ROOT_CONTEXT, SpanKind, SpanStatusCode, TraceFlags, trace, type Attributes, type Context, type Span, type TextMapGetter, type TextMapSetter, type Tracer } from '@opentelemetry/api';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import type { TokenUsage } from '../core/token-usage.js';
 import { GEN_AI_RESPONSE_FINISH_REASONS, GEN_AI_RESPONSE_MODEL, usageAttributes } from './span-attributes.js';
 
 export { SpanKind, SpanStatusCode, type Attributes, type Span };
 
-/** A span and the context that makes it the parent of what runs inside it. */
+/** A span, the context that makes it the parent of spans started under it, and the request it belongs to. */
 export interface SpanScope {
   span: Span;
-  context: Context;
-}
-
-/** What the request's async work can reach: its own scope, and the request it belongs to. */
-interface Frame {
   context: Context;
   request: RequestTrace;
 }
 
-/**
- * One request's tracing: its server span, and the upstream attempts that served (their spans stay open
- * while the answer streams and are ended with its usage by whoever knows it, at the latest when the
- * request ends).
- */
+const propagator = new W3CTraceContextPropagator();
+const headerSetter: TextMapSetter<Record<string, string>> = { set: (carrier, key, value) => void (carrier[key] = value) };
+
 export class RequestTrace {
   /** Served attempts still open, with what is known of their answer so far. */
   readonly #served = new Map<Span, ServedAnswer>();
@@ -43,8 +36,31 @@ export class RequestTrace {
   #stage: Span | undefined;
   #stageName: string | undefined;
 
-  constructor(readonly server: SpanScope, tracer: Tracer) {
+  /** The server span: the parent of the request's admission, fusion and attempt spans. */
+  readonly server: SpanScope;
+
+  constructor(span: Span, context: Context, tracer: Tracer) {
+    this.server = { span, context, request: this };
     this.#tracer = tracer;
+  }
+
+  /** A child of `parent` (the server span unless given), to be ended by the caller. */
+  startSpan(name: string, kind: SpanKind, attributes?: Attributes, parent: SpanScope = this.server): SpanScope {
+    const span = this.#tracer.startSpan(name, { kind, ...(attributes ? { attributes } : {}) }, parent.context);
+    return { span, context: trace.setSpan(parent.context, span), request: this };
+  }
+
+  /** `work` in a child span of the server span, ended when it settles; a rejection marks it as an error (its code, no message). */
+  async inSpan<T>(name: string, work: () => Promise<T> | T): Promise<T> {
+    const { span } = this.startSpan(name, SpanKind.INTERNAL);
+    try {
+      return await work();
+    } catch (error) {
+      markError(span, error);
+      throw error;
+    } finally {
+      span.end();
+    }
   }
 
   get traceId(): string {
@@ -125,8 +141,6 @@ const headerGetter: TextMapGetter<IncomingHttpHeaders> = {
 export class Tracing {
   readonly #tracer: Tracer;
   readonly #shutdown: () => Promise<void>;
-  readonly #frames = new AsyncLocalStorage<Frame>();
-  readonly #propagator = new W3CTraceContextPropagator();
 
   constructor(tracer: Tracer, shutdown: () => Promise<void>) {
     this.#tracer = tracer;
@@ -135,67 +149,20 @@ export class Tracing {
 
   /** The server span of a request, a child of the client's `traceparent` when it sent a valid one. */
   startRequest(headers: IncomingHttpHeaders, name: string, attributes: Attributes): RequestTrace {
-    const parent = this.#propagator.extract(ROOT_CONTEXT, headers, headerGetter);
+    const parent = propagator.extract(ROOT_CONTEXT, headers, headerGetter);
     const span = this.#tracer.startSpan(name, { kind: SpanKind.SERVER, attributes }, parent);
-    return new RequestTrace({ span, context: trace.setSpan(parent, span) }, this.#tracer);
-  }
-
-  /** Runs `work` as the request's: spans started inside, across awaits, are children of its server span. */
-  runRequest<T>(request: RequestTrace, work: () => T): T {
-    return this.#frames.run({ context: request.server.context, request }, work);
-  }
-
-  /** A child of the active span (a root when called outside any request). */
-  startSpan(name: string, kind: SpanKind, attributes?: Attributes): SpanScope {
-    const parent = this.#frames.getStore()?.context ?? ROOT_CONTEXT;
-    const span = this.#tracer.startSpan(name, { kind, ...(attributes ? { attributes } : {}) }, parent);
-    return { span, context: trace.setSpan(parent, span) };
-  }
-
-  /** Runs `work` with `scope` as the active span. */
-  within<T>(scope: SpanScope, work: () => T): T {
-    const request = this.#frames.getStore()?.request;
-    if (!request) return work();
-    return this.#frames.run({ context: scope.context, request }, work);
-  }
-
-  /**
-   * `work` in a child span of the active one, ended when it settles; a rejection marks the span as an
-   * error (its name, no message). A leaf: the span is not made active, as nothing inside starts one.
-   */
-  async inSpan<T>(name: string, work: () => Promise<T> | T, attributes?: Attributes): Promise<T> {
-    const scope = this.startSpan(name, SpanKind.INTERNAL, attributes);
-    try {
-      return await work();
-    } catch (error) {
-      markError(scope.span, error);
-      throw error;
-    } finally {
-      scope.span.end();
-    }
-  }
-
-  /** The active span, if any. */
-  activeSpan(): Span | undefined {
-    const frame = this.#frames.getStore();
-    return frame ? trace.getSpan(frame.context) : undefined;
-  }
-
-  /** The request the active work belongs to. */
-  activeRequest(): RequestTrace | undefined {
-    return this.#frames.getStore()?.request;
-  }
-
-  /** Adds the active span's `traceparent` (and the client's `tracestate`) to an outgoing request's headers. */
-  inject(headers: Record<string, string>): void {
-    const frame = this.#frames.getStore();
-    if (frame) this.#propagator.inject(frame.context, headers, { set: (carrier, key, value) => void (carrier[key] = value) });
+    return new RequestTrace(span, trace.setSpan(parent, span), this.#tracer);
   }
 
   /** Sends what is queued (bounded by the exporter's timeout) and stops. */
   shutdown(): Promise<void> {
     return this.#shutdown();
   }
+}
+
+/** Adds `scope`'s `traceparent` (and the client's `tracestate`) to an outgoing request's headers. */
+export function injectTraceContext(scope: SpanScope, headers: Record<string, string>): void {
+  propagator.inject(scope.context, headers, headerSetter);
 }
 
 /** An error status named by the error's code or class: error messages may quote client or upstream text. */

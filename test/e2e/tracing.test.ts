@@ -160,7 +160,7 @@ describe('traces of /v1 requests (tracing on through OTEL_EXPORTER_OTLP_ENDPOINT
     const json = clientTrace();
     const answer = await ask(false, json.traceparent);
     expect(answer.status).toBe(200);
-    expect((await answer.json()).stop_reason).toBe('end_turn');
+    expect(((await answer.json()) as { stop_reason: string }).stop_reason).toBe('end_turn');
     fakes.openai.failNext({ kind: 'status', status: 503 });
     const streamed = clientTrace();
     const stream = await ask(true, streamed.traceparent);

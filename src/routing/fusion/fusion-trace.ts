@@ -4,6 +4,7 @@
  * to it as calls finish, so a run that ends early (the client left, too few answers) still leaves
  * what each call did up to then.
  */
+import type { SpanScope } from '../../tracing/tracing.js';
 import type { TokenUsage } from '../../core/token-usage.js';
 import type { AttemptSummary, CredentialSource } from '../failover.js';
 
@@ -40,6 +41,8 @@ export class FusionTrace {
   analysis: 'used' | 'unavailable' | 'not_requested' = 'not_requested';
   /** Server-tool runs (router:fusion): how many fusion runs the model asked for. */
   toolRuns = 0;
+  /** With tracing on, the span each call's own span goes under (the request's server span). */
+  span?: SpanScope;
 
   record(call: FusionCall): FusionCall {
     this.calls.push(call);

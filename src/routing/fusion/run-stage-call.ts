@@ -11,7 +11,7 @@ import { UpstreamTransportError } from '../../upstream/upstream-client.js';
 import type { AttemptDeps } from '../chat-attempts.js';
 import { runWithFailover, type AttemptSummary, type Candidate, type FailoverDeps, type RoutedMeta } from '../failover.js';
 import { ROUTER, usageAttributes } from '../../tracing/span-attributes.js';
-import { markError, SpanKind, SpanStatusCode } from '../../tracing/tracing.js';
+import { markError, SpanKind, SpanStatusCode, type SpanScope } from '../../tracing/tracing.js';
 import { NO_TOKENS, type FusionCall, type FusionRole, type FusionTrace } from './fusion-trace.js';
 
 export type FusionDeps = FailoverDeps & AttemptDeps;
@@ -30,11 +30,12 @@ export interface StageCall<T> {
 export type StageOutcome<T> = { ok: true; value: T; meta: RoutedMeta; call: FusionCall } | { ok: false; error: unknown; call: FusionCall };
 
 export async function runStageCall<T>(deps: FusionDeps, spec: StageCall<T>, trace: FusionTrace): Promise<StageOutcome<T>> {
-  if (!deps.tracing) return runAndRecord(deps, spec, trace);
+  const parent = trace.span;
+  if (!parent) return runAndRecord(deps, spec, trace);
   // One span per call (panel member, judge, writer, model turn), the parent of its upstream attempts.
-  const scope = deps.tracing.startSpan(`fusion ${spec.role}`, SpanKind.INTERNAL, { [ROUTER.fusionRole]: spec.role, [ROUTER.fusionCall]: spec.label });
+  const scope = parent.request.startSpan(`fusion ${spec.role}`, SpanKind.INTERNAL, { [ROUTER.fusionRole]: spec.role, [ROUTER.fusionCall]: spec.label }, parent);
   try {
-    const outcome = await deps.tracing.within(scope, () => runAndRecord(deps, spec, trace));
+    const outcome = await runAndRecord(deps, spec, trace, scope);
     scope.span.setAttributes({ [ROUTER.fusionStatus]: outcome.call.status, [ROUTER.retryCount]: outcome.call.retryCount, ...usageAttributes(outcome.call.usage) });
     if (!outcome.ok) scope.span.setStatus({ code: SpanStatusCode.ERROR });
     return outcome;
@@ -46,14 +47,14 @@ export async function runStageCall<T>(deps: FusionDeps, spec: StageCall<T>, trac
   }
 }
 
-async function runAndRecord<T>(deps: FusionDeps, spec: StageCall<T>, trace: FusionTrace): Promise<StageOutcome<T>> {
+async function runAndRecord<T>(deps: FusionDeps, spec: StageCall<T>, trace: FusionTrace, scope?: SpanScope): Promise<StageOutcome<T>> {
   const startedAt = deps.clock.now();
   const base = { label: spec.label, role: spec.role };
   try {
-    const { value, meta, span } = await runWithFailover(deps, { route: spec.route, accountId: spec.accountId, signal: spec.signal }, spec.attempt);
+    const { value, meta, span } = await runWithFailover(deps, { route: spec.route, accountId: spec.accountId, signal: spec.signal, ...(scope ? { trace: scope } : {}) }, spec.attempt);
     const usage = spec.usageOf(value);
     // A streamed writer's tokens are known at its end: its attempt span ends with the request instead.
-    if (span && usage !== undefined) deps.tracing?.activeRequest()?.finishServed(span, { usage, model: meta.upstreamModel });
+    if (span && usage !== undefined) scope?.request.finishServed(span, { usage, model: meta.upstreamModel });
     const call = trace.record({
       ...base,
       provider: meta.providerId,

@@ -17,6 +17,7 @@ export interface FusionCallContext {
 
 export function startTrace(ctx: RouterRequestContext): FusionTrace {
   const trace = new FusionTrace();
+  if (ctx.trace) trace.span = ctx.trace.server;
   ctx.fusion = { trace };
   return trace;
 }

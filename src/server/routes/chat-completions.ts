@@ -14,6 +14,7 @@ import { fusionPlanOf, requireFusionAccess, toolFusionOf } from '../fusion/fusio
 import { serveFusionChat } from '../fusion/serve-fusion-chat.js';
 import { setRoutingHeaders, routingHeaders } from './routing-headers.js';
 import { responseCost } from '../../usage/response-cost.js';
+import { attemptsTraced, inSpendGateSpan } from '../request-spans.js';
 
 export function createChatCompletionsRoute(deps: RouterDeps) {
   return async (event: H3Event, ctx: RouterRequestContext): Promise<unknown> => {
@@ -21,9 +22,9 @@ export function createChatCompletionsRoute(deps: RouterDeps) {
     applyOutputTokenCap(ctx.body!, ctx.plan, 'chat');
     const fusion = fusionPlanOf(route, ctx.body!, deps.routes);
     if (fusion?.kind === 'profile') await requireFusionAccess(deps, ctx.caller!.accountId, fusion.route);
-    ctx.spendReservation = await deps.spend.reserve({ accountId: ctx.caller!.accountId, plan: ctx.plan, route, body: ctx.body!, ...toolFusionOf(fusion) });
+    ctx.spendReservation = await inSpendGateSpan(ctx, () => deps.spend.reserve({ accountId: ctx.caller!.accountId, plan: ctx.plan, route, body: ctx.body!, ...toolFusionOf(fusion) }));
     const chat = ctx.body as ChatRequest;
-    const call = { route, accountId: ctx.caller!.accountId, signal: abortOnDisconnect(event, deps.drain.deadline) };
+    const call = { route, accountId: ctx.caller!.accountId, signal: abortOnDisconnect(event, deps.drain.deadline), ...attemptsTraced(ctx) };
     if (fusion) return serveFusionChat(event, ctx, deps, fusion, call, chat);
     if (chat.stream) {
       const { value, meta } = await deps.engine.streamChat(call, chat);

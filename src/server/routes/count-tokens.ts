@@ -14,6 +14,7 @@ import { authorizeRoute } from '../authorize-route.js';
 import type { RouterDeps } from '../router-deps.js';
 import type { RouterRequestContext } from '../request-context.js';
 import { setRoutingHeaders } from './routing-headers.js';
+import { attemptsTraced } from '../request-spans.js';
 
 const TOKEN_COUNT_HEADER = 'x-router-token-count';
 
@@ -25,7 +26,7 @@ export function createCountTokensRoute(deps: RouterDeps) {
     const route = authorizeRoute(ctx, deps.plans);
     const request = ctx.body as unknown as MessagesRequest;
     const { 'anthropic-version': version, 'anthropic-beta': beta } = event.node.req.headers;
-    const call = { route, accountId: ctx.caller!.accountId, signal: abortOnDisconnect(event, deps.drain.deadline) };
+    const call = { route, accountId: ctx.caller!.accountId, signal: abortOnDisconnect(event, deps.drain.deadline), ...attemptsTraced(ctx) };
     const client = { version: typeof version === 'string' ? version : undefined, betas: splitBetas(beta) };
     try {
       const counted = await deps.engine.countMessageTokens(call, { request, client });

@@ -15,6 +15,7 @@ import { fusionPlanOf, requireFusionAccess, toolFusionOf } from '../fusion/fusio
 import { serveFusionResponses } from '../fusion/serve-fusion-responses.js';
 import { routingHeaders, setRoutingHeaders } from './routing-headers.js';
 import { responseCost } from '../../usage/response-cost.js';
+import { attemptsTraced, inSpendGateSpan } from '../request-spans.js';
 
 export function createResponsesRoute(deps: RouterDeps) {
   return async (event: H3Event, ctx: RouterRequestContext): Promise<unknown> => {
@@ -22,9 +23,9 @@ export function createResponsesRoute(deps: RouterDeps) {
     applyOutputTokenCap(ctx.body!, ctx.plan, 'responses');
     const fusion = fusionPlanOf(route, ctx.body!, deps.routes);
     if (fusion?.kind === 'profile') await requireFusionAccess(deps, ctx.caller!.accountId, fusion.route);
-    ctx.spendReservation = await deps.spend.reserve({ accountId: ctx.caller!.accountId, plan: ctx.plan, route, body: ctx.body!, ...toolFusionOf(fusion) });
+    ctx.spendReservation = await inSpendGateSpan(ctx, () => deps.spend.reserve({ accountId: ctx.caller!.accountId, plan: ctx.plan, route, body: ctx.body!, ...toolFusionOf(fusion) }));
     const request = ctx.body as unknown as ResponsesRequest;
-    const call = { route, accountId: ctx.caller!.accountId, signal: abortOnDisconnect(event, deps.drain.deadline) };
+    const call = { route, accountId: ctx.caller!.accountId, signal: abortOnDisconnect(event, deps.drain.deadline), ...attemptsTraced(ctx) };
     if (fusion) return serveFusionResponses(event, ctx, deps, fusion, call, request);
     if (request.stream) {
       const { value, meta } = await deps.engine.streamResponses(call, request);

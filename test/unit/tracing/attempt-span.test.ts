@@ -13,7 +13,6 @@ import { attemptServed, attemptThrew, finishWithStream, startAttemptSpan } from 
 import type { CommittedStream } from '../../../src/routing/chat-attempts.js';
 import { AttemptFailed, CandidateUnfit, type Candidate } from '../../../src/routing/failover.js';
 import { UpstreamTransportError } from '../../../src/upstream/upstream-client.js';
-import type { Tracing } from '../../../src/tracing/tracing.js';
 import { memoryTracing } from './tracing-rig.js';
 
 const candidate = {
@@ -28,7 +27,7 @@ const failure = (status: number, code: string | null = null) => ({ status, type:
 
 function outcomeOf(error: unknown, signal = live): ReadableSpan {
   const { tracing, spans } = memoryTracing();
-  const { span } = startAttemptSpan(tracing, candidate, 1);
+  const { span } = startAttemptSpan(tracing.startRequest({}, 'POST /v1/chat/completions', {}).server, candidate, 1);
   attemptThrew(span, error, signal);
   const [ended] = spans();
   expect(ended!.status.code).toBe(SpanStatusCode.ERROR);
@@ -89,13 +88,11 @@ async function* upstream(chunks: ChatCompletionChunk[], failAtEnd?: Error): Asyn
 function servedStream(tail: AsyncIterator<ChatCompletionChunk>) {
   const { tracing, spans } = memoryTracing();
   const request = tracing.startRequest({}, 'POST /v1/chat/completions', {});
-  return tracing.runRequest(request, () => {
-    const scope = startAttemptSpan(tracing, candidate, 1);
-    attemptServed(tracing, scope.span);
-    const stream = finishWithStream(tracing as Tracing, scope.span, { head: [chunk({ finish: null })], tail } as CommittedStream<ChatCompletionChunk>);
-    const attempt = () => spans().filter((span) => span.name === 'chat gpt-4.1');
-    return { stream, attempt, request };
-  });
+  const scope = startAttemptSpan(request.server, candidate, 1);
+  attemptServed(scope);
+  const stream = finishWithStream(request, scope.span, { head: [chunk({ finish: null })], tail } as CommittedStream<ChatCompletionChunk>);
+  const attempt = () => spans().filter((span) => span.name === 'chat gpt-4.1');
+  return { stream, attempt, request };
 }
 
 describe('a served stream’s attempt span', () => {

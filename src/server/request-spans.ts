@@ -1,0 +1,16 @@
+/**
+ * What a route passes on of its request's trace (tracing on; src/tracing/): the server span as the parent
+ * of the failover loop's attempt spans, and the spend gate's admission span. Nothing when tracing is off.
+ */
+import type { SpanScope } from '../tracing/tracing.js';
+import type { RouterRequestContext } from './request-context.js';
+
+/** Spread into a FailoverCall: its attempts' spans go under the request's server span. */
+export function attemptsTraced(ctx: RouterRequestContext): { trace?: SpanScope } {
+  return ctx.trace ? { trace: ctx.trace.server } : {};
+}
+
+/** The spend gate's reservation in its own span (`router.spend_gate`), a refusal marked with its code. */
+export function inSpendGateSpan<T>(ctx: RouterRequestContext, reserve: () => Promise<T>): Promise<T> {
+  return ctx.trace ? ctx.trace.inSpan('router.spend_gate', reserve) : reserve();
+}
