@@ -53,12 +53,14 @@ export function createStickyRouting(options: StickyRoutingOptions = {}): StickyR
  * prompt_cache_key): such requests keep the route's own order.
  */
 export function cachePrefixKey(accountId: string, routeId: string, chat: ChatRequest): string | undefined {
-  const hash = createHash('sha256').update(accountId).update('\u0000').update(routeId).update('\u0000');
-  if (typeof chat.prompt_cache_key === 'string' && chat.prompt_cache_key !== '') return hash.update('key:').update(chat.prompt_cache_key).digest('base64url');
+  if (typeof chat.prompt_cache_key === 'string' && chat.prompt_cache_key !== '') return keyOf(accountId, routeId, `key:${chat.prompt_cache_key}`);
   if (!hasBreakpoint(chat)) return undefined;
   const lastMarked = chat.messages.findLastIndex(messageHasBreakpoint);
-  const prefix = { tools: chat.tools ?? [], messages: chat.messages.slice(0, lastMarked + 1) };
-  return hash.update('prefix:').update(JSON.stringify(prefix)).digest('base64url');
+  return keyOf(accountId, routeId, `prefix:${JSON.stringify({ tools: chat.tools ?? [], messages: chat.messages.slice(0, lastMarked + 1) })}`);
+}
+
+function keyOf(accountId: string, routeId: string, what: string): string {
+  return createHash('sha256').update(accountId).update('\u0000').update(routeId).update('\u0000').update(what).digest('base64url');
 }
 
 /**
@@ -66,8 +68,7 @@ export function cachePrefixKey(accountId: string, routeId: string, chat: ChatReq
  * with `promptCaching: auto` its instructions and tools, the prefix auto's breakpoints cache.
  */
 export function responsesCacheKey(accountId: string, routeId: string, request: ResponsesRequest, auto: boolean): string | undefined {
-  const hash = createHash('sha256').update(accountId).update('\u0000').update(routeId).update('\u0000');
-  if (typeof request.prompt_cache_key === 'string' && request.prompt_cache_key !== '') return hash.update('key:').update(request.prompt_cache_key).digest('base64url');
+  if (typeof request.prompt_cache_key === 'string' && request.prompt_cache_key !== '') return keyOf(accountId, routeId, `key:${request.prompt_cache_key}`);
   if (!auto || (!request.instructions && !request.tools?.length)) return undefined;
-  return hash.update('responses:').update(JSON.stringify({ instructions: request.instructions ?? null, tools: request.tools ?? [] })).digest('base64url');
+  return keyOf(accountId, routeId, `responses:${JSON.stringify({ instructions: request.instructions ?? null, tools: request.tools ?? [] })}`);
 }
