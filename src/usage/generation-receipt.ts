@@ -43,6 +43,8 @@ export interface GenerationReceipt {
     retries: number;
     /** Each upstream attempt of the main call, in order, with its outcome. */
     provider_responses: { provider_name: string; model: string; status: number | null; error_code: string | null; latency: number }[];
+    /** The request's OpenTelemetry trace id when its trace was recorded (tracing on and sampled); null otherwise. */
+    trace_id: string | null;
     /** The request's other upstream calls (fusion), each with its own cost and tokens. */
     calls: { call: string; provider_name: string | null; model: string | null; status: number; error_code: string | null; total_cost: number | null; tokens_prompt: number | null; tokens_completion: number | null; latency: number }[];
   };
@@ -74,6 +76,7 @@ export function generationReceipt(records: readonly LedgerRecord[]): GenerationR
       error_code: main.errorCode,
       finish_reason: main.finishReason,
       cancelled: main.clientClosed,
+      trace_id: main.traceId ?? null,
       total_cost: unknownCost ? null : usd(all.reduce((sum, record) => sum + (record.costNanoUsd ?? 0), 0)),
       cost_details: main.costParts ? costDetails(main.costParts) : null,
       cache_discount: main.costParts ? usd(main.costParts.cacheSavings) : null,

@@ -1,6 +1,6 @@
 /**
- * A traced request's trace id is kept with its usage record, so a support bundle (the CLI's and the
- * customer's) leads to the trace: the client's trace id when it sent a sampled `traceparent`, none when
+ * A traced request's trace id is kept with its usage record, so its receipt (GET /v1/generation) and a
+ * support bundle (the CLI's and the customer's) lead to the trace: the client's trace id when it sent a sampled `traceparent`, none when
  * the trace was not recorded (the client's unsampled flag). On SQLite, and PostgreSQL when configured.
  */
 import { randomBytes } from 'node:crypto';
@@ -53,9 +53,16 @@ describe.each(usageBackends('trace_ledger'))('trace ids in the ledger and suppor
     return response.headers.get('x-request-id')!;
   }
 
-  it('a sampled request: its trace id on its record, in the CLI bundle and in the customer bundle', async () => {
+  const receiptOf = async (requestId: string) => {
+    const response = await fetch(`${router.baseURL}/generation?id=${encodeURIComponent(requestId)}`, { headers: { authorization: `Bearer ${account.key}`, 'user-agent': 'router-tests/1.0' } });
+    expect(response.status).toBe(200);
+    return ((await response.json()) as { data: { trace_id: string | null } }).data;
+  };
+
+  it('a sampled request: its trace id on its record, its receipt, the CLI bundle and the customer bundle', async () => {
     const traceId = randomBytes(16).toString('hex');
     const requestId = await chat(traceparentOf(traceId, true));
+    expect((await receiptOf(requestId)).trace_id).toBe(traceId);
 
     const out = join(outDir, `cli-${backend.name}.json`);
     const env = { ROUTER_CONFIG: router.configDir, ROUTER_SECRET_KEY: TEST_SECRET, ...backend.env };
@@ -76,5 +83,6 @@ describe.each(usageBackends('trace_ledger'))('trace ids in the ledger and suppor
     expect(customer.request.records).toHaveLength(1);
     expect(customer.request.records[0]!.traceId).toBeUndefined();
     expect(customer.request.traceId).toBeUndefined();
+    expect((await receiptOf(requestId)).trace_id).toBeNull();
   });
 });
