@@ -18,13 +18,16 @@ export function buildAnthropicRequest(request: ChatRequest, ctx: AdapterContext)
   const { system, messages } = translateMessages(request.messages);
   // quirk(anthropic): max_tokens is required and has no server default.
   const maxTokens = request.max_completion_tokens ?? request.max_tokens ?? ctx.provider.defaultMaxTokens;
-  const thinking = thinkingFields(request, ctx, maxTokens);
+  const tools = translateTools(request);
+  // quirk(anthropic): thinking refuses a tool_choice that forces a tool; the forced call is what was asked.
+  const forced = tools.tool_choice?.type === 'any' || tools.tool_choice?.type === 'tool';
+  const thinking = forced ? {} : thinkingFields(request, ctx, maxTokens);
   const body: AnthropicRequest = {
     model: ctx.upstreamModel,
     messages,
     ...(system === undefined ? {} : { system }),
     ...samplingFields(request),
-    ...translateTools(request),
+    ...tools,
     ...metadataField(request),
     ...outputConfigField(request),
     ...thinking,

@@ -54,6 +54,13 @@ describe('Anthropic thinking from the effort asked', () => {
     expect(sent.top_p).toBeUndefined();
   });
 
+  it('leaves thinking off when tool_choice forces a tool, which Anthropic refuses with thinking', () => {
+    const tools = [{ type: 'function' as const, function: { name: 'f', parameters: { type: 'object' } } }];
+    expect(body({ reasoning_effort: 'high', tools, tool_choice: 'required' }).thinking).toBeUndefined();
+    expect(body({ reasoning_effort: 'high', tools, tool_choice: { type: 'function', function: { name: 'f' } } }).thinking).toBeUndefined();
+    expect(body({ reasoning_effort: 'high', tools, tool_choice: 'auto' }).thinking).toEqual({ type: 'enabled', budget_tokens: 16384 });
+  });
+
   it('drops reasoning for a model the catalog does not mark as reasoning, or does not know', () => {
     const plain: CatalogModel = { provider: 'anthropic', model: 'claude-3-5-haiku', maxOutputTokens: 8192 };
     for (const model of [plain, null]) {
