@@ -9,6 +9,7 @@ import type { BillingRecord } from '../stores/billing-store.js';
 import { pastDueBanner } from './billing/billing-views.js';
 import { BodyTooLargeError, readForm, redirect, redirectAfterPost, sendHtml } from './http-helpers.js';
 import { safeReturnPath } from './return-to.js';
+import { timeZoneNames } from './usage-views.js';
 import type { SignedIn } from './session-manager.js';
 import type { WebDeps } from './web-deps.js';
 
@@ -17,9 +18,13 @@ export interface PageContext extends SignedIn {
   plan: PlanConfig | undefined;
   /** The account's billing (null with billing off or before any subscription), due changes applied. */
   billingRecord: BillingRecord | null;
+  /** The zone this page shows times in (time-zone.ts): the person's chosen one, UTC until they choose. */
+  timeZone: string;
   /** Render a page in the signed-in layout. */
   view(template: string, data?: Record<string, unknown>, options?: { status?: number }): string;
 }
+
+const ZONE_NAMES = timeZoneNames();
 
 const NAV = [
   ['/onboarding', 'Get started'],
@@ -40,12 +45,14 @@ function pageContext(deps: WebDeps, event: H3Event, signedIn: SignedIn, billingR
   const billingBanner = deps.billing ? pastDueBanner(deps.billing.service, deps.plans, billingRecord, signedIn.account) : null;
   // Back from signing in again after a form was posted on an ended session: its input goes back into it.
   const kept = event.method === 'GET' ? deps.keptForms.take(event, event.path) : null;
+  const timeZone = deps.zones.resolve(event);
   const keptNotice = kept ? { notice: 'Your session had ended, so nothing was changed. What you typed is back in the form: check it and send it again.' } : {};
   return {
     ...signedIn,
     csrfToken,
     plan,
     billingRecord,
+    timeZone,
     view: (template, data = {}, options = {}) =>
       sendHtml(
         event,
@@ -57,6 +64,9 @@ function pageContext(deps: WebDeps, event: H3Event, signedIn: SignedIn, billingR
           billingBanner,
           csrf: csrfToken,
           viewer: { email: signedIn.account.email, csrf: csrfToken },
+          // For the zone picker (time-zone-form.eta) on pages that show times.
+          timeZone,
+          zoneNames: ZONE_NAMES,
           ...(kept ? { formState: kept } : {}),
           ...keptNotice,
           ...data,

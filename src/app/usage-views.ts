@@ -21,14 +21,14 @@ export interface UsageQuery {
   by: UsageDimension;
 }
 
-/** The requested zone as given (`UTC` when absent); the report refuses an unknown one with a clear message. */
-function zoneOf(params: URLSearchParams): string {
-  return (params.get('tz') ?? '').trim().slice(0, 64) || 'UTC';
+/** The requested zone as given (`fallback` when absent); the report refuses an unknown one with a clear message. */
+function zoneOf(params: URLSearchParams, fallback = 'UTC'): string {
+  return (params.get('tz') ?? '').trim().slice(0, 64) || fallback;
 }
 
-/** The usage page's `tz` and `by`: defaults for absent ones, a problem for values it does not offer. */
-export function readUsageQuery(params: URLSearchParams): UsageQuery | { problem: string; tz: string; by: UsageDimension } {
-  const tz = zoneOf(params);
+/** The usage page's `tz` and `by`: defaults for absent ones (the person's chosen zone), a problem for values it does not offer. */
+export function readUsageQuery(params: URLSearchParams, defaultZone = 'UTC'): UsageQuery | { problem: string; tz: string; by: UsageDimension } {
+  const tz = zoneOf(params, defaultZone);
   const by = params.get('by') ?? 'route';
   const split = SPLITS.find((entry) => entry.by === by);
   if (!split) return { problem: `Choose how to split the charts from the list: ${SPLITS.map((entry) => entry.label).join(', ')}.`, tz, by: 'route' };

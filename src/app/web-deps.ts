@@ -6,6 +6,7 @@ import type { RouterDeps } from '../server/router-deps.js';
 import type { CsrfGuard } from './csrf.js';
 import type { KeyFlash } from './key-flash.js';
 import type { KeptForms } from './kept-form.js';
+import type { ZonePreference } from './time-zone.js';
 import type { Renderer } from './render.js';
 import type { SessionManager } from './session-manager.js';
 import type { SigninThrottle } from './signin-throttle.js';
@@ -22,6 +23,8 @@ export interface WebDeps extends RouterDeps {
   flash: KeyFlash;
   /** The input of a form posted on an ended session, kept through sign-in. */
   keptForms: KeptForms;
+  /** The time zone a person's pages show times in. */
+  zones: ZonePreference;
   throttle: SigninThrottle;
   /** The client's address through the trusted proxies (server.trustedProxies). */
   clientAddress: (event: H3Event) => string | null;

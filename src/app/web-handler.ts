@@ -18,6 +18,7 @@ import { STATIC_DIR } from './asset-dirs.js';
 import { CsrfGuard } from './csrf.js';
 import { KeyFlash } from './key-flash.js';
 import { KeptForms } from './kept-form.js';
+import { ZonePreference } from './time-zone.js';
 import { registerDocsPages } from './docs/docs-pages.js';
 import { clientAddressOf, sendHtml, wantsHtml } from './http-helpers.js';
 import type { LedgerViews } from './ledger-seams.js';
@@ -28,6 +29,7 @@ import { Renderer } from './render.js';
 import { registerAccountPages } from './routes/account-pages.js';
 import { registerAuthPages } from './routes/auth-pages.js';
 import { registerKeyPages } from './routes/key-pages.js';
+import { registerKeyUsagePages } from './routes/key-usage-pages.js';
 import { legalLinks, registerLegalPages } from './routes/legal-pages.js';
 import { registerPlaygroundPages } from './routes/playground-pages.js';
 import { registerProviderKeyPages } from './routes/provider-key-pages.js';
@@ -69,6 +71,7 @@ export function createWebHandler(deps: RouterDeps, options: WebHandlerOptions): 
     csrf: new CsrfGuard(csrfSecret, paths.appOrigin, paths.secure),
     flash: new KeyFlash(csrfSecret, paths.secure),
     keptForms: new KeptForms(csrfSecret, paths.secure),
+    zones: new ZonePreference(paths.secure),
     // In the shared limiter: every worker and (with Redis) every instance counts the same failures.
     throttle: new SigninThrottle(deps.rateLimiter, deps.clock),
     clientAddress,
@@ -102,6 +105,7 @@ export function createWebHandler(deps: RouterDeps, options: WebHandlerOptions): 
   if (server.app.enabled) {
     registerAuthPages(router, web);
     registerKeyPages(router, web);
+    registerKeyUsagePages(router, web);
     registerPlaygroundPages(router, web);
     registerProviderKeyPages(router, web);
     registerAccountPages(router, web);

@@ -168,8 +168,9 @@ export interface LedgerStore {
   /**
    * One query: sums per range and dimension value, for per-day charts by key, route, provider or model.
    * Only cells with usage are returned, in range order, then largest cost first within a range.
+   * With `keyId`, only that key's usage (the account app's per-key view).
    */
-  sumUsageByRangeAnd(accountId: string, ranges: readonly UsageRange[], dimension: UsageDimension): Promise<UsageCell[]>;
+  sumUsageByRangeAnd(accountId: string, ranges: readonly UsageRange[], dimension: UsageDimension, keyId?: string): Promise<UsageCell[]>;
   /** One query: the latest request per key of the account (from the rollups, so it outlives raw retention). */
   lastUsedByKey(accountId: string): Promise<{ keyId: string; lastAt: string }[]>;
 

@@ -80,6 +80,8 @@ export async function usageReport(ledger: LedgerStore, query: UsageReportQuery):
 export interface DailyUsageQuery extends Omit<UsageReportQuery, 'by'> {
   /** What each day is split by. */
   by: UsageDimension;
+  /** Only this key's usage (one of the account's keys: the caller checks whose it is). */
+  keyId?: string;
 }
 
 /** Per-day usage split by one dimension: what the account app charts and tabulates, from one query. */
@@ -103,7 +105,7 @@ export interface DailyUsage {
 
 export async function dailyUsage(ledger: LedgerStore, query: DailyUsageQuery): Promise<DailyUsage> {
   const ranges = localDayRanges(query.from, query.to, query.tz);
-  const cells = await ledger.sumUsageByRangeAnd(query.accountId, ranges, query.by);
+  const cells = await ledger.sumUsageByRangeAnd(query.accountId, ranges, query.by, query.keyId);
   const byDay = new Map(ranges.map((range) => [range.label, emptySums(range.label)]));
   const byValue = new Map<string | null, UsageSums>();
   for (const cell of cells) {

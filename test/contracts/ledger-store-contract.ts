@@ -234,6 +234,15 @@ export function runLedgerStoreContract(name: string, makeLedger: MakeLedger): vo
         }
       }
       expect(await ledger.sumUsageByRangeAnd('acct_nobody', ranges, 'key')).toEqual([]);
+      // One key's usage only (the per-key view): its cells add up to what the split by key gives it.
+      const byKey = await ledger.sumUsageByRangeAnd('acct_a', ranges, 'key');
+      for (const keyId of new Set(byKey.map((cell) => cell.group).filter((group): group is string => group !== null))) {
+        const ofKey = await ledger.sumUsageByRangeAnd('acct_a', ranges, 'provider', keyId);
+        const expected = byKey.filter((cell) => cell.group === keyId);
+        expect(ofKey.reduce((sum, cell) => sum + cell.requests, 0), keyId).toBe(expected.reduce((sum, cell) => sum + cell.requests, 0));
+        expect(ofKey.reduce((sum, cell) => sum + cell.costNanoUsd, 0), keyId).toBe(expected.reduce((sum, cell) => sum + cell.costNanoUsd, 0));
+      }
+      expect(await ledger.sumUsageByRangeAnd('acct_a', ranges, 'route', 'key_9')).toEqual([]);
     });
 
     it('reports the last use of each key, beyond raw retention too', async () => {

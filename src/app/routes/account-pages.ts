@@ -2,7 +2,7 @@
 import { eventHandler, type Router } from 'h3';
 import { hashPassword, passwordProblem, verifyPassword } from '../password-hashing.js';
 import { redirect, sendHtml } from '../http-helpers.js';
-import { utcLabel } from '../key-views.js';
+import { zonedTime } from '../time-zone.js';
 import { deviceName } from '../device-name.js';
 import { formProblem } from '../form-state.js';
 import { alertViews, registerAlertActions } from './alert-pages.js';
@@ -56,11 +56,11 @@ export function registerAccountPages(router: Router, deps: WebDeps): void {
           current: session.id === page.session.id,
           device: deviceName(session.userAgent),
           ip: session.ip,
-          createdLabel: utcLabel(session.createdAt),
-          lastSeenLabel: utcLabel(session.lastSeenAt),
+          createdLabel: zonedTime(session.createdAt, page.timeZone),
+          lastSeenLabel: zonedTime(session.lastSeenAt, page.timeZone),
         })),
         ...alerts,
-        events: events.map((event) => ({ at: event.at, atLabel: utcLabel(event.at), label: EVENT_LABELS[event.action] ?? event.action, actor: event.actor })),
+        events: events.map((event) => ({ at: event.at, atLabel: zonedTime(event.at, page.timeZone), label: EVENT_LABELS[event.action] ?? event.action, actor: event.actor })),
         ...extra,
       },
       status ? { status } : {},

@@ -10,7 +10,8 @@ import { callReadiness } from '../call-readiness.js';
 import { formProblem } from '../form-state.js';
 import type { Flash } from '../key-flash.js';
 import { DEFAULT_PLAYGROUND_MESSAGE } from './playground-pages.js';
-import { hygieneHints, keyState, limitsLabel, maskedKey, parseLimit, utcLabel } from '../key-views.js';
+import { hygieneHints, keyState, limitsLabel, maskedKey, parseLimit } from '../key-views.js';
+import { zonedTime } from '../time-zone.js';
 import { errorPage, redirectAfterPost, signedInAction, signedInPage, type PageContext } from '../page-kit.js';
 import type { WebDeps } from '../web-deps.js';
 import { sendVerificationLink, verificationNeeded } from '../email-verification.js';
@@ -26,7 +27,7 @@ export function registerKeyPages(router: Router, deps: WebDeps): void {
   /** One rotation per key at a time on this instance, so a double click cannot race past the idempotency check. */
   const rotating = new Map<string, Promise<unknown>>();
 
-  const shown = (issued: IssuedKey) => ({ key: issued.key, name: issued.record.name, expiresAt: issued.record.expiresAt ? utcLabel(issued.record.expiresAt) : null });
+  const shown = (issued: IssuedKey, zone: string) => ({ key: issued.key, name: issued.record.name, expiresAt: issued.record.expiresAt ? zonedTime(issued.record.expiresAt, zone) : null });
   /** Show the new key on the page the browser is sent to next (once). */
   const showNext = (event: H3Event, page: PageContext, location: string, flash: Flash) => {
     deps.flash.put(event, page.session.id, flash);
@@ -43,6 +44,7 @@ export function registerKeyPages(router: Router, deps: WebDeps): void {
       homeAlertViews(deps, accountId),
     ]);
     const now = deps.clock.now();
+    const at = (iso: string | null) => zonedTime(iso, page.timeZone);
     const limitsById = new Map(limits.map((entry) => [entry.keyId, entry]));
     const rows = keys
       .map((key) => {
@@ -54,16 +56,17 @@ export function registerKeyPages(router: Router, deps: WebDeps): void {
           name: key.name,
           masked: maskedKey(key),
           state,
-          stateLabel: state === 'live' ? 'active' : state === 'grace' ? `rotated, works until ${utcLabel(key.expiresAt)}` : 'revoked',
+          stateLabel: state === 'live' ? 'active' : state === 'grace' ? `rotated, works until ${at(key.expiresAt)}` : 'revoked',
           live: state === 'live',
           // A key in its rotation grace can still be revoked at once (a leaked key must not wait out the grace).
           revocable: state !== 'retired',
-          // Its row in the usage page's table by key, which covers the last 30 days (29 full ones are sure to be in it).
-          usageHref: used && now - Date.parse(used) < 29 * 86_400_000 ? `${app}/usage?by=key#usage-${key.id}` : null,
+          // Its own usage page (key-usage-pages.ts): the last 30 days by day, route profile and provider.
+          usageHref: `${app}/keys/${key.id}/usage`,
+          usedRecently: Boolean(used && now - Date.parse(used) < 29 * 86_400_000),
           createdAt: key.createdAt,
-          createdLabel: utcLabel(key.createdAt),
-          expiresLabel: key.revokedAt ? `revoked ${utcLabel(key.revokedAt)}` : key.expiresAt ? utcLabel(key.expiresAt) : 'never',
-          lastUsedLabel: lastUsed === null ? 'not recorded on this server' : used ? utcLabel(used) : 'never',
+          createdLabel: at(key.createdAt),
+          expiresLabel: key.revokedAt ? `revoked ${at(key.revokedAt)}` : key.expiresAt ? at(key.expiresAt) : 'never',
+          lastUsedLabel: lastUsed === null ? 'not recorded on this server' : used ? at(used) : 'never',
           limitsLabel: limitsLabel(own),
           monthlyRequests: own?.monthlyRequests ?? null,
           requestsPerMinute: own?.requestsPerMinute ?? null,
@@ -126,7 +129,7 @@ export function registerKeyPages(router: Router, deps: WebDeps): void {
       if (await verificationNeeded(deps, page.account.id)) return redirectAfterPost(event, `${app}/onboarding`);
       const expiresAt = new Date(deps.clock.now() + 90 * 86_400_000).toISOString();
       const issued = await deps.keys.issue(page.account.id, 'first key', 'app', { expiresAt });
-      return showNext(event, page, `${app}/onboarding`, { newKey: shown(issued) });
+      return showNext(event, page, `${app}/onboarding`, { newKey: shown(issued, page.timeZone) });
     }),
   );
 
@@ -151,7 +154,7 @@ export function registerKeyPages(router: Router, deps: WebDeps): void {
       const expiresAt = days === '' ? null : new Date(deps.clock.now() + Number(days) * 86_400_000).toISOString();
       const issued = await deps.keys.issue(page.account.id, name, 'app', { expiresAt });
       if (limits.monthlyRequests !== null || limits.requestsPerMinute !== null) await deps.keyLimits.set({ keyId: issued.record.id, ...limits }, 'app');
-      return showNext(event, page, `${app}/keys`, { newKey: shown(issued), notice: 'Key created.' });
+      return showNext(event, page, `${app}/keys`, { newKey: shown(issued, page.timeZone), notice: 'Key created.' });
     }),
   );
 
@@ -178,8 +181,8 @@ export function registerKeyPages(router: Router, deps: WebDeps): void {
         const outcome = await attempt;
         if ('already' in outcome) return keysView(page, { notice: `This key was already rotated; its replacement is ${outcome.already}. No new key was made.` });
         if ('retired' in outcome) return keysView(page, { problem: 'This key is already revoked.' }, 409);
-        const until = grace === 0 ? 'The old key stopped working now.' : `The old key keeps working until ${utcLabel(outcome.issued.revoked.expiresAt)}.`;
-        return showNext(event, page, `${app}/keys`, { newKey: shown(outcome.issued), notice: `Key rotated; it keeps its name, expiry and own limits. ${until}` });
+        const until = grace === 0 ? 'The old key stopped working now.' : `The old key keeps working until ${zonedTime(outcome.issued.revoked.expiresAt, page.timeZone)}.`;
+        return showNext(event, page, `${app}/keys`, { newKey: shown(outcome.issued, page.timeZone), notice: `Key rotated; it keeps its name, expiry and own limits. ${until}` });
       } finally {
         if (rotating.get(key.id) === attempt) rotating.delete(key.id);
       }

@@ -102,7 +102,7 @@ export function registerUsagePages(router: Router, deps: WebDeps): void {
   router.get(
     `${app}/usage`,
     signedInPage(deps, async (event, page) => {
-      const query = readUsageQuery(searchOf(event));
+      const query = readUsageQuery(searchOf(event), page.timeZone);
       const split = SPLITS.find((entry) => entry.by === query.by)!;
       const base = { title: 'Usage', month: await month(page), zones, tz: query.tz, by: query.by, splits: SPLITS, recording: deps.ledger.recording };
       if ('problem' in query) return page.view('usage', { ...base, problem: query.problem }, { status: 400 });

@@ -88,9 +88,10 @@
   var invalid = document.querySelector('[aria-invalid="true"]');
   if (invalid) invalid.focus();
 
-  var zoneField = document.querySelector('input[data-browser-zone]');
+  // Every page that shows times offers the browser's own zone; the server remembers the choice (time-zone.ts).
   var zone = window.Intl && Intl.DateTimeFormat().resolvedOptions().timeZone;
-  if (zoneField && zone && zone !== zoneField.value) {
+  document.querySelectorAll('input[data-browser-zone]').forEach(function (zoneField) {
+    if (!zone || zone === zoneField.value) return;
     var use = document.createElement('button');
     use.type = 'button';
     use.className = 'link';
@@ -100,5 +101,5 @@
       zoneField.form.submit();
     });
     zoneField.parentNode.appendChild(use);
-  }
+  });
 })();

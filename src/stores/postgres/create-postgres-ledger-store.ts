@@ -118,6 +118,7 @@ const sumByRangeAndSql = (dimension: UsageDimension): string => `${RANGES_CTE}
   SELECT ranges.label AS range_label, ${DIMENSION_SQL[dimension]} AS grp, ${USAGE_SUMS_SQL}
   FROM ranges JOIN usage_rollups r
     ON r.account_id = $1 AND r.bucket_start >= ranges.range_from AND r.bucket_start < ranges.range_to
+    AND ($3::text IS NULL OR r.key_id = $3)
   GROUP BY ranges.ord, ranges.label, grp ORDER BY ranges.ord, cost_nano_usd DESC, grp`;
 
 export function createPostgresLedgerStore(options: PostgresLedgerStoreOptions): LedgerStore {
@@ -171,9 +172,9 @@ export function createPostgresLedgerStore(options: PostgresLedgerStoreOptions): 
       return (await queryRows<UsageSumsRow>(pool, SUM_BY_RANGE_SQL, [accountId, json])).map(toUsageSums);
     },
     sumUsageBy: async (accountId, from, to, dimension) => (await queryRows<UsageSumsRow>(pool, sumBySql(dimension), [accountId, from, to])).map(toUsageSums),
-    sumUsageByRangeAnd: async (accountId, ranges, dimension) => {
+    sumUsageByRangeAnd: async (accountId, ranges, dimension, keyId) => {
       const json = JSON.stringify(ranges.map((range) => [range.label, range.from, range.to]));
-      return (await queryRows<UsageCellRow>(pool, sumByRangeAndSql(dimension), [accountId, json])).map(toUsageCell);
+      return (await queryRows<UsageCellRow>(pool, sumByRangeAndSql(dimension), [accountId, json, keyId ?? null])).map(toUsageCell);
     },
     lastUsedByKey: async (accountId) => {
       const rows = await queryRows<{ key_id: string; last_at: Date }>(

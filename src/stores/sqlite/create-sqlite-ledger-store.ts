@@ -86,9 +86,9 @@ export function createSqliteLedgerStore(options: SqliteLedgerStoreOptions): Ledg
     sumUsageBy: read((accountId: string, from: string, to: string, dimension: UsageDimension) =>
       sql().sumBy[dimension].all(accountId, from, to).map(toUsageSums),
     ),
-    sumUsageByRangeAnd: read((accountId: string, ranges: readonly UsageRange[], dimension: UsageDimension) => {
+    sumUsageByRangeAnd: read((accountId: string, ranges: readonly UsageRange[], dimension: UsageDimension, keyId?: string) => {
       const json = JSON.stringify(ranges.map((range) => [range.label, range.from, range.to]));
-      return sql().sumByRangeAnd[dimension].all(json, accountId).map(toUsageCell);
+      return sql().sumByRangeAnd[dimension].all(json, accountId, keyId ?? null, keyId ?? null).map(toUsageCell);
     }),
     lastUsedByKey: read((accountId: string) => sql().lastUsedByKey.all(accountId).map((row) => ({ keyId: row.key_id, lastAt: row.last_at }))),
 

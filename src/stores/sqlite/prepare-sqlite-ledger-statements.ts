@@ -23,11 +23,12 @@ export function prepareSqliteLedgerStatements(db: Database) {
        GROUP BY grp ORDER BY cost_nano_usd DESC, grp`,
     );
   const sumByRangeAnd = (dimension: UsageDimension) =>
-    db.prepare<[string, string], UsageCellRow>(
+    db.prepare<[string, string, string | null, string | null], UsageCellRow>(
       `${RANGES_CTE}
        SELECT ranges.label AS range_label, ${DIMENSION_SQL[dimension]} AS grp, ${USAGE_SUMS_SQL}
        FROM ranges JOIN usage_rollups r
          ON r.account_id = ? AND r.bucket_start >= ranges.range_from AND r.bucket_start < ranges.range_to
+         AND (? IS NULL OR r.key_id = ?)
        GROUP BY ranges.ord, grp ORDER BY ranges.ord, cost_nano_usd DESC, grp`,
     );
   return {

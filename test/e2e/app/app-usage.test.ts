@@ -144,7 +144,8 @@ describe.each(usageBackends('app_usage'))('account app: usage, CSV export and su
   it('shows each key’s last use from the ledger and flags keys idle or never used', async () => {
     const created = await alice.browser.follow(await alice.browser.post('/app/keys', { name: 'spare', expiresInDays: '30' }));
     expect(shownKey(created.html)).not.toBeNull();
-    const keys = await alice.browser.get('/app/keys');
+    // The zone chosen on the usage page above is remembered for every page: back to UTC for these labels.
+    const keys = await alice.browser.get('/app/keys?tz=UTC');
     expect(keys.html).toContain('<dt>Last used</dt><dd>2026-11-21 23:30 UTC</dd>');
     expect(keys.html).toContain('<dt>Last used</dt><dd>never</dd>');
     expect(keys.html).not.toContain('has never been used');
