@@ -344,12 +344,15 @@ export interface CatalogModel {
   reasoning?: ModelReasoning;
 }
 
-/** Thinking budget in tokens per reasoning effort; `levels`: send Gemini 3's thinkingLevel instead. */
+/**
+ * Thinking budget in tokens per reasoning effort (an absent one: requested-reasoning.ts's default);
+ * `levels`: send Gemini 3's thinkingLevel instead. `{}` for a model that takes the effort by name (OpenAI).
+ */
 export interface ModelReasoning {
   minimal?: number;
-  low: number;
-  medium: number;
-  high: number;
+  low?: number;
+  medium?: number;
+  high?: number;
   xhigh?: number;
   levels?: boolean;
 }

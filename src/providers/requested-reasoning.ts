@@ -22,6 +22,13 @@ export type ThinkingPlan =
   | { kind: 'level'; level: string; exclude: boolean };
 
 const EFFORT_ORDER = ['minimal', 'low', 'medium', 'high', 'xhigh'] as const;
+/** Budgets for an effort the model's table leaves out (Anthropic's minimum 1024 at the bottom). */
+const DEFAULT_BUDGETS: Readonly<Record<(typeof EFFORT_ORDER)[number], number>> = { minimal: 1024, low: 2048, medium: 8192, high: 16384, xhigh: 32000 };
+
+/** Whether reasoning fields may reach this model: not when its catalog entry says it does not reason. */
+export function mayReason(model: CatalogModel | undefined): boolean {
+  return model === undefined || model.reasoning !== undefined;
+}
 
 /** undefined when the request says nothing about reasoning. */
 export function requestedReasoning(request: ChatRequest): RequestedReasoning | undefined {
@@ -50,7 +57,7 @@ export function thinkingPlan(request: ChatRequest, model: CatalogModel | undefin
   if (asked.maxTokens !== undefined) return { kind: 'budget', budget: asked.maxTokens, exclude: asked.exclude };
   const effort = knownEffort(asked.effort ?? 'medium', table);
   if (table.levels === true) return { kind: 'level', level: effort === 'xhigh' ? 'high' : effort, exclude: asked.exclude };
-  return { kind: 'budget', budget: table[effort] ?? table.medium, exclude: asked.exclude };
+  return { kind: 'budget', budget: table[effort] ?? DEFAULT_BUDGETS[effort], exclude: asked.exclude };
 }
 
 function knownEffort(effort: string, table: ModelReasoning): (typeof EFFORT_ORDER)[number] {

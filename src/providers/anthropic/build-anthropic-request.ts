@@ -81,7 +81,7 @@ function thinkingFields(request: ChatRequest, ctx: AdapterContext, output: numbe
   const plan = thinkingPlan(request, ctx.model);
   if (plan === undefined) return {};
   if (plan.kind === 'off' || (plan.kind === 'budget' && plan.budget === 0)) return { thinking: { type: 'disabled' } };
-  const asked = plan.kind === 'budget' ? plan.budget : (ctx.model?.reasoning?.[plan.level as 'low'] ?? MIN_THINKING_BUDGET);
+  const asked = plan.kind === 'budget' ? plan.budget : MIN_THINKING_BUDGET;
   const limit = ctx.model?.maxOutputTokens ?? Number.MAX_SAFE_INTEGER;
   const room = Math.max(MIN_THINKING_BUDGET, limit - Math.min(output, Math.floor(limit / 2)));
   const budget = Math.max(MIN_THINKING_BUDGET, Math.min(asked, room));

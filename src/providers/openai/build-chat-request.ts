@@ -30,7 +30,7 @@ export function buildChatRequest(request: ChatRequest, ctx: AdapterContext): Ups
   if (cap !== null && cap !== undefined) body[ctx.provider.maxTokensField] = cap;
   if (ctx.stream) setStreamFields(body, request.stream_options, ctx.provider);
   removeRouterTools(body);
-  removeForeignFields(body, ctx.provider);
+  removeForeignFields(body, ctx.provider, ctx.model);
   if (!speaksDeveloperRole(ctx.provider)) body.messages = (body.messages as ChatMessage[]).map(developerAsSystem);
   return openaiRequest(ctx, '/chat/completions', body);
 }

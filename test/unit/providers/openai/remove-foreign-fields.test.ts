@@ -41,6 +41,14 @@ describe('fields of other providers, removed for OpenAI-compatible hosts', () =>
     expect(bodyOf({ reasoning: { effort: 'high' }, reasoning_effort: 'low' }, true).reasoning_effort).toBe('low');
   });
 
+  it('drops reasoning_effort for a model the catalog lists as not reasoning, keeps it for a reasoning or unlisted one', () => {
+    const build = (model?: { reasoning?: object }) =>
+      JSON.parse(buildChatRequest({ model: 'm', messages: [{ role: 'user', content: 'Hi' }], reasoning_effort: 'high' }, openaiContext({}, model ? { model: { provider: 'openai', model: 'x', maxOutputTokens: 1000, ...model } } : {})).body);
+    expect(build({})).not.toHaveProperty('reasoning_effort');
+    expect(build({ reasoning: {} }).reasoning_effort).toBe('high');
+    expect(build().reasoning_effort).toBe('high');
+  });
+
   it('leaves a request without such fields as it was', () => {
     const request: Partial<ChatRequest> = { messages: [{ role: 'user', content: 'Hi' }], tools: [{ type: 'function', function: { name: 'f' } }] };
     const sent = bodyOf(request, true);
