@@ -90,8 +90,12 @@
 
   // Every page that shows times offers the browser's own zone; the server remembers the choice (time-zone.ts).
   var zone = window.Intl && Intl.DateTimeFormat().resolvedOptions().timeZone;
+  var sameZone = function (name) {
+    // Aliases are one zone (Asia/Kathmandu is ICU's Asia/Katmandu): compare the names the browser resolves them to.
+    try { return new Intl.DateTimeFormat('en', { timeZone: name }).resolvedOptions().timeZone === zone; } catch (error) { return false; }
+  };
   document.querySelectorAll('input[data-browser-zone]').forEach(function (zoneField) {
-    if (!zone || zone === zoneField.value) return;
+    if (!zone || sameZone(zoneField.value)) return;
     var use = document.createElement('button');
     use.type = 'button';
     use.className = 'link';
