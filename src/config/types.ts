@@ -211,6 +211,12 @@ export interface RouteProfileConfig {
    * on the provider holding its cache (routing/sticky-routing.ts). Absent or `off`: the client's own only.
    */
   promptCaching?: 'auto' | 'off';
+  /**
+   * Never in YAML: set on a request's narrowed copy of the route when the caller fixed the order itself
+   * (`provider.order` or `provider.sort`, a `:nitro`/`:floor` suffix), so nothing reorders it, sticky
+   * routing included (routing/provider-preferences.ts).
+   */
+  callerOrdered?: true;
 }
 
 /** What `order: measured` ranks by: time to first byte, or output tokens per second. */

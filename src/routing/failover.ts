@@ -246,7 +246,8 @@ async function usableCandidates(deps: FailoverDeps, call: FailoverCall): Promise
     if (credential === undefined) (withoutCredential ??= new Set()).add(provider.id);
     else candidates.push({ target, provider, credential: credential.value, credentialSource: credential.source });
   }
-  if (call.stickyKey !== undefined && deps.sticky) candidates.splice(0, candidates.length, ...deps.sticky.prefer(call.stickyKey, candidates));
+  // The cache's provider goes first, unless the caller ranked the providers itself: its order wins.
+  if (call.stickyKey !== undefined && deps.sticky && !call.route.callerOrdered) candidates.splice(0, candidates.length, ...deps.sticky.prefer(call.stickyKey, candidates));
   if (candidates.length === 0) {
     throw new RouterError(
       'no_provider_access',

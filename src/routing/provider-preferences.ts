@@ -167,7 +167,7 @@ function reorder(route: RouteProfileConfig, tiers: RouteTarget[][], preferences:
     ordered = [...pinned, ...rest];
     measured = { order: 'tiers' };
   }
-  const narrowed: RouteProfileConfig = { ...route, tiers: ordered, ...measured };
+  const narrowed: RouteProfileConfig = { ...route, tiers: ordered, ...measured, ...(order || sort ? { callerOrdered: true as const } : {}) };
   if (!measured.sort) delete narrowed.sort;
   // No fallbacks and no list of its own: the first candidate alone.
   if (!allowFallbacks && !order) narrowed.retryBudget = 0;

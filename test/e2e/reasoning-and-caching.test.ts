@@ -330,4 +330,15 @@ describe('prompt caching', () => {
     const other = await client.chat.completions.create({ ...conversation, messages: [{ role: 'system', content: 'Other rules' }, ASK] }).withResponse();
     expect(other.response.headers.get('x-router-upstream')).toBe('openai');
   });
+
+  it("sticky routing never overrides the caller's own provider.order", async () => {
+    const conversation = { model: 'test/sticky', messages: [{ role: 'system' as const, content: 'Pinned rules' }, ASK] };
+    fakes.openai.failNext({ kind: 'status', status: 503 });
+    expect((await client.chat.completions.create(conversation).withResponse()).response.headers.get('x-router-upstream')).toBe('anthropic');
+    // The cache is on Anthropic now, but the caller asks for OpenAI first: OpenAI serves.
+    const pinned = await client.chat.completions.create({ ...conversation, provider: { order: ['openai'] } } as any).withResponse();
+    expect(pinned.response.headers.get('x-router-upstream')).toBe('openai');
+    // Without a stated order the conversation goes where its prefix was cached last: OpenAI, which served the pinned turn.
+    expect((await client.chat.completions.create(conversation).withResponse()).response.headers.get('x-router-upstream')).toBe('openai');
+  });
 });
