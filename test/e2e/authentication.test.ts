@@ -93,14 +93,20 @@ describe('authentication and the guided 401s', () => {
     expect((await json(response)).error.code).toBe('inactive_account');
   });
 
-  it('lists the profiles of the plan through the official openai SDK', async () => {
+  it('lists the profiles and concrete models of the plan through the official openai SDK', async () => {
     const pro = await router.createAccount('pro');
     const free = await router.createAccount('free');
     const proModels = await new OpenAI({ apiKey: pro.key, baseURL: router.baseURL }).models.list();
-    expect(proModels.data.map((model) => model.id)).toEqual(['router/frontier', 'router/fusion']);
+    const proIds = proModels.data.map((model) => model.id);
+    expect(proIds.filter((id) => id.startsWith('router/'))).toEqual(['router/frontier', 'router/fusion']);
     expect(proModels.data[0]).toMatchObject({ object: 'model', owned_by: 'router' });
     const freeModels = await new OpenAI({ apiKey: free.key, baseURL: router.baseURL }).models.list();
-    expect(freeModels.data.map((model) => model.id)).toEqual(['router/frontier']);
+    const freeIds = freeModels.data.map((model) => model.id);
+    expect(freeIds.filter((id) => id.startsWith('router/'))).toEqual(['router/frontier']);
+    // The shipped Free plan denies the largest concrete models; Pro lists every one.
+    expect(proIds).toContain('anthropic/claude-opus-4.1');
+    expect(freeIds).not.toContain('anthropic/claude-opus-4.1');
+    expect(freeIds).toContain('anthropic/claude-sonnet-4.5');
   });
 
   it('makes the openai SDK raise AuthenticationError for a bad key', async () => {

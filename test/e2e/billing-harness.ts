@@ -50,7 +50,7 @@ export async function billingCustomer(router: AppRouter, email: string) {
   return { browser, key, accountId, sdk: sdkClient(router, key) };
 }
 
-/** The route profiles the account's key may use now. */
+/** The route profiles the account's key may use now (the catalog's concrete models, listed beside them, left out). */
 export async function listedModels(sdk: ReturnType<typeof sdkClient>): Promise<string[]> {
-  return (await sdk.models.list()).data.map((model) => model.id);
+  return (await sdk.models.list()).data.map((model) => model.id).filter((id) => id.startsWith('router/'));
 }
