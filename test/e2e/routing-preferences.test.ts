@@ -142,14 +142,15 @@ describe('provider preferences over three fakes of different latency, price and 
   });
 
   it('sort: latency follows the measured time to first byte, also after the latencies change', async () => {
-    fakes['p-fast'].setReply({ latencyMs: 250 });
+    // Far apart, so a loaded machine's own delays (a cold first request, a busy core) cannot reorder them.
+    fakes['p-fast'].setReply({ latencyMs: 500 });
     fakes['p-cheap'].setReply({ latencyMs: 5 });
-    fakes['p-private'].setReply({ latencyMs: 120 });
+    fakes['p-private'].setReply({ latencyMs: 250 });
     const served: Array<string | null> = [];
     for (let i = 0; i < 6; i++) served.push(await servedBy({ sort: 'latency' }, 'router/measured'));
     // Each unmeasured candidate is tried first once; then the fastest leads.
     expect(served.slice(3)).toEqual(['p-cheap', 'p-cheap', 'p-cheap']);
-    fakes['p-cheap'].setReply({ latencyMs: 400 });
+    fakes['p-cheap'].setReply({ latencyMs: 800 });
     const after: Array<string | null> = [];
     for (let i = 0; i < 8; i++) after.push(await servedBy({ sort: 'latency' }, 'router/measured'));
     expect(after.at(-1)).toBe('p-private');
