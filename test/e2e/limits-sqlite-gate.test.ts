@@ -64,7 +64,7 @@ describe('the embedded quota gate in two router processes on one SQLite file', (
     dir = mkdtempSync(join(tmpdir(), 'router-sqlite-gate-'));
     fakes = await startFakes();
     configDir = writeConfigDir({
-      plans: planLimits({ free: { monthlyRequests: MONTHLY, requestsPerMinute: 100_000 }, pro: { monthlyRequests: 1_000_000, requestsPerMinute: 100_000 } }),
+      plans: planLimits({ free: { monthlyRequests: MONTHLY, requestsPerMinute: 100_000, maxConcurrentRequests: 1000 }, pro: { monthlyRequests: 1_000_000, requestsPerMinute: 100_000, maxConcurrentRequests: 1000 } }),
       // Generous upstream timeouts: 200 requests at once on a busy machine must not fail over, or their
       // refunds would blur the count this test is about.
       providers: pointProvidersAt(fakes.urls, (doc) => {
