@@ -27,19 +27,41 @@ const usd = (nano: number): number => Math.round(nano) / 1e9;
 
 export function responseCost(prices: PriceBook, served: { providerId: string; upstreamModel: string } | undefined, usage: TokenUsage | null): ResponseCost | undefined {
   if (!served || !usage) return undefined;
-  const price = prices.priceOf(served.providerId, served.upstreamModel);
-  if (price === undefined) return undefined;
-  const parts = costPartsNanoUsd(price, usage);
+  return callsCost(prices, [{ provider: served.providerId, model: served.upstreamModel, usage }]);
+}
+
+/**
+ * The cost of several upstream calls together (a fusion request's panel, judge and writer): each call's
+ * parts as its own ledger record holds them, added up, so `cost` equals the sum of the records exactly.
+ * A call without a provider (nothing was sent) or without usage adds nothing; a call whose model has no
+ * price makes the whole cost unknown (absent), as one unknown record would in the ledger.
+ */
+export function callsCost(prices: PriceBook, calls: ReadonlyArray<{ provider: string | null; model: string | null; usage: TokenUsage | null }>): ResponseCost | undefined {
+  const sum = { total: 0, input: 0, cacheRead: 0, cacheWrite: 0, cacheWrite1h: 0, output: 0, reasoning: 0, cacheSavings: 0 };
+  for (const call of calls) {
+    if (call.provider === null || call.usage === null) continue;
+    const price = call.model === null ? undefined : prices.priceOf(call.provider, call.model);
+    if (price === undefined) return undefined;
+    const parts = costPartsNanoUsd(price, call.usage);
+    sum.total += costNanoUsd(price, call.usage);
+    sum.input += parts.input;
+    sum.cacheRead += parts.cacheRead;
+    sum.cacheWrite += parts.cacheWrite;
+    sum.cacheWrite1h += parts.cacheWrite1h;
+    sum.output += parts.output;
+    sum.reasoning += parts.reasoning;
+    sum.cacheSavings += parts.cacheSavings;
+  }
   return {
-    cost: usd(costNanoUsd(price, usage)),
+    cost: usd(sum.total),
     cost_details: {
-      input: usd(parts.input),
-      cache_read: usd(parts.cacheRead),
-      cache_write: usd(parts.cacheWrite),
-      cache_write_1h: usd(parts.cacheWrite1h),
-      output: usd(parts.output),
-      reasoning: usd(parts.reasoning),
-      cache_savings: usd(parts.cacheSavings),
+      input: usd(sum.input),
+      cache_read: usd(sum.cacheRead),
+      cache_write: usd(sum.cacheWrite),
+      cache_write_1h: usd(sum.cacheWrite1h),
+      output: usd(sum.output),
+      reasoning: usd(sum.reasoning),
+      cache_savings: usd(sum.cacheSavings),
     },
   };
 }

@@ -65,6 +65,13 @@ describe('router/fusion: judged multi-model synthesis', () => {
     expect(byCall['panel:2']).toMatchObject({ providerId: 'anthropic', usage: { prompt: 12, completion: 22 }, status: 200 });
     const sum = records.reduce((total, record) => total + (record.usage?.prompt ?? 0), 0);
     expect(sum).toBe(sumOf(...ALL_CALLS).prompt_tokens);
+    // The answer's cost is every call's, exactly as the ledger records them, split by token type.
+    const { usage } = (await response.json()) as { usage: { cost: number; cost_details: Record<string, number> } };
+    const recorded = records.reduce((total, record) => total + record.costNanoUsd!, 0);
+    expect(recorded).toBeGreaterThan(0);
+    expect(usage.cost).toBe(recorded / 1e9);
+    const { cache_savings: _savings, ...parts } = usage.cost_details;
+    expect(Math.round(Object.values(parts).reduce((total, part) => total + part, 0) * 1e9)).toBe(recorded);
   });
 
   it('asks the panel in parallel: members of 200, 300 and 400 ms finish well before their sum', async () => {
@@ -92,6 +99,9 @@ describe('router/fusion: judged multi-model synthesis', () => {
     const last = chunks.at(-1) as unknown as { choices: unknown[]; usage: unknown; router: { calls: unknown[] }; model: string };
     expect(last.choices).toEqual([]);
     expect(last.usage).toMatchObject(sumOf(...ALL_CALLS));
+    // The stream's usage carries the whole request's cost too: its calls' costs, as in the router object.
+    const calls = last.router.calls as Array<{ cost_usd: number }>;
+    expect((last.usage as { cost: number }).cost).toBeCloseTo(calls.reduce((total, call) => total + call.cost_usd, 0), 9);
     expect(last.router.calls).toHaveLength(5);
     expect(chunks.every((chunk) => chunk.model === 'router/fusion')).toBe(true);
 

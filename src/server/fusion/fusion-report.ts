@@ -9,6 +9,7 @@ import type { MessagesUsage } from '../../formats/anthropic-messages.js';
 import type { TokenUsage } from '../../core/token-usage.js';
 import type { FusionTrace } from '../../routing/fusion/index.js';
 import { costNanoUsd, type PriceBook } from '../../usage/model-prices.js';
+import { callsCost } from '../../usage/response-cost.js';
 
 export interface RouterExtension {
   fusion: {
@@ -57,6 +58,15 @@ export function routerExtension(trace: FusionTrace, prices: PriceBook): RouterEx
       };
     }),
   };
+}
+
+/**
+ * `usage.cost` and `usage.cost_details` of the whole request, every call's added up as the ledger records
+ * each, set on the answer's usage like a single call's (unless the operator turned costs off).
+ */
+export function withFusionCost<T extends object>(usage: T, trace: FusionTrace, prices: PriceBook, costInResponses: boolean): T {
+  const cost = costInResponses ? callsCost(prices, trace.calls) : undefined;
+  return cost ? Object.assign(usage, cost) : usage;
 }
 
 /** Every call's tokens added up (a call whose upstream reported none adds nothing it could prove). */

@@ -13,7 +13,7 @@ import type { RouterRequestContext } from '../request-context.js';
 import { routingHeaders, setRoutingHeaders } from '../routes/routing-headers.js';
 import { errorBody } from '../send-error.js';
 import { SseWriter } from '../sse-writer.js';
-import { chatUsage, routerExtension, totalUsage } from './fusion-report.js';
+import { chatUsage, routerExtension, totalUsage, withFusionCost } from './fusion-report.js';
 import { keepAliveMsOf, type FusionPlan } from './fusion-plan.js';
 import { behindKeepAlive } from './keep-alive.js';
 import { completePlan, streamPlan, type FusionCallContext } from './run-fusion-plan.js';
@@ -25,7 +25,7 @@ export async function serveFusionChat(event: H3Event, ctx: RouterRequestContext,
     ctx.firstByteAt = deps.clock.now();
     setRoutingHeaders(event.node.res, meta);
     const trace = ctx.fusion!.trace;
-    return { ...value, model, usage: chatUsage(totalUsage(trace)), router: routerExtension(trace, deps.usage.prices) };
+    return { ...value, model, usage: withFusionCost(chatUsage(totalUsage(trace)), trace, deps.usage.prices, deps.config.server.ledger.costInResponses), router: routerExtension(trace, deps.usage.prices) };
   }
   const writer = new SseWriter(event.node.res);
   const { value: result, opened } = await behindKeepAlive(writer, keepAliveMsOf(plan), ctx, () => streamPlan(deps, plan, call, chat, ctx), async (error) => {
@@ -56,7 +56,7 @@ export async function serveFusionChat(event: H3Event, ctx: RouterRequestContext,
       created: last?.created ?? Math.floor(deps.clock.now() / 1000),
       model,
       choices: [],
-      ...(includeUsage ? { usage: chatUsage(totalUsage(trace)) } : {}),
+      ...(includeUsage ? { usage: withFusionCost(chatUsage(totalUsage(trace)), trace, deps.usage.prices, deps.config.server.ledger.costInResponses) } : {}),
       router: routerExtension(trace, deps.usage.prices),
     });
   }

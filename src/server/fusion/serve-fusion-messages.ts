@@ -20,7 +20,7 @@ import type { RouterRequestContext } from '../request-context.js';
 import { routingHeaders, setRoutingHeaders } from '../routes/routing-headers.js';
 import { messagesErrorBody, upstreamErrorType } from '../send-messages-error.js';
 import { SseWriter } from '../sse-writer.js';
-import { messagesUsage, routerExtension, totalUsage } from './fusion-report.js';
+import { messagesUsage, routerExtension, totalUsage, withFusionCost } from './fusion-report.js';
 import { keepAliveMsOf, type FusionPlan } from './fusion-plan.js';
 import { behindKeepAlive } from './keep-alive.js';
 import { completePlan, streamPlan, type FusionCallContext } from './run-fusion-plan.js';
@@ -41,7 +41,7 @@ export async function serveFusionMessages(
     setRoutingHeaders(event.node.res, meta);
     const trace = ctx.fusion!.trace;
     const message = chatCompletionToMessage(value, { id: randomResponseId('msg'), model: messages.model, stopSequences: request.stop_sequences });
-    return { ...message, usage: messagesUsage(totalUsage(trace)), router: routerExtension(trace, deps.usage.prices) };
+    return { ...message, usage: withFusionCost(messagesUsage(totalUsage(trace)), trace, deps.usage.prices, deps.config.server.ledger.costInResponses), router: routerExtension(trace, deps.usage.prices) };
   }
   const writer = new SseWriter(event.node.res);
   const { value: result, opened } = await behindKeepAlive(writer, keepAliveMsOf(plan), ctx, () => streamPlan(deps, plan, call, chat, ctx), async (error) => {
@@ -58,7 +58,7 @@ export async function serveFusionMessages(
   const send = (item: MessagesStreamEvent) => {
     if (item.type === 'message_delta') {
       const trace = ctx.fusion!.trace;
-      item.usage = messagesUsage(totalUsage(trace));
+      item.usage = withFusionCost(messagesUsage(totalUsage(trace)), trace, deps.usage.prices, deps.config.server.ledger.costInResponses);
       item.router = routerExtension(trace, deps.usage.prices);
     }
     return writer.send(item, item.type);

@@ -15,7 +15,7 @@ import type { RouterRequestContext } from '../request-context.js';
 import { routingHeaders, setRoutingHeaders } from '../routes/routing-headers.js';
 import { errorBody } from '../send-error.js';
 import { SseWriter } from '../sse-writer.js';
-import { responsesUsage, routerExtension, totalUsage } from './fusion-report.js';
+import { responsesUsage, routerExtension, totalUsage, withFusionCost } from './fusion-report.js';
 import { keepAliveMsOf, type FusionPlan } from './fusion-plan.js';
 import { behindKeepAlive } from './keep-alive.js';
 import { completePlan, streamPlan, type FusionCallContext } from './run-fusion-plan.js';
@@ -38,7 +38,7 @@ export async function serveFusionResponses(
     setRoutingHeaders(event.node.res, meta);
     const trace = ctx.fusion!.trace;
     const response = chatCompletionToResponse(value, responseContext(deps, responsesCall)) as unknown as Record<string, unknown>;
-    return { ...response, usage: responsesUsage(totalUsage(trace)), router: routerExtension(trace, deps.usage.prices) };
+    return { ...response, usage: withFusionCost(responsesUsage(totalUsage(trace)), trace, deps.usage.prices, deps.config.server.ledger.costInResponses), router: routerExtension(trace, deps.usage.prices) };
   }
   const writer = new SseWriter(event.node.res);
   const { value: result, opened } = await behindKeepAlive(writer, keepAliveMsOf(plan), ctx, () => streamPlan(deps, plan, call, chat, ctx), async (error) => {
@@ -54,7 +54,7 @@ export async function serveFusionResponses(
       const response = item.response as { usage?: ResponseUsage | null; router?: unknown };
       ctx.usage = main.usage = tokenUsageFromResponses(response.usage ?? undefined);
       const trace = ctx.fusion!.trace;
-      response.usage = responsesUsage(totalUsage(trace));
+      response.usage = withFusionCost(responsesUsage(totalUsage(trace)), trace, deps.usage.prices, deps.config.server.ledger.costInResponses);
       response.router = routerExtension(trace, deps.usage.prices);
     }
     return writer.send(item, item.type);
