@@ -109,7 +109,8 @@ function isPlaceholder(word: string): boolean {
 
 async function endpointProblem(claim: EndpointClaim, router: RunningRouter): Promise<string | undefined> {
   let missing: string | undefined;
-  const path = claim.path.replace(/\{(\w+)\}/g, (_whole, name: string) => {
+  // The query of a documented call holds example values (`?id=req_…`): whether the endpoint exists is a question of its path.
+  const path = claim.path.split('?')[0]!.replace(/\{(\w+)\}/g, (_whole, name: string) => {
     const example = router.pathExamples[name];
     if (example === undefined) missing ??= name;
     return encodeURIComponent(example ?? '');
