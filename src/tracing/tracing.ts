@@ -28,6 +28,11 @@ export interface SpanScope {
 const propagator = new W3CTraceContextPropagator();
 const headerSetter: TextMapSetter<Record<string, string>> = { set: (carrier, key, value) => void (carrier[key] = value) };
 
+/**
+ * One request's tracing: its server span, its admission spans, and the upstream attempts that served
+ * (their spans stay open while the answer streams and are ended with its usage by whoever knows it, at
+ * the latest when the request ends).
+ */
 export class RequestTrace {
   /** Served attempts still open, with what is known of their answer so far. */
   readonly #served = new Map<Span, ServedAnswer>();
@@ -75,7 +80,7 @@ export class RequestTrace {
   /**
    * The admission stage about to run belongs to the span `name` (undefined: to none). Consecutive stages
    * of one name share its span; a stage of another name ends it. Admission spans are children of the
-   * server span made without entering the async context: nothing inside a stage starts a span.
+   * server span, and leaves: nothing inside a stage starts a span.
    */
   enterStage(name: string | undefined): void {
     if (name === this.#stageName) return;
@@ -100,7 +105,7 @@ export class RequestTrace {
     if (known) this.#served.set(span, { ...known, ...answer });
   }
 
-  /** Ends a served attempt once, with its answer (what `describeServed` noted fills what `answer` lacks). */
+  /** Ends a served attempt once, with its answer: what `describeServed` noted, and `given` for what it did not. */
   finishServed(span: Span, given: ServedAnswer = {}): void {
     const known = this.#served.get(span);
     if (!known || !this.#served.delete(span)) return;
