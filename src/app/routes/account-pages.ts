@@ -45,7 +45,7 @@ export function registerAccountPages(router: Router, deps: WebDeps): void {
     const [sessions, events, alerts] = await Promise.all([
       store.listSessions(page.account.id),
       store.listAuditEvents({ accountId: page.account.id, limit: 50 }),
-      alertViews(deps, page.account.id),
+      alertViews(deps, page.account.id, page.timeZone),
     ]);
     return page.view(
       'security',

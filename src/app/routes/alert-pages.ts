@@ -10,12 +10,12 @@ import { quotaPeriod } from '../../core/quota-period.js';
 import type { ApiKeyRecord } from '../../stores/store.js';
 import { providerKeyRejection } from '../provider-key-rejection.js';
 import { ALERT_KINDS, isAlertKind } from '../../stores/alert-store.js';
-import { utcLabel } from '../key-views.js';
+import { zonedTime } from '../time-zone.js';
 import { signedInAction, type PageContext } from '../page-kit.js';
 import type { WebDeps } from '../web-deps.js';
 
-/** What the security page shows of alerts: the latest 30 (a first device is no alert) and the email choices. */
-export async function alertViews(deps: WebDeps, accountId: string) {
+/** What the security page shows of alerts: the latest 30 (a first device is no alert), times in `zone`, and the email choices. */
+export async function alertViews(deps: WebDeps, accountId: string, zone: string) {
   const [alerts, chosen, keys] = await Promise.all([deps.store.listAlerts(accountId, 30), deps.store.getAlertEmailKinds(accountId), deps.store.listApiKeys(accountId)]);
   const live = liveKeyIds(keys, deps.clock.now());
   const emailKinds = chosen ?? DEFAULT_EMAIL_KINDS;
@@ -25,7 +25,7 @@ export async function alertViews(deps: WebDeps, accountId: string) {
       .map((alert) => ({
         id: alert.id,
         at: alert.createdAt,
-        atLabel: utcLabel(alert.createdAt),
+        atLabel: zonedTime(alert.createdAt, zone),
         ...describeAlert(alert),
         revokeKeyId: alert.kind === 'key_traffic_spike' && live.has(alert.subject) ? alert.subject : null,
       })),
@@ -33,8 +33,8 @@ export async function alertViews(deps: WebDeps, accountId: string) {
   };
 }
 
-/** The open alerts the app's home shows (keys page and Get started), each with its one action. */
-export async function homeAlertViews(deps: WebDeps, accountId: string) {
+/** The open alerts the app's home shows (keys page and Get started), each with its one action; times in `zone`. */
+export async function homeAlertViews(deps: WebDeps, accountId: string, zone: string) {
   const [alerts, keys, providerKeys] = await Promise.all([deps.store.listAlerts(accountId, 30), deps.store.listApiKeys(accountId), deps.store.listProviderKeys(accountId)]);
   const now = deps.clock.now();
   const facts = {
@@ -47,7 +47,7 @@ export async function homeAlertViews(deps: WebDeps, accountId: string) {
   return openAlerts(alerts, facts).map(({ alert, action }) => ({
     id: alert.id,
     at: alert.createdAt,
-    atLabel: utcLabel(alert.createdAt),
+    atLabel: zonedTime(alert.createdAt, zone),
     ...describeAlert(alert),
     revokeKeyId: action.kind === 'revoke-key' ? action.keyId : null,
     link: action.kind === 'link' ? { label: action.label, href: `${app}/${action.page}${action.anchor ? `#${action.anchor}` : ''}` } : null,

@@ -41,7 +41,7 @@ export function registerKeyPages(router: Router, deps: WebDeps): void {
       store.listKeyLimits(accountId),
       store.listReplacements(accountId),
       deps.ledger.lastUsed(accountId),
-      homeAlertViews(deps, accountId),
+      homeAlertViews(deps, accountId, page.timeZone),
     ]);
     const now = deps.clock.now();
     const at = (iso: string | null) => zonedTime(iso, page.timeZone);
@@ -110,7 +110,7 @@ export function registerKeyPages(router: Router, deps: WebDeps): void {
       return page.view('onboarding', {
         title: 'Get started',
         hasKey,
-        openAlerts: await homeAlertViews(deps, page.account.id),
+        openAlerts: await homeAlertViews(deps, page.account.id, page.timeZone),
         apiBase,
         readiness,
         providers,

@@ -3,8 +3,8 @@ import type { H3Event, Router } from 'h3';
 import { isKeyRejection } from '../../alerts/alert-rules.js';
 import { openSecret, sealSecret } from '../../core/secret-box.js';
 import { formProblem } from '../form-state.js';
-import { utcLabel } from '../key-views.js';
 import { providerKeyRejection } from '../provider-key-rejection.js';
+import { zonedTime } from '../time-zone.js';
 import { errorPage, redirectAfterPost, signedInAction, signedInPage, type PageContext } from '../page-kit.js';
 import type { WebDeps } from '../web-deps.js';
 
@@ -26,7 +26,17 @@ export function registerProviderKeyPages(router: Router, deps: WebDeps): void {
     const rows = providers.map((provider) => {
       const record = stored.get(provider.id);
       if (!record) return { id: provider.id, name: provider.name, stored: null };
-      return { id: provider.id, name: provider.name, stored: { last4: record.last4, updatedLabel: utcLabel(record.updatedAt), rejected: providerKeyRejection(deps.credentialHealth, page.account.id, record) } };
+      const rejection = providerKeyRejection(deps.credentialHealth, page.account.id, record);
+      return {
+        id: provider.id,
+        name: provider.name,
+        stored: {
+          last4: record.last4,
+          updatedAt: record.updatedAt,
+          updatedLabel: zonedTime(record.updatedAt, page.timeZone),
+          rejected: rejection && { status: rejection.status, at: rejection.at, label: zonedTime(rejection.at, page.timeZone) },
+        },
+      };
     });
     const problem = secret ? undefined : 'Provider keys cannot be stored here yet: the service is not set up to encrypt them. Contact support; your other keys and usage are not affected.';
     return page.view('provider-keys', { title: 'Provider keys', providers: rows, problem, ...extra }, status ? { status } : {});

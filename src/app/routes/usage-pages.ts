@@ -38,6 +38,7 @@ export function registerUsagePages(router: Router, deps: WebDeps): void {
       remaining: Math.max(0, limit - used),
       percent: limit > 0 ? Math.min(100, (used / limit) * 100).toFixed(2) : '0',
       resetsAt: period.resetsAt,
+      // UTC on purpose, whatever zone the person chose: quota months are calendar months in UTC for everyone.
       resetsLabel: utcLabel(period.resetsAt),
       requestsPerMinute: page.plan?.requestsPerMinute ?? 0,
     };

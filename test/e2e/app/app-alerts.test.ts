@@ -147,7 +147,7 @@ describe('a provider key rejected by its provider', () => {
     await client.get('/app/provider-keys');
     const tested = await client.post('/app/provider-keys/openai/test', {});
     expect(tested.html).toContain('did not accept the call (HTTP 401');
-    expect(tested.html).toContain('rejected by the provider');
+    expect(tested.html).toContain('<span class="badge rejected">failing since');
     const mail = await sink.waitFor('test.reject@example.com', /^Your openai key was rejected$/, 5000);
     expect(mail.text).toContain('answered 401 to your provider key (when you tested it)');
     expect((await client.get('/app/onboarding')).html).toContain('Fix provider key');

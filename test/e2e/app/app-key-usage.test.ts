@@ -34,6 +34,8 @@ describe.each(usageBackends('app_key_usage'))('account app: per-key usage and th
     router = await startAppRouter({ clock, env: backend.env, patch: { providers: pointProvidersAt(fakes.urls), server: backend.server } });
     const first = await newUser('alice-keys@example.com');
     await first.browser.get('/app/keys');
+    // A second later, so the keys page lists the two in a fixed order (newest first).
+    clock.advance(1_000);
     const second = shownKey((await first.browser.follow(await first.browser.post('/app/keys', { name: 'second', expiresInDays: '90' }))).html)!;
     const ids = listedKeyIds((await first.browser.get('/app/keys')).html);
     alice = { browser: first.browser, secondId: ids[0]!, firstId: ids[1]! };
@@ -94,6 +96,29 @@ describe.each(usageBackends('app_key_usage'))('account app: per-key usage and th
     // A zone that does not exist is not remembered.
     await browser.get('/app/keys?tz=Mars/Olympus');
     expect((await browser.get('/app/keys')).html).toContain('Asia/Kathmandu');
+    await browser.get('/app/keys?tz=UTC');
+  });
+
+  it('shows alerts, provider keys and their rejection in the chosen zone; the monthly reset stays UTC', async () => {
+    const browser = alice.browser;
+    await browser.get('/app/provider-keys?tz=Asia/Kathmandu');
+    // The provider key was set at 23:30 UTC (the manual clock), 05:15 the next day in Kathmandu.
+    const keys = await browser.get('/app/provider-keys');
+    expect(keys.html).toMatch(/<span class="badge live">set <time datetime="2026-11-21T23:30:00\.000Z">2026-11-22 05:15 Asia\/Kathmandu<\/time><\/span>/);
+    // A Test the provider refuses: the key is failing, and an alert is raised at that time.
+    fakes.openai.failNext({ kind: 'status', status: 401 });
+    const tested = await browser.post('/app/provider-keys/openai/test', {});
+    expect(tested.html).toMatch(/<span class="badge rejected">failing since <time datetime="2026-11-21T23:30:01\.000Z">2026-11-22 05:15 Asia\/Kathmandu<\/time> \(HTTP 401\)<\/span>/);
+    const security = await browser.get('/app/security');
+    expect(security.html).toMatch(/<time datetime="2026-11-21T23:30:01\.000Z">2026-11-22 05:15 Asia\/Kathmandu<\/time><\/span><br>/);
+    expect(security.html).not.toContain('2026-11-21 23:30 UTC');
+    const home = await browser.get('/app/keys');
+    expect(home.html).toContain('Fix provider key');
+    expect(home.html).toMatch(/<strong>[^<]+<\/strong> <span class="hint"><time datetime="2026-11-21T23:30:01\.000Z">2026-11-22 05:15 Asia\/Kathmandu<\/time>/);
+    // Quota months are UTC calendar months for everyone: the reset says so, whatever the zone.
+    expect((await browser.get('/app/usage')).html).toContain('<time datetime="2026-12-01T00:00:00.000Z">2026-12-01 00:00 UTC</time>');
+    fakes.reset();
+    await browser.post('/app/provider-keys', { provider: 'openai', key: 'sk-proj-key-usage-0001' });
     await browser.get('/app/keys?tz=UTC');
   });
 });

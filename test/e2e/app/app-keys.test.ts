@@ -204,7 +204,12 @@ describe('account app: keys and provider keys', () => {
     expect(refused.status).toBe(502);
     const rejectedAt = new Date(clock.now()).toISOString();
     const page = await browser.get('/app/provider-keys');
-    expect(page.html).toContain(`<span class="badge rejected">rejected by the provider at ${rejectedAt.slice(0, 10)} ${rejectedAt.slice(11, 16)} UTC (HTTP 401)</span>`);
+    expect(page.html).toContain(`<span class="badge rejected">failing since <time datetime="${rejectedAt}">${rejectedAt.slice(0, 10)} ${rejectedAt.slice(11, 16)} UTC</time> (HTTP 401)</span>`);
+    // In the person's own zone once chosen (Kathmandu is UTC+5:45).
+    const zoned = await browser.get('/app/provider-keys?tz=Asia/Kathmandu');
+    const kathmandu = new Date(Date.parse(rejectedAt) + (5 * 60 + 45) * 60_000).toISOString();
+    expect(zoned.html).toContain(`failing since <time datetime="${rejectedAt}">${kathmandu.slice(0, 10)} ${kathmandu.slice(11, 16)} Asia/Kathmandu</time> (HTTP 401)`);
+    await browser.get('/app/provider-keys?tz=UTC');
     expect(page.html).not.toContain('badge live');
 
     fakes.reset();
