@@ -67,7 +67,7 @@ describe.skipIf(!HAVE_BROWSER)('forms, kept input, time zone and per-key usage i
     await page.locator('#password').evaluate((input) => input.removeAttribute('minlength'));
     await page.getByRole('button', { name: 'Create account' }).click();
     await page.locator('#password-error').waitFor();
-    expect(await page.evaluate(() => document.activeElement?.id)).toBe('password');
+    expect(await page.evaluate<string | undefined>('document.activeElement?.id')).toBe('password');
     expect(await page.locator('#password').getAttribute('aria-describedby')).toBe('password-error');
     expect(await page.getByLabel('Email').inputValue()).toBe(EMAIL);
     expect(await page.locator('#password').inputValue()).toBe('');
@@ -93,7 +93,7 @@ describe.skipIf(!HAVE_BROWSER)('forms, kept input, time zone and per-key usage i
     await page.locator('#key-cap').evaluate((input) => input.removeAttribute('pattern'));
     await page.getByRole('button', { name: 'Create key' }).click();
     await page.locator('#key-cap-error').waitFor();
-    expect(await page.evaluate(() => document.activeElement?.id)).toBe('key-cap');
+    expect(await page.evaluate<string | undefined>('document.activeElement?.id')).toBe('key-cap');
     expect(await page.locator('#key-cap').getAttribute('aria-invalid')).toBe('true');
     expect(await page.locator('#key-name').inputValue()).toBe('ci runner');
     expect(await page.locator('#key-expiry').inputValue()).toBe('30');

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { tokenTypePriceWarnings } from '../../../src/config/price-warnings.js';
-import type { RouteProfileConfig } from '../../../src/config/types.js';
+import type { ModelPrice, RouteProfileConfig } from '../../../src/config/types.js';
 
 const route = (targets: { provider: string; model: string }[]) => ({ id: 'router/test', tiers: [targets] }) as unknown as RouteProfileConfig;
 
 describe('router check: a price for every token type a provider reports', () => {
   it('warns once per routed model on Anthropic without cache read or write prices, and on OpenAI-format and Gemini without a cache read price', () => {
-    const providers = [
+    const providers: Array<{ id: string; format: string; prices: Record<string, ModelPrice> }> = [
       { id: 'anthropic', format: 'anthropic', prices: { claude: { input: 3, output: 15 }, 'claude/full': { input: 3, cachedInput: 0.3, cacheWrite: 3.75, output: 15 } } },
       { id: 'openai', format: 'openai', prices: { 'gpt-4.1': { input: 2, output: 8 } } },
       { id: 'gemini', format: 'gemini', prices: { flash: { input: 0.3, cachedInput: 0.03, output: 2.5 } } },
