@@ -8,6 +8,7 @@
  */
 import { deleteCookie, getCookie, setCookie, type H3Event } from 'h3';
 import { openSecret, sealSecret } from '../core/secret-box.js';
+import type { FormState } from './form-state.js';
 
 /** Long enough for the redirect, short enough that a forgotten cookie is soon useless. */
 const FLASH_SECONDS = 120;
@@ -22,6 +23,8 @@ export interface Flash {
   newKey?: ShownKey;
   notice?: string;
   problem?: string;
+  /** A form on the next page that answered a problem at its field (form-state.ts: never a secret value). */
+  formState?: FormState;
 }
 
 export class KeyFlash {
@@ -50,6 +53,7 @@ export class KeyFlash {
         ...(typeof flash.notice === 'string' ? { notice: flash.notice } : {}),
         ...(typeof flash.problem === 'string' ? { problem: flash.problem } : {}),
         ...(flash.newKey ? { newKey: flash.newKey } : {}),
+        ...(flash.formState ? { formState: flash.formState } : {}),
       };
     } catch {
       // Another session's, altered, or sealed before a restart without a server secret: nothing to show.

@@ -3,6 +3,7 @@ import type { H3Event, Router } from 'h3';
 import { isKeyRejection } from '../../alerts/alert-rules.js';
 import { openSecret, sealSecret } from '../../core/secret-box.js';
 import { formProblem } from '../form-state.js';
+import type { Flash } from '../key-flash.js';
 import { providerKeyRejection } from '../provider-key-rejection.js';
 import { zonedTime } from '../time-zone.js';
 import { errorPage, redirectAfterPost, signedInAction, signedInPage, type PageContext } from '../page-kit.js';
@@ -44,7 +45,7 @@ export function registerProviderKeyPages(router: Router, deps: WebDeps): void {
 
   /** Onboarding's inline provider-key step posts here too, with `next=onboarding`: answer by going back there. */
   const fromOnboarding = (form: Record<string, string>) => form.next === 'onboarding';
-  const backToOnboarding = (event: H3Event, page: PageContext, message: { notice?: string; problem?: string }) => {
+  const backToOnboarding = (event: H3Event, page: PageContext, message: Flash) => {
     deps.flash.put(event, page.session.id, message);
     return redirectAfterPost(event, `${app}/onboarding#step-provider`);
   };
@@ -62,7 +63,10 @@ export function registerProviderKeyPages(router: Router, deps: WebDeps): void {
       if (!secret) return view(page, {}, 503);
       // At this provider's field (its form is told apart by the provider); the key itself is never written back.
       if (key.length < 8 || key.length > 512 || /\s/.test(key)) {
-        return view(page, formProblem(`${app}/provider-keys/${provider.id}`, form, { key: 'That does not look like a provider key: paste it whole, without spaces.' }), 400);
+        const error = { key: 'That does not look like a provider key: paste it whole, without spaces.' };
+        // Onboarding's form is its one form posting to /provider-keys; it gets its error back there, its provider kept.
+        if (fromOnboarding(form)) return backToOnboarding(event, page, formProblem(`${app}/provider-keys`, form, error));
+        return view(page, formProblem(`${app}/provider-keys/${provider.id}`, form, error), 400);
       }
       await store.setProviderKey({ accountId: page.account.id, providerId: provider.id, sealed: sealSecret(key, secret), last4: key.slice(-4) }, 'app');
       deps.credentialHealth.forget(page.account.id, provider.id);

@@ -11,6 +11,7 @@ import { InvalidReportRangeError, lastDays, type DailyUsage } from '../../usage/
 import { usageReportCsv } from '../../usage/usage-csv.js';
 import { sendHtml, setSecurityHeaders } from '../http-helpers.js';
 import { utcLabel } from '../key-views.js';
+import { formProblem } from '../form-state.js';
 import { errorPage, signedInAction, signedInPage, type PageContext } from '../page-kit.js';
 import { usageChart } from '../usage-chart.js';
 import { CHART_DAYS, SPLITS, formatCount, isRequestId, readCsvQuery, readUsageQuery, timeZoneNames, zonedLabel, type UsageQuery } from '../usage-views.js';
@@ -175,12 +176,12 @@ export function registerUsagePages(router: Router, deps: WebDeps): void {
     `${app}/support/bundle`,
     signedInAction(deps, async (event, page, form) => {
       const requestId = (form.requestId ?? '').trim();
-      if (!isRequestId(requestId)) {
-        return supportView(page, { requestId: '', problem: 'A request id is up to 128 letters, digits and . _ : - (the X-Request-Id header of a response).' }, 400);
-      }
+      // At the field, what was typed kept (form-state.ts).
+      const atField = (error: string, status: number) => supportView(page, formProblem(`${app}/support/bundle`, { requestId }, { requestId: error }), status);
+      if (!isRequestId(requestId)) return atField('A request id is up to 128 letters, digits and . _ : - (the X-Request-Id header of a response).', 400);
       // Another account's request id answers exactly as a made-up one does.
       const bundle = await deps.ledger.supportBundle(page.account.id, requestId);
-      if (!bundle) return supportView(page, { requestId, problem: `No request ${requestId} was recorded for this account.` }, 404);
+      if (!bundle) return atField(`No request ${requestId} was recorded for this account.`, 404);
       setSecurityHeaders(event);
       setResponseHeader(event, 'content-type', 'application/json; charset=utf-8');
       setResponseHeader(event, 'content-disposition', `attachment; filename="support-bundle-${requestId.replace(/[^A-Za-z0-9._-]/g, '_')}.json"`);

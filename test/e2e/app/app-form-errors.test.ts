@@ -96,6 +96,38 @@ describe('account app: errors at the field, input kept', () => {
     expect(fieldWithError(weak.html, 'new-password').tied).toBe(true);
   });
 
+  it('the support bundle and onboarding’s provider key: the error at the field, the id and provider kept, never the key', async () => {
+    const browser = new AppClient(router.url);
+    await browser.signUp('more-fields@example.com', PASSWORD);
+    await browser.get('/app/support');
+    const malformed = await browser.post('/app/support/bundle', { requestId: 'not an id <b>' });
+    expect(malformed.status).toBe(400);
+    const field = fieldWithError(malformed.html, 'request-id');
+    expect(field.tied).toBe(true);
+    expect(field.error).toContain('up to 128 letters');
+    expect(field.tag).toContain('value="not an id &lt;b&gt;"');
+    expect(malformed.html).not.toContain('class="problem"');
+    const unknown = await browser.post('/app/support/bundle', { requestId: 'req_nobody_sent_this' });
+    expect(unknown.status).toBe(404);
+    expect(fieldWithError(unknown.html, 'request-id').tied).toBe(true);
+    expect(fieldWithError(unknown.html, 'request-id').tag).toContain('value="req_nobody_sent_this"');
+
+    const onboarding = await browser.get('/app/onboarding');
+    const providers = [...onboarding.html.matchAll(/<option value="([^"]+)">/g)].map((match) => match[1]!);
+    const chosen = providers.at(-1)!;
+    const bad = await browser.post('/app/provider-keys', { provider: chosen, key: 'sk has spaces in it', next: 'onboarding' });
+    expect(bad.location).toBe('/app/onboarding#step-provider');
+    const back = await browser.follow(bad);
+    const key = fieldWithError(back.html, 'ob-key');
+    expect(key.tied).toBe(true);
+    expect(key.error).toContain('does not look like a provider key');
+    expect(back.html).toContain(`<option value="${chosen}" selected>`);
+    expect(back.html).not.toContain('sk has spaces');
+    expect(back.html).not.toContain('class="problem"');
+    // Once: a reload shows the form without the error.
+    expect(fieldWithError((await browser.get('/app/onboarding')).html, 'ob-key').tied).toBe(false);
+  });
+
   it('a form posted on an ended session keeps its input through sign-in, once; a provider key is never kept', async () => {
     const browser = new AppClient(router.url);
     await browser.signUp('kept@example.com', PASSWORD);
