@@ -9,7 +9,8 @@ import { describe, expect, it } from 'vitest';
 import { RouterError } from '../../../src/core/errors.js';
 import type { ChatCompletionChunk } from '../../../src/formats/openai-chat.js';
 import { UpstreamStreamError } from '../../../src/providers/adapter.js';
-import { attemptServed, attemptThrew, finishWithStream, startAttemptSpan } from '../../../src/routing/attempt-span.js';
+import { attemptServed, attemptThrew, finishWithStream, sendInAttemptSpan, startAttemptSpan } from '../../../src/routing/attempt-span.js';
+import type { UpstreamClient } from '../../../src/upstream/upstream-client.js';
 import type { CommittedStream } from '../../../src/routing/chat-attempts.js';
 import { AttemptFailed, CandidateUnfit, type Candidate } from '../../../src/routing/failover.js';
 import { UpstreamTransportError } from '../../../src/upstream/upstream-client.js';
@@ -145,5 +146,31 @@ describe('a served stream’s attempt span', () => {
     request.finishAll({ usage: { prompt: 1, completion: 2, reasoning: 0, cached: 0 } });
     expect(attempt()).toHaveLength(1);
     expect(attempt()[0]!.attributes['gen_ai.usage.output_tokens']).toBe(2);
+  });
+});
+
+describe('an upstream call in its attempt span', () => {
+  it('sends the span’s traceparent and the client’s tracestate, leaves the request’s own headers alone, and records host, status and time to first byte', async () => {
+    const { tracing, spans } = memoryTracing();
+    const traceId = 'a'.repeat(32);
+    const request = tracing.startRequest({ traceparent: `00-${traceId}-${'b'.repeat(16)}-01`, tracestate: 'client=1' }, 'POST /v1/chat/completions', {});
+    const scope = startAttemptSpan(request.server, candidate, 1);
+    const sent: Array<Record<string, string>> = [];
+    const client = {
+      send: async (_provider: unknown, upstream: { headers: Record<string, string> }) => {
+        sent.push(upstream.headers);
+        return { status: 429, headers: {}, text: async () => '', body: (async function* () {})() };
+      },
+      close: async () => undefined,
+    } as unknown as UpstreamClient;
+    const headers = { 'content-type': 'application/json' };
+    const response = await sendInAttemptSpan(client, scope, candidate.provider, { url: 'http://127.0.0.1:1/v1/chat/completions', method: 'POST', headers, body: '{}' } as never, live);
+    expect(response.status).toBe(429);
+    expect(sent[0]).toMatchObject({ 'content-type': 'application/json', traceparent: `00-${traceId}-${scope.span.spanContext().spanId}-01`, tracestate: 'client=1' });
+    expect(headers).toEqual({ 'content-type': 'application/json' });
+    scope.span.end();
+    const [ended] = spans();
+    expect(ended!.attributes).toMatchObject({ 'server.address': '127.0.0.1', 'server.port': 1, 'http.response.status_code': 429 });
+    expect(ended!.attributes['router.attempt.time_to_first_byte_ms']).toEqual(expect.any(Number));
   });
 });
