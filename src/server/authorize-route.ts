@@ -7,7 +7,7 @@ import type { PlanConfig, RouteProfileConfig } from '../config/types.js';
 import { CONCRETE_MODEL_FAMILY } from '../config/concrete-model-route.js';
 import { upgradePlanFor } from '../config/upgrade-plan.js';
 import { RouterError } from '../core/errors.js';
-import { planAllowsModel } from './plan-models.js';
+import { planAllowsModel } from '../config/model-globs.js';
 import type { RouterRequestContext } from './request-context.js';
 
 const FUSION_PROFILE = 'router/fusion';

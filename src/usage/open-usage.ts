@@ -13,7 +13,7 @@ import { openLedgerStore } from '../stores/open-ledger-store.js';
 import { startLedgerPruner } from './ledger-pruner.js';
 import { evaluateManagedAccess, type ManagedAccessStatus } from '../routing/managed-access.js';
 import { concreteModelRoute } from '../config/concrete-model-route.js';
-import { planAllowsModel } from '../server/plan-models.js';
+import { planAllowsModel } from '../config/model-globs.js';
 import { createPriceBook, unpricedModelsForPlans, type PriceBook } from './model-prices.js';
 import { UsageLedger, type UsageLedgerOptions } from './usage-ledger.js';
 

@@ -1,3 +1,4 @@
+import { globMatcher } from '../../config/model-globs.js';
 import type { ModelAliasConfig, RouteProfileConfig } from '../../config/types.js';
 import type { Stage } from './stage.js';
 
@@ -15,11 +16,4 @@ export function createResolveModelAliasStage(aliases: readonly ModelAliasConfig[
     if (typeof model !== 'string') return;
     ctx.route = matchers.find((matcher) => matcher.matches(model))?.route;
   };
-}
-
-export function globMatcher(pattern: string): (name: string) => boolean {
-  if (!pattern.includes('*')) return (name) => name === pattern;
-  const source = pattern.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\/]/g, '\\$&')).join('.*');
-  const regex = new RegExp(`^${source}$`);
-  return (name) => regex.test(name);
 }
