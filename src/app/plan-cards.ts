@@ -6,6 +6,7 @@
  * action, in the customer's words (how plans change on this server is for the docs, not the card).
  */
 import { checkoutUrl } from '../billing/checkout-links.js';
+import { planAllowsModel } from '../config/model-globs.js';
 import type { RouterConfig } from '../config/types.js';
 
 /** `subscribed`: the account pays through a subscription already, so plan changes go through the Customer Portal. */
@@ -53,12 +54,14 @@ function currencySymbol(currency: string): string {
 /** Each route profile once, with the plans that include it. */
 export function routeProfileTable(deps: { config: RouterConfig }) {
   const { plans, routes } = deps.config;
+  const concrete = new Set(deps.config.catalog.concreteModels.map((model) => model.id));
   return {
     plans: plans.map((plan) => ({ id: plan.id, name: plan.name })),
     rows: routes.map((route) => ({
       id: route.id,
       description: route.description,
-      included: plans.map((plan) => ({ plan: plan.name, yes: plan.routeProfiles.includes(route.id) })),
+      // A concrete catalog model is a plan's by its `models` globs; a route profile by its list of profiles.
+      included: plans.map((plan) => ({ plan: plan.name, yes: concrete.has(route.id) ? planAllowsModel(plan, route.id) : plan.routeProfiles.includes(route.id) })),
     })),
   };
 }

@@ -55,6 +55,11 @@ describe('public pages and docs', () => {
     const fusionRow = /<tr><th scope="row"><code>router\/fusion<\/code>.*?<\/tr>/s.exec(pricing.html)![0];
     expect(fusionRow.match(/included<\/td>/g)).toHaveLength(2);
     expect(fusionRow).toContain('not included');
+    // Concrete models are a plan's by its `models` globs: the shipped Free plan denies Opus, allows Sonnet.
+    const rowOf = (id: string) => new RegExp(`<tr><th scope="row"><code>${id.replaceAll('.', '\\.').replaceAll('/', '\\/')}</code>.*?</tr>`, 's').exec(pricing.html)![0];
+    expect(rowOf('anthropic/claude-opus-4.1').match(/included<\/td>/g)).toHaveLength(2);
+    expect(rowOf('anthropic/claude-opus-4.1')).toContain('not included');
+    expect(rowOf('anthropic/claude-sonnet-4.5').match(/included<\/td>/g)).toHaveLength(3);
     const catalog = await browser.get('/model-catalog');
     expect(catalog.html).toContain('router/frontier');
     const family = await browser.get('/model-catalog/frontier');
