@@ -14,6 +14,7 @@ import { buildNativeMessagesRequest, type NativeMessagesHeaders } from '../provi
 import { anthropicFailure } from '../providers/anthropic/anthropic-failure.js';
 import { UpstreamStreamError, truncatedStream } from '../providers/adapter.js';
 import { adapterContext, commitWhen, completeChatAttempt, parseJsonBody, sendOrFail, streamChatAttempt, type AttemptDeps, type CommittedStream } from './chat-attempts.js';
+import { synthesizeCommittedStream } from './synthesize-committed-stream.js';
 import { AttemptFailed, type Candidate } from './failover.js';
 import { translateStream } from './translate-stream.js';
 import { withinCandidateLimit } from './output-limits.js';
@@ -62,21 +63,7 @@ export async function streamMessagesAttempt(deps: AttemptDeps, candidate: Candid
 
 /** A committed chat stream as the Messages event stream of `call`. */
 export function synthesizeMessagesStream(call: MessagesCall, chunks: CommittedStream<ChatCompletionChunk>): MessagesStreamOutcome {
-  const synthesizer = createMessagesStreamSynthesizer(messageContext(call));
-  const head = [...synthesizer.start(), ...chunks.head.flatMap((chunk) => synthesizer.onChunk(chunk))];
-  async function* rest(): AsyncGenerator<MessagesStreamEvent> {
-    for (let next = await chunks.tail.next(); !next.done; next = await chunks.tail.next()) {
-      yield* synthesizer.onChunk(next.value);
-    }
-    yield* synthesizer.finish();
-  }
-  const tail = rest();
-  const close = tail.return.bind(tail);
-  tail.return = async (value) => {
-    await chunks.tail.return?.(undefined);
-    return close(value);
-  };
-  return { head, tail, fail: (failure) => synthesizer.fail(failure) };
+  return synthesizeCommittedStream(createMessagesStreamSynthesizer(messageContext(call)), chunks);
 }
 
 /** Events before the first content: an upstream failing after these is still failed over. */

@@ -27,6 +27,7 @@ import {
   type AttemptDeps,
   type CommittedStream,
 } from './chat-attempts.js';
+import { synthesizeCommittedStream } from './synthesize-committed-stream.js';
 import type { ChatCompletionChunk, ChatRequest } from '../formats/openai-chat.js';
 import { withCacheBreakpoints } from './prompt-cache-breakpoints.js';
 import { AttemptFailed, type Candidate } from './failover.js';
@@ -100,21 +101,7 @@ function asChat(call: ResponsesCall, stream: boolean): ChatRequest {
 
 /** A committed chat stream as the Responses event stream of `call` (also fusion's writer stream). */
 export function synthesizeResponsesStream(deps: { clock: Clock }, call: ResponsesCall, chunks: CommittedStream<ChatCompletionChunk>): ResponsesStreamOutcome {
-  const synthesizer = createResponsesStreamSynthesizer(responseContext(deps, call));
-  const head = [...synthesizer.start(), ...chunks.head.flatMap((chunk) => synthesizer.onChunk(chunk))];
-  async function* rest(): AsyncGenerator<ResponsesOutEvent> {
-    for (let next = await chunks.tail.next(); !next.done; next = await chunks.tail.next()) {
-      yield* synthesizer.onChunk(next.value);
-    }
-    yield* synthesizer.finish();
-  }
-  const tail = rest();
-  const close = tail.return.bind(tail);
-  tail.return = async (value) => {
-    await chunks.tail.return?.(undefined);
-    return close(value);
-  };
-  return { head, tail, fail: (failure) => synthesizer.fail(failure) };
+  return synthesizeCommittedStream(createResponsesStreamSynthesizer(responseContext(deps, call)), chunks);
 }
 
 const PRELUDE = new Set(['response.created', 'response.in_progress', 'response.queued']);
