@@ -10,7 +10,7 @@ import { createFetchUpstreamClient } from './create-fetch-upstream-client.mjs';
 const dist = join(dirname(dirname(fileURLToPath(import.meta.url))), 'dist');
 const { loadConfig } = await import(join(dist, 'config/load-config.js'));
 const { resolveConfigDir } = await import(join(dist, 'config/resolve-config-dir.js'));
-const { startServer } = await import(join(dist, 'server/start-server.js'));
+const { startServer } = await import(join(dist, 'runtime/start-server.js'));
 const { UpstreamTransportError } = await import(join(dist, 'upstream/upstream-client.js'));
 
 const config = loadConfig(resolveConfigDir(undefined, process.env), process.env);

@@ -2,7 +2,7 @@
 import type { H3Event } from 'h3';
 import type { KeyLimitService } from '../accounts/key-limit-service.js';
 import type { AppBilling } from './billing/open-billing.js';
-import type { RouterDeps } from '../server/router-deps.js';
+import type { RouterDeps } from '../http/router-deps.js';
 import type { CsrfGuard } from './csrf.js';
 import type { KeyFlash } from './key-flash.js';
 import type { KeptForms } from './kept-form.js';

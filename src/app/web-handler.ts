@@ -12,7 +12,7 @@ import type { KeyLimitService } from '../accounts/key-limit-service.js';
 import { describeError } from '../core/describe-error.js';
 import { isRouterError } from '../core/errors.js';
 import { createProxyTrust } from '../core/proxy-trust.js';
-import type { RouterDeps } from '../server/router-deps.js';
+import type { RouterDeps } from '../http/router-deps.js';
 import { StoreUnavailableError } from '../stores/store.js';
 import { STATIC_DIR } from './asset-dirs.js';
 import { CsrfGuard } from './csrf.js';

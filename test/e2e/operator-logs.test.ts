@@ -3,7 +3,7 @@
  * that did not end in a clean 2xx, circuit transitions, and nothing secret. Driven through HTTP.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createLogger } from '../../src/server/create-logger.js';
+import { createLogger } from '../../src/runtime/create-logger.js';
 import {
   PROVIDER_KEYS,
   frontierOrder,

@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { RequestOutcome } from '../../src/server/request-outcome.js';
+import type { RequestOutcome } from '../../src/http/request-outcome.js';
 import {
   PROVIDER_KEYS,
   frontierOrder,

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sealSecret } from '../../src/core/secret-box.js';
-import { createLedgerViews } from '../../src/server/ledger-views.js';
+import { createLedgerViews } from '../../src/runtime/ledger-views.js';
 import { sqliteMigrations } from '../../src/stores/migrations/sqlite-migrations.js';
 import { startRouterOn, usageBackends, type UsageBackend } from './usage-backends.js';
 import { PROVIDER_KEYS, TEST_SECRET, frontierOrder, pointProvidersAt, runCli, startFakes, waitFor, type Fakes, type TestRouter } from './router-harness.js';

@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLedgerViews } from '../../src/server/ledger-views.js';
+import { createLedgerViews } from '../../src/runtime/ledger-views.js';
 import { startOtlpReceiver, type OtlpReceiver } from '../support/otlp-receiver.js';
 import { startRouterOn, usageBackends, type UsageBackend } from './usage-backends.js';
 import { PROVIDER_KEYS, TEST_SECRET, frontierOrder, pointProvidersAt, runCli, startFakes, waitFor, type Fakes, type TestRouter } from './router-harness.js';

@@ -2,7 +2,7 @@
 import type { BillingGateway } from '../../billing/billing-gateway.js';
 import { BillingService } from '../../billing/billing-service.js';
 import { billingEnabled } from '../../billing/checkout-links.js';
-import type { RouterDeps } from '../../server/router-deps.js';
+import type { RouterDeps } from '../../http/router-deps.js';
 import { createStripeGateway } from './stripe-gateway.js';
 
 export interface AppBilling {

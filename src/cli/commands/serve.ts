@@ -6,12 +6,12 @@ import { unpricedTargets } from '../../config/price-warnings.js';
 import type { RouterConfig } from '../../config/types.js';
 import { describeError } from '../../core/describe-error.js';
 import { resolveConfigDir } from '../../config/resolve-config-dir.js';
-import { joinClusterMetrics } from '../../server/cluster/cluster-metrics.js';
-import { runPrimary } from '../../server/cluster/run-primary.js';
-import { workerCount } from '../../server/cluster/worker-count.js';
-import { createLogger } from '../../server/create-logger.js';
-import { installProcessGuard } from '../../server/process-guard.js';
-import { startServer, type RunningServer } from '../../server/start-server.js';
+import { joinClusterMetrics } from '../../runtime/cluster/cluster-metrics.js';
+import { runPrimary } from '../../runtime/cluster/run-primary.js';
+import { workerCount } from '../../runtime/cluster/worker-count.js';
+import { createLogger } from '../../runtime/create-logger.js';
+import { installProcessGuard } from '../../runtime/process-guard.js';
+import { startServer, type RunningServer } from '../../runtime/start-server.js';
 import { isClusterMessage, processChannel } from '../../stores/cluster/cluster-channel.js';
 
 export function registerServeCommand(program: Command): void {

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ERROR_TABLE, RouterError, type ErrorCode } from '../../../src/core/errors.js';
-import { errorBody } from '../../../src/server/send-error.js';
+import { errorBody } from '../../../src/http/send-error.js';
 import { json } from '../router-harness.js';
 import { AppClient, shownKey, startAppRouter, type AppRouter } from '../app-harness.js';
 

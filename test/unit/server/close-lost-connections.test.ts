@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { closeConnectionsLostWith } from '../../../src/server/cluster/close-lost-connections.js';
+import { closeConnectionsLostWith } from '../../../src/runtime/cluster/close-lost-connections.js';
 
 /** A worker's ChildProcess as the primary sees it: send() and the internal events Node's cluster uses. */
 class FakeWorkerProcess extends EventEmitter {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { RestartBackoff } from '../../../src/server/cluster/restart-backoff.js';
-import { workerCount } from '../../../src/server/cluster/worker-count.js';
+import { RestartBackoff } from '../../../src/runtime/cluster/restart-backoff.js';
+import { workerCount } from '../../../src/runtime/cluster/worker-count.js';
 
 describe('listen.workers', () => {
   it('is the number given, or one per available core for auto', () => {

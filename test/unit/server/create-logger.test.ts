@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createLogger } from '../../../src/server/create-logger.js';
+import { createLogger } from '../../../src/runtime/create-logger.js';
 
 describe('createLogger', () => {
   it('writes one JSON object per line, with time, level, tag, message and the fields of the line', () => {

@@ -4,9 +4,9 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { hostRefusal } from '../../../src/server/answer-client-errors.js';
-import { isHeaderName } from '../../../src/server/is-header-name.js';
-import { presentedAuthorization } from '../../../src/server/stages/authenticate.js';
+import { hostRefusal } from '../../../src/http/answer-client-errors.js';
+import { isHeaderName } from '../../../src/http/is-header-name.js';
+import { presentedAuthorization } from '../../../src/http/stages/authenticate.js';
 import { RouterError } from '../../../src/core/errors.js';
 
 const KEYS = ['sk_router_aaaa', 'sk_router_bbbb', 'garbage'];

@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import { describeCrash } from '../../../src/core/describe-error.js';
-import { installProcessGuard } from '../../../src/server/process-guard.js';
+import { installProcessGuard } from '../../../src/runtime/process-guard.js';
 
 describe('the process guard (last resort)', () => {
   it('logs an uncaught exception or rejection once, with its origin, and does not rethrow', () => {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { RouteProfileConfig } from '../../../src/config/types.js';
-import type { RouterRequestContext } from '../../../src/server/request-context.js';
+import type { RouterRequestContext } from '../../../src/http/request-context.js';
 import { globMatcher } from '../../../src/config/model-globs.js';
-import { createResolveModelAliasStage } from '../../../src/server/stages/resolve-model-alias.js';
+import { createResolveModelAliasStage } from '../../../src/http/stages/resolve-model-alias.js';
 
 const route = (id: string) => ({ id }) as RouteProfileConfig;
 const routes = new Map([route('router/frontier'), route('router/cheap')].map((profile) => [profile.id, profile]));

@@ -1,7 +1,7 @@
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import { connect, type AddressInfo, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { SseWriter } from '../../../src/server/sse-writer.js';
+import { SseWriter } from '../../../src/http/sse-writer.js';
 
 /** A server whose one response is handed to `handle`, and a raw client socket that records each read. */
 async function serveOnce(handle: (res: ServerResponse) => Promise<void>): Promise<{ server: Server; client: Socket; reads: Buffer[]; done: Promise<void> }> {

@@ -1,7 +1,7 @@
 /** The server span's router.limit.decision: admitted, the limit that refused, or not reached. */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { limitDecision } from '../../../src/server/tracing-observer.js';
+import { limitDecision } from '../../../src/runtime/observers/tracing-observer.js';
 
 const LIMITS = ['monthly_quota_exceeded', 'rate_limit_exceeded', 'concurrency_limit_exceeded', 'key_quota_exceeded', 'key_rate_limit_exceeded', 'spend_cap_reached'];
 

@@ -5,8 +5,8 @@
  * bodies the translators can be handed.
  */
 import fc from 'fast-check';
-import { createBodyValidator } from '../../../src/server/stages/read-json-body.js';
-import { chatRequestSchema, responsesRequestSchema } from '../../../src/server/request-schemas.js';
+import { createBodyValidator } from '../../../src/http/stages/read-json-body.js';
+import { chatRequestSchema, responsesRequestSchema } from '../../../src/http/request-schemas.js';
 
 const anyJson = fc.jsonValue({ maxDepth: 2 });
 

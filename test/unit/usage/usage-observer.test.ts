@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { RequestOutcome } from '../../../src/server/request-outcome.js';
-import { ledgerRecordsOf } from '../../../src/server/usage-observer.js';
+import type { RequestOutcome } from '../../../src/http/request-outcome.js';
+import { ledgerRecordsOf } from '../../../src/runtime/observers/usage-observer.js';
 import { createLedgerRecordIds, ledgerRecordIdFloor } from '../../../src/stores/ledger-record-ids.js';
 import { createPriceBook } from '../../../src/usage/model-prices.js';
 import type { ProviderConfig } from '../../../src/config/types.js';

@@ -4,9 +4,9 @@
  * who asked (opaque account and key ids), the limit decision and the retries; served upstream attempts
  * still open end here with the request's usage.
  */
-import { SpanStatusCode } from '../tracing/tracing.js';
-import { ERROR_TYPE, GEN_AI_RESPONSE_MODEL, HTTP_RESPONSE_STATUS_CODE, ROUTER } from '../tracing/span-attributes.js';
-import type { RequestObserver, RequestOutcome } from './request-outcome.js';
+import { SpanStatusCode } from '../../tracing/tracing.js';
+import { ERROR_TYPE, GEN_AI_RESPONSE_MODEL, HTTP_RESPONSE_STATUS_CODE, ROUTER } from '../../tracing/span-attributes.js';
+import type { RequestObserver, RequestOutcome } from '../../http/request-outcome.js';
 
 /** Refusals by a limit: the decision a server span names instead of `admitted`. */
 const LIMIT_CODES: ReadonlySet<string> = new Set([

@@ -20,7 +20,7 @@ import { sendMessagesError } from './send-messages-error.js';
 import { createResolveModelAliasStage } from './stages/resolve-model-alias.js';
 import { createMetricsRoute } from './routes/metrics.js';
 import { createStatusRoute } from './routes/status.js';
-import { createLedgerViews } from './ledger-views.js';
+import { createLedgerViews } from '../runtime/ledger-views.js';
 import type { RouterDeps } from './router-deps.js';
 import { chatRequestSchema, responsesRequestSchema } from './request-schemas.js';
 import { sendRouterError } from './send-error.js';
@@ -34,7 +34,7 @@ import { createRateLimitStage } from './stages/rate-limit.js';
 import { createReadJsonBodyStage, type BodyRule } from './stages/read-json-body.js';
 import { assignRequestId } from './stages/request-id.js';
 import { namedStage, type Stage } from './stages/stage.js';
-import { createV1Handler } from './v1-pipeline.js';
+import { createV1Handler } from './pipeline.js';
 
 const PUBLIC_CACHE = 'public, max-age=300';
 

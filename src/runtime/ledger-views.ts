@@ -7,7 +7,7 @@
 import type { LedgerViews } from '../app/ledger-seams.js';
 import { buildCustomerSupportBundle } from '../usage/support-bundle.js';
 import { dailyUsage, lastUsedByKey, listRequests, usageReport } from '../usage/usage-report.js';
-import type { RouterDeps } from './router-deps.js';
+import type { RouterDeps } from '../http/router-deps.js';
 
 export function createLedgerViews(deps: RouterDeps): LedgerViews {
   const ledger = deps.usage.store;

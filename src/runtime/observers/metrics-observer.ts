@@ -1,7 +1,7 @@
 /** Feeds every request outcome into the metrics (counters and latency histograms); labels from closed sets only. */
-import { attemptOutcomeLabel, codeLabel, endpointLabel, knownLabel, statusClassLabel } from '../metrics/label-values.js';
-import type { RouterMetrics } from '../metrics/router-metrics.js';
-import type { RequestObserver } from './request-outcome.js';
+import { attemptOutcomeLabel, codeLabel, endpointLabel, knownLabel, statusClassLabel } from '../../metrics/label-values.js';
+import type { RouterMetrics } from '../../metrics/router-metrics.js';
+import type { RequestObserver } from '../../http/request-outcome.js';
 
 const LIMIT_OF_CODE: Readonly<Record<string, string>> = {
   monthly_quota_exceeded: 'monthly_quota',

@@ -29,20 +29,20 @@ import { SpendGate } from '../usage/spend-gate.js';
 import { createMailer } from '../mail/mailer.js';
 import { AlertSweep } from '../alerts/alert-sweep.js';
 import { createLogger } from './create-logger.js';
-import { Drain } from './drain.js';
-import { logRequestOutcomes } from './log-request-outcomes.js';
-import { createMetricsObserver } from './metrics-observer.js';
-import type { RequestObserver } from './request-outcome.js';
-import type { RouterDeps } from './router-deps.js';
-import { createUsageObserver } from './usage-observer.js';
-import { createMeasurementsObserver } from './measurements-observer.js';
+import { Drain } from '../http/drain.js';
+import { logRequestOutcomes } from './observers/log-request-outcomes.js';
+import { createMetricsObserver } from './observers/metrics-observer.js';
+import type { RequestObserver } from '../http/request-outcome.js';
+import type { RouterDeps } from '../http/router-deps.js';
+import { createUsageObserver } from './observers/usage-observer.js';
+import { createMeasurementsObserver } from './observers/measurements-observer.js';
 import { RouteMeasurements } from '../routing/route-measurements.js';
 import { MeasuredOrder } from '../routing/measured-order.js';
 import { createStickyRouting } from '../routing/sticky-routing.js';
 import { shareMeasurements } from '../stores/cluster/share-measurements.js';
 import { openTracing } from '../tracing/open-tracing.js';
 import { routerVersion } from '../usage/support-bundle.js';
-import { createTracingObserver } from './tracing-observer.js';
+import { createTracingObserver } from './observers/tracing-observer.js';
 
 export interface BuildOptions {
   clock?: Clock;

@@ -9,9 +9,9 @@
 import { createServer, type Server } from 'node:http';
 import { toNodeListener } from 'h3';
 import type { RouterConfig } from '../config/types.js';
-import { answerClientErrors, requireOneHost } from './answer-client-errors.js';
+import { answerClientErrors, requireOneHost } from '../http/answer-client-errors.js';
 import { buildRouterDeps, type BuildOptions, type RouterRuntime } from './build-router-deps.js';
-import { createRouterApp } from './create-router-app.js';
+import { createRouterApp } from '../http/create-router-app.js';
 
 /** After the drain deadline, how long ended requests get to write their last event before sockets are cut. */
 export const END_GRACE_MS = 5000;

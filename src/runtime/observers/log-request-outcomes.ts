@@ -5,7 +5,7 @@
  * timings only: never the prompt, a key, a cookie or a provider body.
  */
 import type { ConsolaInstance } from 'consola';
-import type { RequestObserver, RequestOutcome } from './request-outcome.js';
+import type { RequestObserver, RequestOutcome } from '../../http/request-outcome.js';
 
 type Logger = Pick<ConsolaInstance, 'debug' | 'info' | 'warn'>;
 

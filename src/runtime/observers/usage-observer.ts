@@ -3,14 +3,14 @@
  * (never waiting on the database). Costs come from the model's price; tokens exactly as the upstream
  * reported them, or unknown. Codes an upstream chose are kept only when they look like codes.
  */
-import { createLedgerRecordIds } from '../stores/ledger-record-ids.js';
-import { MAIN_CALL, type LedgerCostParts, type LedgerRecord } from '../stores/ledger-store.js';
-import { costNanoUsd, costPartsNanoUsd, type PriceBook } from '../usage/model-prices.js';
-import type { UsageLedger } from '../usage/usage-ledger.js';
-import type { TokenUsage } from '../core/token-usage.js';
-import type { CredentialSource } from '../routing/failover.js';
-import type { FusionCall } from '../routing/fusion/index.js';
-import type { RequestObserver, RequestOutcome } from './request-outcome.js';
+import { createLedgerRecordIds } from '../../stores/ledger-record-ids.js';
+import { MAIN_CALL, type LedgerCostParts, type LedgerRecord } from '../../stores/ledger-store.js';
+import { costNanoUsd, costPartsNanoUsd, type PriceBook } from '../../usage/model-prices.js';
+import type { UsageLedger } from '../../usage/usage-ledger.js';
+import type { TokenUsage } from '../../core/token-usage.js';
+import type { CredentialSource } from '../../routing/failover.js';
+import type { FusionCall } from '../../routing/fusion/index.js';
+import type { RequestObserver, RequestOutcome } from '../../http/request-outcome.js';
 
 const CODE = /^[A-Za-z0-9_.:-]{1,64}$/;
 const NO_TOKENS = { prompt: 0, completion: 0, reasoning: 0, cached: 0 };

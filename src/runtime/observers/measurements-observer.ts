@@ -5,8 +5,8 @@
  * that say something about the provider count (5xx, timeouts, connection errors): a 401, 403 or 429 is
  * usually one account's key, and one account must not move the ranking every other account gets.
  */
-import type { RouteMeasurements } from '../routing/route-measurements.js';
-import type { RequestObserver, RequestOutcome } from './request-outcome.js';
+import type { RouteMeasurements } from '../../routing/route-measurements.js';
+import type { RequestObserver, RequestOutcome } from '../../http/request-outcome.js';
 
 /** Below this, a stream's generation time is too short to divide by: the attempt's own latency is used. */
 const MIN_GENERATION_MS = 50;
