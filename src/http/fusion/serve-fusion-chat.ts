@@ -5,7 +5,7 @@
  * an in-band error event once a keep-alive has opened the stream.
  */
 import type { H3Event } from 'h3';
-import { tokenUsageFromChat } from '../../core/token-usage.js';
+import { tokenUsageFromChat } from '../../translators/chat-token-usage.js';
 import type { ChatCompletionChunk, ChatRequest } from '../../formats/openai-chat.js';
 import { INTERRUPTED_CODE, relayCommittedStream } from '../relay-committed-stream.js';
 import type { RouterDeps } from '../router-deps.js';

@@ -6,7 +6,7 @@
  * after they opened the stream, or after the writer committed, is Anthropic's in-stream `error` event.
  */
 import type { H3Event } from 'h3';
-import { tokenUsageFromChat } from '../../core/token-usage.js';
+import { tokenUsageFromChat } from '../../translators/chat-token-usage.js';
 import type { MessagesStreamEvent } from '../../formats/anthropic-messages.js';
 import type { ChatCompletionChunk } from '../../formats/openai-chat.js';
 import type { CommittedStream } from '../../routing/chat-attempts.js';

@@ -4,7 +4,7 @@
  * the summed usage and the `router` object. Keep-alives and failures as for chat.
  */
 import type { H3Event } from 'h3';
-import { tokenUsageFromResponses } from '../../core/token-usage.js';
+import { tokenUsageFromResponses } from '../../translators/responses/responses-token-usage.js';
 import type { ResponsesRequest, ResponseUsage } from '../../formats/openai-responses.js';
 import { responseContext, synthesizeResponsesStream, type ResponsesOutEvent } from '../../routing/responses-attempts.js';
 import { chatCompletionToResponse } from '../../translators/responses/chat-to-responses.js';

@@ -2,7 +2,7 @@
 import type { H3Event } from 'h3';
 import type { ChatCompletionChunk, ChatRequest } from '../../formats/openai-chat.js';
 import type { CommittedStream } from '../../routing/chat-attempts.js';
-import { tokenUsageFromChat } from '../../core/token-usage.js';
+import { tokenUsageFromChat } from '../../translators/chat-token-usage.js';
 import { abortOnDisconnect } from '../abort-on-disconnect.js';
 import { authorizeRoute } from '../authorize-route.js';
 import { applyOutputTokenCap } from '../output-token-cap.js';

@@ -1,7 +1,7 @@
 /** POST /v1/responses: the Responses API over any upstream, as JSON or as a typed event stream. */
 import type { H3Event } from 'h3';
 import type { ResponsesRequest } from '../../formats/openai-responses.js';
-import { tokenUsageFromResponses } from '../../core/token-usage.js';
+import { tokenUsageFromResponses } from '../../translators/responses/responses-token-usage.js';
 import type { ResponseUsage } from '../../formats/openai-responses.js';
 import type { ResponsesOutEvent, ResponsesStreamOutcome } from '../../routing/responses-attempts.js';
 import { abortOnDisconnect } from '../abort-on-disconnect.js';

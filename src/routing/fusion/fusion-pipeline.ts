@@ -5,7 +5,7 @@
  */
 import type { FusionConfig, FusionStageConfig, RouteProfileConfig } from '../../config/types.js';
 import { RouterError } from '../../core/errors.js';
-import { tokenUsageFromChat } from '../../core/token-usage.js';
+import { tokenUsageFromChat } from '../../translators/chat-token-usage.js';
 import type { ChatCompletion, ChatCompletionChunk, ChatRequest } from '../../formats/openai-chat.js';
 import { completeChatAttempt, streamChatAttempt, type CommittedStream } from '../chat-attempts.js';
 import type { Candidate, RoutedMeta } from '../failover.js';

@@ -8,7 +8,7 @@
  */
 import type { FusionConfig, RouteProfileConfig } from '../../config/types.js';
 import { isRouterError } from '../../core/errors.js';
-import { tokenUsageFromChat } from '../../core/token-usage.js';
+import { tokenUsageFromChat } from '../../translators/chat-token-usage.js';
 import type { ChatCompletion, ChatMessage, ChatRequest, ChatTool, ChatToolCall } from '../../formats/openai-chat.js';
 import { completeChatAttempt } from '../chat-attempts.js';
 import { fusionAccessProblem } from './fusion-access.js';

@@ -5,7 +5,7 @@
  * trace, so the tokens of a rejected reply are counted too. No judge at all → undefined, and the writer
  * proceeds without analysis; only the client leaving ends the run here.
  */
-import { tokenUsageFromChat } from '../../core/token-usage.js';
+import { tokenUsageFromChat } from '../../translators/chat-token-usage.js';
 import type { ChatCompletion, ChatRequest } from '../../formats/openai-chat.js';
 import { completeChatAttempt } from '../chat-attempts.js';
 import { CandidateUnfit, type Candidate } from '../failover.js';

@@ -5,7 +5,7 @@
  */
 import type { FusionConfig, RouteProfileConfig } from '../../config/types.js';
 import type { ChatCompletion, ChatRequest } from '../../formats/openai-chat.js';
-import { tokenUsageFromChat } from '../../core/token-usage.js';
+import { tokenUsageFromChat } from '../../translators/chat-token-usage.js';
 import { completeChatAttempt } from '../chat-attempts.js';
 import type { FusionCall, FusionTrace } from './fusion-trace.js';
 import { panelRequest } from './fusion-prompts.js';

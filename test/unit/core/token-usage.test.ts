@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { tokenUsageFromChat, tokenUsageFromResponses } from '../../../src/core/token-usage.js';
+import { tokenUsageFromChat } from '../../../src/translators/chat-token-usage.js';
+import { tokenUsageFromResponses } from '../../../src/translators/responses/responses-token-usage.js';
 import { mapUsage } from '../../../src/providers/anthropic/map-usage.js';
 import { AnthropicStreamTranslator } from '../../../src/providers/anthropic/anthropic-stream-translator.js';
 import { tokenUsageFromMessages } from '../../../src/translators/messages/messages-token-usage.js';

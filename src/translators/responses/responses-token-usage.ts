@@ -1,0 +1,14 @@
+import { cacheWriteCounts, type TokenUsage } from '../../core/token-usage.js';
+import type { ResponseUsage } from '../../formats/openai-responses.js';
+
+/** Responses API usage (a native Responses upstream's, or a synthesized Response's) as the ledger records it. */
+export function tokenUsageFromResponses(usage: ResponseUsage | null | undefined): TokenUsage | null {
+  if (!usage) return null;
+  return {
+    prompt: usage.input_tokens,
+    completion: usage.output_tokens,
+    reasoning: usage.output_tokens_details?.reasoning_tokens ?? 0,
+    cached: usage.input_tokens_details?.cached_tokens ?? 0,
+    ...cacheWriteCounts(usage.input_tokens_details?.cache_write_tokens, usage.input_tokens_details?.cache_write_1h_tokens),
+  };
+}
