@@ -3,7 +3,7 @@
  * sessions, single-use invite and reset links, and audit events of its own (sign-ins, password changes).
  * Every Store implements it (SQLite and PostgreSQL); only hashes of tokens and passwords are stored.
  */
-import type { Account } from './store.js';
+import type { Account } from './account.js';
 
 export interface LoginRecord {
   accountId: string;

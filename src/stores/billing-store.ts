@@ -3,7 +3,7 @@
  * read from Stripe, and the ids of the Stripe events already applied. A change and its event id are
  * written in one transaction, together with the account's plan and their audit events.
  */
-import type { Account } from './store.js';
+import type { Account } from './account.js';
 
 /** The account's subscription as the router last read it from Stripe, plus what the router derived. */
 export interface BillingFacts {

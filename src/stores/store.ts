@@ -7,16 +7,10 @@ import type { AccountAuthStore } from './account-auth-store.js';
 import type { BillingStore } from './billing-store.js';
 import type { KeyLimitStore } from './key-limit-store.js';
 import type { AlertStore } from './alert-store.js';
+import type { Account, AccountStatus } from './account.js';
 
-export type AccountStatus = 'active' | 'inactive';
-
-export interface Account {
-  id: string;
-  email: string;
-  plan: string;
-  status: AccountStatus;
-  createdAt: string;
-}
+/** Account's own file breaks the type cycle with the sub-interfaces; importers keep naming it from here. */
+export type { Account, AccountStatus };
 
 export interface ApiKeyRecord {
   id: string;
