@@ -1,4 +1,4 @@
-import { UpstreamStreamError, type UpstreamFailure } from '../providers/adapter.js';
+import { UpstreamStreamError, type UpstreamFailure } from '../upstream/upstream-failure.js';
 import type { SseWriter } from './sse-writer.js';
 
 export const INTERRUPTED_CODE = 'upstream_stream_interrupted';

@@ -2,10 +2,16 @@
  * The contract every provider adapter (one folder per API format) fulfils: translate the common
  * internal shape (OpenAI chat, formats/openai-chat.ts) to the provider's request, and the provider's
  * responses, stream events and error bodies back. Adapters are pure: no I/O, no clock, no globals.
+ * An adapter whose provider can serve a client API as it is (no translation through chat) says so with
+ * a native capability (`responses`, `messages`): the routing engine asks for the capability, never for a
+ * format name.
  */
-import type { CatalogModel, ProviderConfig } from '../config/types.js';
+import type { CatalogModel, ProviderConfig, ProviderFormat } from '../config/types.js';
+import type { MessagesRequest } from '../formats/anthropic-messages.js';
 import type { ChatCompletion, ChatCompletionChunk, ChatRequest } from '../formats/openai-chat.js';
 import type { SseEvent } from '../upstream/sse-event.js';
+import type { UpstreamFailure } from '../upstream/upstream-failure.js';
+import type { UpstreamRequest } from '../upstream/upstream-request.js';
 
 export interface AdapterContext {
   provider: ProviderConfig;
@@ -16,52 +22,6 @@ export interface AdapterContext {
   stream: boolean;
   /** The served model's catalog entry (output limit, thinking budgets), when catalog.yaml has one. */
   model?: CatalogModel;
-}
-
-/** What the upstream HTTP client sends. The URL always starts with the provider's configured baseUrl. */
-export interface UpstreamRequest {
-  url: string;
-  headers: Record<string, string>;
-  body: string;
-}
-
-/**
- * A provider failure mapped to the contract's vocabulary. `status` is the HTTP status to classify for
- * failover and, when passed to the client, the status to return (e.g. Anthropic 529 becomes 503).
- */
-export interface UpstreamFailure {
-  status: number;
-  /** OpenAI-style error type for the client, e.g. `invalid_request_error`, `rate_limit_error`, `server_error`. */
-  type: string;
-  /** OpenAI-style code, e.g. `context_length_exceeded`, `rate_limit_exceeded`, `overloaded`. */
-  code: string | null;
-  /** The provider's message, safe to show (provider messages never contain the credential). */
-  message: string;
-  param?: string | null;
-  retryAfterSeconds?: number;
-}
-
-/** Raised by a stream translator when the provider reports an error inside a 200 stream. */
-export class UpstreamStreamError extends Error {
-  constructor(readonly failure: UpstreamFailure) {
-    super(failure.message);
-    this.name = 'UpstreamStreamError';
-  }
-}
-
-/**
- * The upstream closed its stream cleanly but before its terminator (a finish reason, `[DONE]`,
- * `response.completed`, `message_stop`): the answer may be cut short, so it must never be passed off
- * as complete. Before the commit point this fails the attempt over; after it, the client gets the
- * in-stream error (chat) or `response.failed` (Responses).
- */
-export function truncatedStream(provider: string): UpstreamStreamError {
-  return new UpstreamStreamError({
-    status: 502,
-    type: 'upstream_error',
-    code: 'upstream_stream_interrupted',
-    message: `The ${provider} stream ended before the answer was complete; it may be cut short.`,
-  });
 }
 
 /** Per-request, stateful: upstream SSE events in, chat chunks out. */
@@ -82,4 +42,45 @@ export interface ProviderAdapter {
   createChatStreamTranslator(ctx: AdapterContext): ChatStreamTranslator;
   /** Map a non-2xx response (status, raw body text) to the contract's terms. Must not throw. */
   parseError(status: number, bodyText: string, headers: Headers): UpstreamFailure;
+  /** Native Responses pass-through, used for the providers configured with `nativeResponses: true`. */
+  responses?: NativeResponsesCapability;
+  /** Native Messages pass-through: every provider of this adapter serves the Messages API as it is. */
+  messages?: NativeMessagesCapability;
+}
+
+/** The adapter of each format; routing looks a candidate's up by its provider's format. */
+export type AdapterRegistry = Readonly<Record<ProviderFormat, ProviderAdapter>>;
+
+/**
+ * The client's `/v1/responses` body sent upstream as it is (the route's model, the router's own tools
+ * removed), and the upstream's answer and stream events relayed with the client's model name.
+ */
+export interface NativeResponsesCapability {
+  buildRequest(body: Record<string, unknown>, ctx: AdapterContext): UpstreamRequest;
+  /** `json` (a Response or a stream event) showing `model` instead of the upstream model; a copy, never mutated. */
+  rewriteModel<T>(json: T, model: string): T;
+  /** A stream's `response.failed` or `error` event before any output, in the contract's terms. */
+  streamFailure(event: Record<string, unknown>): UpstreamFailure;
+}
+
+/** The client's Messages API headers that a native upstream receives. */
+export interface NativeMessagesHeaders {
+  /** The client's `anthropic-version`, when it sent one. */
+  version?: string | undefined;
+  /** The client's `anthropic-beta` values (comma-separated in one or more headers). */
+  betas: readonly string[];
+}
+
+/**
+ * The client's `/v1/messages` body (and `/v1/messages/count_tokens`) sent upstream as it is, with only
+ * the model and the credential rewritten; the upstream's events are relayed one by one.
+ */
+export interface NativeMessagesCapability {
+  /** How the router's own messages name this upstream ("The … stream ended before the answer was complete"). */
+  upstreamName: string;
+  buildRequest(request: MessagesRequest, ctx: AdapterContext, client: NativeMessagesHeaders): UpstreamRequest;
+  /** Only a native Messages upstream can count its model's tokens. */
+  buildCountTokensRequest(request: MessagesRequest, ctx: AdapterContext, client: NativeMessagesHeaders): UpstreamRequest;
+  /** The `error` member of an in-stream `error` event (untrusted JSON), in the contract's terms. */
+  streamFailure(error: unknown): UpstreamFailure;
 }

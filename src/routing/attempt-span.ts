@@ -5,9 +5,9 @@
  * Reasons are error codes already reduced to one word; nothing the upstream wrote is copied in.
  */
 import { isRouterError } from '../core/errors.js';
-import { UpstreamStreamError } from '../providers/adapter.js';
+import { UpstreamStreamError } from '../upstream/upstream-failure.js';
 import type { ProviderConfig } from '../config/types.js';
-import type { UpstreamRequest } from '../providers/adapter.js';
+import type { UpstreamRequest } from '../upstream/upstream-request.js';
 import { ERROR_TYPE, GEN_AI_OPERATION_NAME, GEN_AI_PROVIDER_NAME, GEN_AI_REQUEST_MODEL, HTTP_RESPONSE_STATUS_CODE, ROUTER, SERVER_ADDRESS, SERVER_PORT, genAiProviderName } from '../tracing/span-attributes.js';
 import { injectTraceContext, SpanKind, SpanStatusCode, type RequestTrace, type ServedAnswer, type Span, type SpanScope } from '../tracing/tracing.js';
 import { tokenUsageFromChat } from '../translators/chat-token-usage.js';

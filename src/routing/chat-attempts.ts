@@ -6,9 +6,10 @@
  * upstream that fails right after opening its stream is still failed over.
  */
 import type { ChatCompletion, ChatCompletionChunk, ChatRequest } from '../formats/openai-chat.js';
-import { UpstreamStreamError, type AdapterContext, type ProviderAdapter, type UpstreamRequest } from '../providers/adapter.js';
+import type { AdapterContext, AdapterRegistry, ProviderAdapter } from '../providers/adapter.js';
+import { UpstreamStreamError } from '../upstream/upstream-failure.js';
+import type { UpstreamRequest } from '../upstream/upstream-request.js';
 import { sendInAttemptSpan } from './attempt-span.js';
-import type { AdapterRegistry } from '../providers/registry.js';
 import { createBoundedCache } from '../core/bounded-cache.js';
 import { secretRedactor } from '../core/redact-secrets.js';
 import { createSseDecoder } from '../upstream/sse-decoder.js';
@@ -30,6 +31,11 @@ export interface AttemptDeps {
   client: UpstreamClient;
   /** Every attempt's output cap is lowered to its model's published limit (output-limits.ts). */
   outputLimits: OutputLimits;
+}
+
+/** The adapter for the candidate's provider: the only way routing reaches an adapter, by the provider's format, never by a format's name. */
+export function adapterOf(deps: AttemptDeps, candidate: Candidate): ProviderAdapter {
+  return deps.adapters[candidate.provider.format];
 }
 
 /** `limits`: where the served model's catalog entry comes from, for adapters that read it (thinking budgets). */
@@ -100,7 +106,7 @@ function redactedReply(response: UpstreamResponse, redact: (text: string) => str
 }
 
 export async function completeChatAttempt(deps: AttemptDeps, candidate: Candidate, chat: ChatRequest, signal: AbortSignal): Promise<ChatCompletion> {
-  const adapter = deps.adapters[candidate.provider.format];
+  const adapter = adapterOf(deps, candidate);
   const ctx = adapterContext(candidate, false, deps.outputLimits);
   const request = adapter.buildChatRequest(withinCandidateLimit(deps.outputLimits, candidate, chat, 'chat'), ctx);
   const reply = await sendOrFail(deps, adapter, candidate, request, signal);
@@ -108,7 +114,7 @@ export async function completeChatAttempt(deps: AttemptDeps, candidate: Candidat
 }
 
 export async function streamChatAttempt(deps: AttemptDeps, candidate: Candidate, chat: ChatRequest, signal: AbortSignal): Promise<CommittedStream<ChatCompletionChunk>> {
-  const adapter = deps.adapters[candidate.provider.format];
+  const adapter = adapterOf(deps, candidate);
   const ctx = adapterContext(candidate, true, deps.outputLimits);
   const request = adapter.buildChatRequest(withinCandidateLimit(deps.outputLimits, candidate, chat, 'chat'), ctx);
   const reply = await sendOrFail(deps, adapter, candidate, request, signal);

@@ -12,7 +12,7 @@
 import type { ProviderConfig, RouteProfileConfig, RouteTarget } from '../config/types.js';
 import type { Clock } from '../core/clock.js';
 import { RouterError } from '../core/errors.js';
-import { UpstreamStreamError, type UpstreamFailure } from '../providers/adapter.js';
+import { UpstreamStreamError, type UpstreamFailure } from '../upstream/upstream-failure.js';
 import { UpstreamTransportError } from '../upstream/upstream-client.js';
 import { candidateOrder } from './candidate-order.js';
 import type { MeasuredOrder } from './measured-order.js';

@@ -1,8 +1,8 @@
 /**
- * One attempt at an Anthropic Messages call against one candidate. An Anthropic provider gets the body
- * passed through and its answer relayed event by event, with the model rewritten both ways; every other
- * provider is asked for a chat completion (translators/messages/), answered back as a Message or as
- * Anthropic's stream grammar.
+ * One attempt at a Messages API call against one candidate. A provider whose adapter has the `messages`
+ * capability gets the body passed through and its answer relayed event by event, with the model
+ * rewritten both ways; every other provider is asked for a chat completion (translators/messages/),
+ * answered back as a Message or as the Messages stream grammar.
  */
 import type { ChatCompletionChunk } from '../formats/openai-chat.js';
 import type { MessagesRequest, MessagesResponse, MessagesStreamEvent } from '../formats/anthropic-messages.js';
@@ -10,10 +10,9 @@ import { chatCompletionToMessage, type MessageContext } from '../translators/mes
 import { messagesRequestToChat } from '../translators/messages/messages-request-to-chat.js';
 import { createMessagesStreamSynthesizer } from '../translators/messages/messages-stream-synthesizer.js';
 import { randomResponseId } from '../translators/responses/random-response-id.js';
-import { buildNativeMessagesRequest, type NativeMessagesHeaders } from '../providers/anthropic/build-native-messages-request.js';
-import { anthropicFailure } from '../providers/anthropic/anthropic-failure.js';
-import { UpstreamStreamError, truncatedStream } from '../providers/adapter.js';
-import { adapterContext, commitWhen, completeChatAttempt, parseJsonBody, sendOrFail, streamChatAttempt, type AttemptDeps, type CommittedStream } from './chat-attempts.js';
+import type { NativeMessagesCapability, NativeMessagesHeaders } from '../providers/adapter.js';
+import { UpstreamStreamError, truncatedStream } from '../upstream/upstream-failure.js';
+import { adapterContext, adapterOf, commitWhen, completeChatAttempt, parseJsonBody, sendOrFail, streamChatAttempt, type AttemptDeps, type CommittedStream } from './chat-attempts.js';
 import { synthesizeCommittedStream } from './synthesize-committed-stream.js';
 import { AttemptFailed, type Candidate } from './failover.js';
 import { translateStream } from './translate-stream.js';
@@ -23,7 +22,7 @@ export interface MessagesCall {
   request: MessagesRequest;
   /** The model name the client sees: the one it sent. */
   model: string;
-  /** The client's Anthropic headers, for a native upstream. */
+  /** The client's Messages API headers, for a native upstream. */
   client: NativeMessagesHeaders;
   signal: AbortSignal;
 }
@@ -39,15 +38,15 @@ function messageContext(call: MessagesCall): MessageContext {
   return { id: randomResponseId('msg'), model: call.model, stopSequences: call.request.stop_sequences };
 }
 
-const isNative = (candidate: Candidate) => candidate.provider.format === 'anthropic';
-
 export async function completeMessagesAttempt(deps: AttemptDeps, candidate: Candidate, call: MessagesCall): Promise<MessagesResponse> {
-  if (isNative(candidate)) {
-    const request = buildNativeMessagesRequest(withinCandidateLimit(deps.outputLimits, candidate, call.request, 'messages'), adapterContext(candidate, false), call.client);
-    const reply = await sendOrFail(deps, deps.adapters.anthropic, candidate, request, call.signal);
+  const adapter = adapterOf(deps, candidate);
+  const native = adapter.messages;
+  if (native) {
+    const request = native.buildRequest(withinCandidateLimit(deps.outputLimits, candidate, call.request, 'messages'), adapterContext(candidate, false), call.client);
+    const reply = await sendOrFail(deps, adapter, candidate, request, call.signal);
     const message = parseJsonBody(await reply.text()) as MessagesResponse;
     if (typeof message !== 'object' || message === null || message.type !== 'message') {
-      throw new AttemptFailed({ status: 502, type: 'server_error', code: 'invalid_upstream_response', message: 'The Anthropic upstream answered with a body that is not a message.' });
+      throw new AttemptFailed({ status: 502, type: 'server_error', code: 'invalid_upstream_response', message: `The ${native.upstreamName} upstream answered with a body that is not a message.` });
     }
     return { ...message, model: call.model };
   }
@@ -56,7 +55,8 @@ export async function completeMessagesAttempt(deps: AttemptDeps, candidate: Cand
 }
 
 export async function streamMessagesAttempt(deps: AttemptDeps, candidate: Candidate, call: MessagesCall): Promise<MessagesStreamOutcome> {
-  if (isNative(candidate)) return relayNativeStream(deps, candidate, call);
+  const native = adapterOf(deps, candidate).messages;
+  if (native) return relayNativeStream(deps, native, candidate, call);
   const chunks = await streamChatAttempt(deps, candidate, messagesRequestToChat({ ...call.request, stream: true }), call.signal);
   return synthesizeMessagesStream(call, chunks);
 }
@@ -70,28 +70,28 @@ export function synthesizeMessagesStream(call: MessagesCall, chunks: CommittedSt
 const PRELUDE = new Set(['message_start', 'ping']);
 
 /**
- * An Anthropic stream relayed event by event (unknown event types included), the model rewritten in
+ * A native Messages stream relayed event by event (unknown event types included), the model rewritten in
  * message_start. An `error` event fails the attempt before the commit point and ends the client's
  * stream with the router's own `error` event after it; a stream closed before message_stop is cut short.
  */
-async function relayNativeStream(deps: AttemptDeps, candidate: Candidate, call: MessagesCall): Promise<MessagesStreamOutcome> {
-  const request = buildNativeMessagesRequest(withinCandidateLimit(deps.outputLimits, candidate, call.request, 'messages'), adapterContext(candidate, true), call.client);
-  const reply = await sendOrFail(deps, deps.adapters.anthropic, candidate, request, call.signal);
+async function relayNativeStream(deps: AttemptDeps, native: NativeMessagesCapability, candidate: Candidate, call: MessagesCall): Promise<MessagesStreamOutcome> {
+  const request = native.buildRequest(withinCandidateLimit(deps.outputLimits, candidate, call.request, 'messages'), adapterContext(candidate, true), call.client);
+  const reply = await sendOrFail(deps, adapterOf(deps, candidate), candidate, request, call.signal);
   let stopped = false;
   const events = translateStream<MessagesStreamEvent>(
     reply.eventBatches(),
     (event) => {
       if (stopped || event.data === '') return [];
       const json = parseJsonBody(event.data) as MessagesStreamEvent;
-      // quirk(anthropic): the `event:` name is what clients dispatch on; data.type repeats it.
+      // The `event:` name is what clients dispatch on; data.type repeats it.
       const type = event.event !== undefined && event.event !== 'message' ? event.event : json.type;
-      if (type === 'error') throw new UpstreamStreamError(anthropicFailure(undefined, json.error));
+      if (type === 'error') throw new UpstreamStreamError(native.streamFailure(json.error));
       if (type === 'message_start') json.message = { ...(json.message as object), model: call.model };
       if (type === 'message_stop') stopped = true;
       return [{ ...json, type }];
     },
     () => {
-      if (!stopped) throw truncatedStream('Anthropic');
+      if (!stopped) throw truncatedStream(native.upstreamName);
       return [];
     },
   );

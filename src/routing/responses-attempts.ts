@@ -1,7 +1,8 @@
 /**
  * One attempt at a Responses API call against one candidate. Providers that serve `/responses`
- * natively get the body passed through (model rewritten both ways); every other provider is asked
- * for a chat completion, translated back into a Response object or a synthesized event stream.
+ * natively (configured `nativeResponses`, with an adapter that has the `responses` capability) get the
+ * body passed through (model rewritten both ways); every other provider is asked for a chat
+ * completion, translated back into a Response object or a synthesized event stream.
  */
 import { randomResponseId } from '../translators/responses/random-response-id.js';
 import type { ResponseContext } from '../translators/responses/build-response-object.js';
@@ -12,13 +13,12 @@ import {
   type ResponsesStreamFailure,
 } from '../translators/responses/responses-stream-synthesizer.js';
 import type { ResponsesRequest } from '../formats/openai-responses.js';
-import { truncatedStream } from '../providers/adapter.js';
-import { buildResponsesRequest } from '../providers/openai/build-responses-request.js';
-import { rewriteResponsesModel } from '../providers/openai/rewrite-responses-model.js';
-import { responsesStreamFailure } from '../providers/openai/responses-stream-failure.js';
+import type { NativeResponsesCapability } from '../providers/adapter.js';
+import { truncatedStream } from '../upstream/upstream-failure.js';
 import type { Clock } from '../core/clock.js';
 import {
   adapterContext,
+  adapterOf,
   commitWhen,
   completeChatAttempt,
   parseJsonBody,
@@ -61,7 +61,10 @@ export interface ResponsesCall {
 
 type Deps = AttemptDeps & { clock: Clock };
 
-const isNative = (candidate: Candidate) => candidate.provider.format === 'openai' && candidate.provider.nativeResponses;
+/** The candidate's native Responses pass-through, when its provider is configured for one and its adapter has one. */
+function nativeResponses(deps: AttemptDeps, candidate: Candidate): NativeResponsesCapability | undefined {
+  return candidate.provider.nativeResponses ? adapterOf(deps, candidate).responses : undefined;
+}
 
 export function responseContext(deps: { clock: Clock }, call: ResponsesCall): ResponseContext {
   return {
@@ -75,18 +78,19 @@ export function responseContext(deps: { clock: Clock }, call: ResponsesCall): Re
 }
 
 export async function completeResponsesAttempt(deps: Deps, candidate: Candidate, call: ResponsesCall): Promise<ResponsesOutcome> {
-  if (isNative(candidate)) {
-    const adapter = deps.adapters.openai;
-    const request = buildResponsesRequest(withinCandidateLimit(deps.outputLimits, candidate, call.request as unknown as Record<string, unknown>, 'responses'), adapterContext(candidate, false));
-    const reply = await sendOrFail(deps, adapter, candidate, request, call.signal);
-    return rewriteResponsesModel(parseJsonBody(await reply.text()) as ResponsesOutcome, call.model);
+  const native = nativeResponses(deps, candidate);
+  if (native) {
+    const request = native.buildRequest(withinCandidateLimit(deps.outputLimits, candidate, call.request as unknown as Record<string, unknown>, 'responses'), adapterContext(candidate, false));
+    const reply = await sendOrFail(deps, adapterOf(deps, candidate), candidate, request, call.signal);
+    return native.rewriteModel(parseJsonBody(await reply.text()) as ResponsesOutcome, call.model);
   }
   const completion = await completeChatAttempt(deps, candidate, asChat(call, false), call.signal);
   return chatCompletionToResponse(completion, responseContext(deps, call)) as unknown as ResponsesOutcome;
 }
 
 export async function streamResponsesAttempt(deps: Deps, candidate: Candidate, call: ResponsesCall): Promise<ResponsesStreamOutcome> {
-  return isNative(candidate) ? streamNative(deps, candidate, call) : streamSynthesized(deps, candidate, call);
+  const native = nativeResponses(deps, candidate);
+  return native ? streamNative(deps, native, candidate, call) : streamSynthesized(deps, candidate, call);
 }
 
 async function streamSynthesized(deps: Deps, candidate: Candidate, call: ResponsesCall): Promise<ResponsesStreamOutcome> {
@@ -108,10 +112,9 @@ const PRELUDE = new Set(['response.created', 'response.in_progress', 'response.q
 /** The events that end a Responses stream; one of them must arrive before the upstream closes. */
 const TERMINAL = new Set(['response.completed', 'response.incomplete', 'response.failed', 'error']);
 
-async function streamNative(deps: Deps, candidate: Candidate, call: ResponsesCall): Promise<ResponsesStreamOutcome> {
-  const adapter = deps.adapters.openai;
-  const request = buildResponsesRequest(withinCandidateLimit(deps.outputLimits, candidate, call.request as unknown as Record<string, unknown>, 'responses'), adapterContext(candidate, true));
-  const reply = await sendOrFail(deps, adapter, candidate, request, call.signal);
+async function streamNative(deps: Deps, native: NativeResponsesCapability, candidate: Candidate, call: ResponsesCall): Promise<ResponsesStreamOutcome> {
+  const request = native.buildRequest(withinCandidateLimit(deps.outputLimits, candidate, call.request as unknown as Record<string, unknown>, 'responses'), adapterContext(candidate, true));
+  const reply = await sendOrFail(deps, adapterOf(deps, candidate), candidate, request, call.signal);
   let lastSequence = -1;
   let lastResponse: Record<string, unknown> | undefined;
   let committed = false;
@@ -120,9 +123,9 @@ async function streamNative(deps: Deps, candidate: Candidate, call: ResponsesCal
     reply.eventBatches(),
     (event) => {
       if (event.data === '' || event.data === '[DONE]') return [];
-      const json = rewriteResponsesModel(parseJsonBody(event.data), call.model) as ResponsesOutEvent;
+      const json = native.rewriteModel(parseJsonBody(event.data), call.model) as ResponsesOutEvent;
       if (!committed && (json.type === 'response.failed' || json.type === 'error')) {
-        throw new AttemptFailed(responsesStreamFailure(json as unknown as Record<string, unknown>));
+        throw new AttemptFailed(native.streamFailure(json as unknown as Record<string, unknown>));
       }
       if (typeof json.sequence_number === 'number') lastSequence = json.sequence_number;
       if (json.response !== null && typeof json.response === 'object') lastResponse = json.response as Record<string, unknown>;

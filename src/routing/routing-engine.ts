@@ -13,7 +13,7 @@ import { testCredential, type CredentialTestOutcome } from './test-credential.js
 import { completeResponsesAttempt, streamResponsesAttempt, type ResponsesOutcome, type ResponsesStreamOutcome } from './responses-attempts.js';
 import { completeMessagesAttempt, streamMessagesAttempt, type MessagesCall, type MessagesStreamOutcome } from './messages-attempts.js';
 import type { MessagesResponse } from '../formats/anthropic-messages.js';
-import { anthropicTargetsOf, countTokensAttempt, type CountTokensCall } from './count-tokens-attempt.js';
+import { countingTargetsOf, countTokensAttempt, type CountTokensCall } from './count-tokens-attempt.js';
 
 import {
   completeFusion,
@@ -87,7 +87,7 @@ export class RoutingEngine {
     return runWithFailover(this.deps, call, (candidate) => streamResponsesAttempt(this.deps, candidate, responsesCall));
   }
 
-  /** Anthropic's Messages API over any upstream (messages-attempts.ts). */
+  /** The Messages API over any upstream (messages-attempts.ts). */
   async completeMessages(call: FailoverCall, messages: Omit<MessagesCall, 'signal'>): Promise<Routed<MessagesResponse>> {
     const messagesCall = { ...messages, signal: call.signal };
     const routed = await runWithFailover(this.deps, call, (candidate) => completeMessagesAttempt(this.deps, candidate, messagesCall));
@@ -102,9 +102,12 @@ export class RoutingEngine {
     return routed;
   }
 
-  /** Anthropic's token count from the route's Anthropic targets; undefined when the route has none. */
+  /** The token count from the route's native Messages targets (count-tokens-attempt.ts); undefined when the route has none. */
   countMessageTokens(call: FailoverCall, count: Omit<CountTokensCall, 'signal'>): Promise<Routed<{ input_tokens: number }>> | undefined {
-    const route = anthropicTargetsOf(call.route, (providerId) => this.deps.providers.get(providerId)?.format);
+    const route = countingTargetsOf(call.route, (providerId) => {
+      const provider = this.deps.providers.get(providerId);
+      return provider !== undefined && this.deps.adapters[provider.format].messages !== undefined;
+    });
     if (!route) return undefined;
     const countCall = { ...count, signal: call.signal };
     return runWithFailover(this.deps, { ...call, route }, (candidate) => countTokensAttempt(this.deps, candidate, countCall));

@@ -6,7 +6,7 @@
 import type { ProviderConfig } from '../config/types.js';
 import type { Clock } from '../core/clock.js';
 import { RouterError } from '../core/errors.js';
-import { UpstreamStreamError } from '../providers/adapter.js';
+import { UpstreamStreamError } from '../upstream/upstream-failure.js';
 import { UpstreamTransportError } from '../upstream/upstream-client.js';
 import { completeChatAttempt, type AttemptDeps } from './chat-attempts.js';
 import { AttemptFailed } from './failover.js';

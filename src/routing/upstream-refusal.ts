@@ -12,7 +12,7 @@
  * read it); only the wire type/code, status and headers change, as for an upstream 4xx passed through.
  */
 import { RouterError } from '../core/errors.js';
-import type { UpstreamFailure } from '../providers/adapter.js';
+import type { UpstreamFailure } from '../upstream/upstream-failure.js';
 
 /** Without a Retry-After from any provider, the SDKs are told to wait this long. */
 const DEFAULT_RETRY_AFTER_SECONDS = 1;

@@ -13,7 +13,7 @@
 import { createBoundedCache } from '../core/bounded-cache.js';
 import { Agent } from 'undici';
 import type { ProviderConfig } from '../config/types.js';
-import type { UpstreamRequest } from '../providers/adapter.js';
+import type { UpstreamRequest } from './upstream-request.js';
 
 export interface UpstreamResponse {
   status: number;

@@ -1,5 +1,5 @@
 import { redactKeyLikeTokens } from '../../core/redact-secrets.js';
-import type { UpstreamFailure } from '../adapter.js';
+import type { UpstreamFailure } from '../../upstream/upstream-failure.js';
 import type { AnthropicErrorObject } from './anthropic-types.js';
 
 /** The HTTP status Anthropic pairs with each error type; used for errors that arrive inside a 200 stream. */

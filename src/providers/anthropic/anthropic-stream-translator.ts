@@ -1,6 +1,7 @@
 import type { ChatChunkDelta, ChatCompletionChunk, ChatFinishReason } from '../../formats/openai-chat.js';
 import type { SseEvent } from '../../upstream/sse-event.js';
-import { UpstreamStreamError, truncatedStream, type ChatStreamTranslator } from '../adapter.js';
+import { type ChatStreamTranslator } from '../adapter.js';
+import { UpstreamStreamError, truncatedStream } from '../../upstream/upstream-failure.js';
 import { anthropicFailure } from './anthropic-failure.js';
 import { ANTHROPIC_REASONING_FORMAT, detailOf } from './anthropic-reasoning-details.js';
 import type { AnthropicStreamEventData as EventData, AnthropicUsage } from './anthropic-types.js';

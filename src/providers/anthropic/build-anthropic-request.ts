@@ -1,6 +1,7 @@
 import { RouterError } from '../../core/errors.js';
 import type { ChatRequest } from '../../formats/openai-chat.js';
-import type { AdapterContext, UpstreamRequest } from '../adapter.js';
+import type { AdapterContext } from '../adapter.js';
+import type { UpstreamRequest } from '../../upstream/upstream-request.js';
 import { thinkingPlan } from '../requested-reasoning.js';
 import type { AnthropicRequest } from './anthropic-types.js';
 import { translateMessages } from './translate-messages.js';

@@ -6,7 +6,8 @@
  * data (files, skills, MCP), so an unknown one is dropped rather than forwarded on the operator's key.
  */
 import type { MessagesRequest } from '../../formats/anthropic-messages.js';
-import type { AdapterContext, UpstreamRequest } from '../adapter.js';
+import type { AdapterContext, NativeMessagesHeaders } from '../adapter.js';
+import type { UpstreamRequest } from '../../upstream/upstream-request.js';
 
 const DEFAULT_ANTHROPIC_VERSION = '2023-06-01';
 
@@ -26,13 +27,6 @@ export const ALLOWED_ANTHROPIC_BETAS: ReadonlySet<string> = new Set([
   'pdfs-2024-09-25',
   'structured-outputs-2025-11-13',
 ]);
-
-export interface NativeMessagesHeaders {
-  /** The client's `anthropic-version`, when it sent one. */
-  version?: string | undefined;
-  /** The client's `anthropic-beta` values (comma-separated in one or more headers). */
-  betas: readonly string[];
-}
 
 /** `path`: `/messages`, or `/messages/count_tokens` for a count. */
 export function buildNativeMessagesRequest(request: MessagesRequest, ctx: AdapterContext, client: NativeMessagesHeaders, path = '/messages'): UpstreamRequest {

@@ -1,4 +1,4 @@
-import type { UpstreamFailure } from '../adapter.js';
+import type { UpstreamFailure } from '../../upstream/upstream-failure.js';
 import { anthropicFailure } from './anthropic-failure.js';
 
 /**

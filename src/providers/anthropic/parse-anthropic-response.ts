@@ -1,4 +1,4 @@
-import { UpstreamStreamError } from '../adapter.js';
+import { UpstreamStreamError } from '../../upstream/upstream-failure.js';
 import type { ChatCompletion, ChatToolCall } from '../../formats/openai-chat.js';
 import { reasoningDetailsOf } from './anthropic-reasoning-details.js';
 import type { AnthropicResponse, AnthropicResponseBlock } from './anthropic-types.js';

@@ -1,5 +1,6 @@
 import type { ChatRequest } from '../../formats/openai-chat.js';
-import type { AdapterContext, UpstreamRequest } from '../adapter.js';
+import type { AdapterContext } from '../adapter.js';
+import type { UpstreamRequest } from '../../upstream/upstream-request.js';
 import type { GeminiRequest } from './gemini-types.js';
 import { translateGenerationConfig } from './translate-generation-config.js';
 import { translateMessages } from './translate-messages.js';

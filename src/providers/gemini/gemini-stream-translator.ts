@@ -1,6 +1,7 @@
 import type { ChatChunkDelta, ChatCompletionChunk, ChatFinishReason } from '../../formats/openai-chat.js';
 import type { SseEvent } from '../../upstream/sse-event.js';
-import { UpstreamStreamError, truncatedStream, type AdapterContext, type ChatStreamTranslator } from '../adapter.js';
+import { type AdapterContext, type ChatStreamTranslator } from '../adapter.js';
+import { UpstreamStreamError, truncatedStream } from '../../upstream/upstream-failure.js';
 import type { GeminiCandidate, GeminiErrorStatus, GeminiResponse, GeminiUsageMetadata } from './gemini-types.js';
 import { mapFinishReason } from './map-finish-reason.js';
 import { mapUsage } from './map-usage.js';

@@ -1,5 +1,6 @@
 import type { ChatCompletion } from '../../formats/openai-chat.js';
-import { UpstreamStreamError, type AdapterContext } from '../adapter.js';
+import { type AdapterContext } from '../adapter.js';
+import { UpstreamStreamError } from '../../upstream/upstream-failure.js';
 import type { GeminiCandidate, GeminiResponse } from './gemini-types.js';
 import { mapFinishReason } from './map-finish-reason.js';
 import { mapUsage } from './map-usage.js';

@@ -1,4 +1,5 @@
-import type { AdapterContext, UpstreamRequest } from '../adapter.js';
+import type { AdapterContext } from '../adapter.js';
+import type { UpstreamRequest } from '../../upstream/upstream-request.js';
 import type { ChatMessage, ChatRequest } from '../../formats/openai-chat.js';
 import type { ProviderConfig } from '../../config/types.js';
 import { isRecord } from './is-record.js';

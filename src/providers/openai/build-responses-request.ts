@@ -1,4 +1,5 @@
-import type { AdapterContext, UpstreamRequest } from '../adapter.js';
+import type { AdapterContext } from '../adapter.js';
+import type { UpstreamRequest } from '../../upstream/upstream-request.js';
 import { openaiRequest } from './openai-request.js';
 import { REDIRECTING_FIELDS } from './redirecting-fields.js';
 import { removeRouterTools } from './remove-router-tools.js';

@@ -1,4 +1,5 @@
-import { UpstreamStreamError, truncatedStream, type AdapterContext, type ChatStreamTranslator, type UpstreamFailure } from '../adapter.js';
+import { type AdapterContext, type ChatStreamTranslator } from '../adapter.js';
+import { UpstreamStreamError, truncatedStream, type UpstreamFailure } from '../../upstream/upstream-failure.js';
 import type { ChatChunkDelta, ChatCompletionChunk, ChatFinishReason } from '../../formats/openai-chat.js';
 import type { SseEvent } from '../../upstream/sse-event.js';
 import { isRecord } from './is-record.js';

@@ -1,4 +1,5 @@
-import type { AdapterContext, UpstreamRequest } from '../adapter.js';
+import type { AdapterContext } from '../adapter.js';
+import type { UpstreamRequest } from '../../upstream/upstream-request.js';
 
 /**
  * The one place an OpenAI-compatible upstream request is assembled: configured base URL + path, bearer

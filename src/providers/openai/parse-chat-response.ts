@@ -1,4 +1,5 @@
-import { UpstreamStreamError, type AdapterContext } from '../adapter.js';
+import { type AdapterContext } from '../adapter.js';
+import { UpstreamStreamError } from '../../upstream/upstream-failure.js';
 import type { ChatCompletion } from '../../formats/openai-chat.js';
 import { isRecord } from './is-record.js';
 import { malformedUpstreamFailure, openaiFailure } from './openai-failure.js';

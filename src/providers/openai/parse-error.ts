@@ -1,4 +1,4 @@
-import type { UpstreamFailure } from '../adapter.js';
+import type { UpstreamFailure } from '../../upstream/upstream-failure.js';
 import { tryParseJson } from './try-parse-json.js';
 import { defaultCode, openaiFailure, typeForStatus } from './openai-failure.js';
 

@@ -1,5 +1,5 @@
 import { redactKeyLikeTokens } from '../../core/redact-secrets.js';
-import type { UpstreamFailure } from '../adapter.js';
+import type { UpstreamFailure } from '../../upstream/upstream-failure.js';
 import { isRecord } from './is-record.js';
 
 /**

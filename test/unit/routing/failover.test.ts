@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ProviderConfig, RouteProfileConfig } from '../../../src/config/types.js';
 import { RouterError } from '../../../src/core/errors.js';
-import { UpstreamStreamError } from '../../../src/providers/adapter.js';
+import { UpstreamStreamError } from '../../../src/upstream/upstream-failure.js';
 import { AttemptFailed, CandidateUnfit, runWithFailover, type Candidate, type FailoverDeps } from '../../../src/routing/failover.js';
 import { ProviderHealth } from '../../../src/routing/provider-health.js';
 import { CredentialHealth } from '../../../src/routing/credential-health.js';

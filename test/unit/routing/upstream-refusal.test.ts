@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { RouterError } from '../../../src/core/errors.js';
-import type { UpstreamFailure } from '../../../src/providers/adapter.js';
+import type { UpstreamFailure } from '../../../src/upstream/upstream-failure.js';
 import { upstreamRefusal } from '../../../src/routing/upstream-refusal.js';
 
 const rateLimited = (retryAfterSeconds?: number): UpstreamFailure => ({

@@ -8,7 +8,7 @@ import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { describe, expect, it } from 'vitest';
 import { RouterError } from '../../../src/core/errors.js';
 import type { ChatCompletionChunk } from '../../../src/formats/openai-chat.js';
-import { UpstreamStreamError } from '../../../src/providers/adapter.js';
+import { UpstreamStreamError } from '../../../src/upstream/upstream-failure.js';
 import { attemptServed, attemptThrew, finishWithStream, sendInAttemptSpan, startAttemptSpan } from '../../../src/routing/attempt-span.js';
 import type { UpstreamClient } from '../../../src/upstream/upstream-client.js';
 import type { CommittedStream } from '../../../src/routing/chat-attempts.js';

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { ChatCompletionChunk, ChatRequest } from '../../../../src/formats/openai-chat.js';
-import { UpstreamStreamError, type AdapterContext } from '../../../../src/providers/adapter.js';
+import { type AdapterContext } from '../../../../src/providers/adapter.js';
+import { UpstreamStreamError } from '../../../../src/upstream/upstream-failure.js';
 import { systemClock } from '../../../../src/core/clock.js';
 import { createAnthropicAdapter } from '../../../../src/providers/anthropic/index.js';
 import type { SseEvent } from '../../../../src/upstream/sse-event.js';

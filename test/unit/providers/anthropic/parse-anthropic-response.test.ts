@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { UpstreamStreamError } from '../../../../src/providers/adapter.js';
+import { UpstreamStreamError } from '../../../../src/upstream/upstream-failure.js';
 import { createAnthropicAdapter } from '../../../../src/providers/anthropic/index.js';
 import { mapStopReason } from '../../../../src/providers/anthropic/map-stop-reason.js';
 import { anthropicContext } from './anthropic-test-context.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ChatCompletionChunk } from '../../../../src/formats/openai-chat.js';
-import { UpstreamStreamError } from '../../../../src/providers/adapter.js';
+import { UpstreamStreamError } from '../../../../src/upstream/upstream-failure.js';
 import { createGeminiAdapter } from '../../../../src/providers/gemini/index.js';
 import type { SseEvent } from '../../../../src/upstream/sse-event.js';
 import { fixedClock, geminiContext } from './gemini-test-context.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { UpstreamStreamError } from '../../../../src/providers/adapter.js';
+import { UpstreamStreamError } from '../../../../src/upstream/upstream-failure.js';
 import { createGeminiAdapter } from '../../../../src/providers/gemini/index.js';
 import { mapFinishReason } from '../../../../src/providers/gemini/map-finish-reason.js';
 import { fixedClock, geminiContext } from './gemini-test-context.js';

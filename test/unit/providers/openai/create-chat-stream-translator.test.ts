@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { UpstreamStreamError, type ChatStreamTranslator } from '../../../../src/providers/adapter.js';
+import { type ChatStreamTranslator } from '../../../../src/providers/adapter.js';
+import { UpstreamStreamError } from '../../../../src/upstream/upstream-failure.js';
 import type { ChatCompletionChunk } from '../../../../src/formats/openai-chat.js';
 import { createChatStreamTranslator } from '../../../../src/providers/openai/create-chat-stream-translator.js';
 import type { SseEvent } from '../../../../src/upstream/sse-event.js';

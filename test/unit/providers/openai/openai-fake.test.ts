@@ -2,7 +2,7 @@ import OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startOpenAIFake, type OpenAIFake } from '../../../fakes/openai-fake.js';
 import { openaiAdapter } from '../../../../src/providers/openai/index.js';
-import { UpstreamStreamError } from '../../../../src/providers/adapter.js';
+import { UpstreamStreamError } from '../../../../src/upstream/upstream-failure.js';
 import { createSseDecoder } from '../../../../src/upstream/sse-decoder.js';
 import type { SseEvent } from '../../../../src/upstream/sse-event.js';
 import { openaiContext } from './openai-context.js';

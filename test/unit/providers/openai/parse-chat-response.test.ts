@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { UpstreamStreamError } from '../../../../src/providers/adapter.js';
+import { UpstreamStreamError } from '../../../../src/upstream/upstream-failure.js';
 import { parseChatResponse } from '../../../../src/providers/openai/parse-chat-response.js';
 import { openaiContext } from './openai-context.js';
 
