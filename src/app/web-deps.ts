@@ -1,20 +1,15 @@
-/** Everything the web pages need, built once by createWebHandler. */
+/** Everything the web pages need: the services the composition root built, and the app's own request helpers, made once by createWebHandler. */
 import type { H3Event } from 'h3';
-import type { KeyLimitService } from '../accounts/key-limit-service.js';
-import type { AppBilling } from './billing/open-billing.js';
-import type { RouterDeps } from '../http/router-deps.js';
+import type { AppServices } from './app-services.js';
 import type { CsrfGuard } from './csrf.js';
 import type { KeyFlash } from './key-flash.js';
 import type { KeptForms } from './kept-form.js';
 import type { ZonePreference } from './time-zone.js';
 import type { Renderer } from './render.js';
 import type { SessionManager } from './session-manager.js';
-import type { SigninThrottle } from './signin-throttle.js';
-import type { LedgerViews } from './ledger-seams.js';
-import type { StatusHistory } from './status-history.js';
 import type { WebPaths } from './web-paths.js';
 
-export interface WebDeps extends RouterDeps {
+export interface WebDeps extends AppServices {
   paths: WebPaths;
   renderer: Renderer;
   sessions: SessionManager;
@@ -25,12 +20,6 @@ export interface WebDeps extends RouterDeps {
   keptForms: KeptForms;
   /** The time zone a person's pages show times in. */
   zones: ZonePreference;
-  throttle: SigninThrottle;
   /** The client's address through the trusted proxies (server.trustedProxies). */
   clientAddress: (event: H3Event) => string | null;
-  keyLimits: KeyLimitService;
-  statusHistory: StatusHistory;
-  ledger: LedgerViews;
-  /** Null with billing off (billing.provider none). */
-  billing: AppBilling | null;
 }

@@ -8,12 +8,11 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createRouter, eventHandler, sendRedirect, setResponseHeader, type EventHandler, type H3Event } from 'h3';
-import type { KeyLimitService } from '../accounts/key-limit-service.js';
 import { describeError } from '../core/describe-error.js';
 import { isRouterError } from '../core/errors.js';
 import { createProxyTrust } from '../core/proxy-trust.js';
-import type { RouterDeps } from '../http/router-deps.js';
 import { StoreUnavailableError } from '../stores/store.js';
+import type { AppServices } from './app-services.js';
 import { STATIC_DIR } from './asset-dirs.js';
 import { CsrfGuard } from './csrf.js';
 import { KeyFlash } from './key-flash.js';
@@ -21,8 +20,6 @@ import { KeptForms } from './kept-form.js';
 import { ZonePreference } from './time-zone.js';
 import { registerDocsPages } from './docs/docs-pages.js';
 import { clientAddressOf, sendHtml, wantsHtml } from './http-helpers.js';
-import type { LedgerViews } from './ledger-seams.js';
-import { openBilling } from './billing/open-billing.js';
 import { registerBillingPages } from './billing/billing-pages.js';
 import { publicPage } from './page-kit.js';
 import { Renderer } from './render.js';
@@ -36,8 +33,6 @@ import { registerProviderKeyPages } from './routes/provider-key-pages.js';
 import { registerPublicPages } from './routes/public-pages.js';
 import { registerUsagePages } from './routes/usage-pages.js';
 import { SessionManager } from './session-manager.js';
-import { SigninThrottle } from './signin-throttle.js';
-import { StatusHistory } from './status-history.js';
 import type { WebDeps } from './web-deps.js';
 import { webPaths } from './web-paths.js';
 
@@ -47,19 +42,12 @@ const STATIC_FILES: Readonly<Record<string, string>> = {
   'favicon.svg': 'image/svg+xml',
 };
 
-export interface WebHandlerOptions {
-  keyLimits: KeyLimitService;
-  /** What the pages read from the usage ledger (ledger-seams.ts; server/ledger-views.ts builds it). */
-  ledger: LedgerViews;
-}
-
-export function createWebHandler(deps: RouterDeps, options: WebHandlerOptions): EventHandler {
+/** The services come built and started (runtime/); what is made here is the app's own request helpers, which hold no timer or handle. */
+export function createWebHandler(deps: AppServices): EventHandler {
   const { server } = deps.config;
   const paths = webPaths(server);
   const staticPath = `${paths.app}/static`;
   const renderer = new Renderer(siteInfo(deps));
-  const statusHistory = new StatusHistory(deps.health, deps.config.providers.providers.map((provider) => provider.id), deps.clock);
-  statusHistory.start();
   // Without a server secret the form tokens are keyed per process: forms opened before a restart must be reloaded.
   const csrfSecret = server.secretKey?.reveal() ?? randomBytes(32).toString('hex');
   const clientAddress = clientAddressOf(createProxyTrust(server.trustedProxies));
@@ -72,13 +60,7 @@ export function createWebHandler(deps: RouterDeps, options: WebHandlerOptions): 
     flash: new KeyFlash(csrfSecret, paths.secure),
     keptForms: new KeptForms(csrfSecret, paths.secure),
     zones: new ZonePreference(paths.secure),
-    // In the shared limiter: every worker and (with Redis) every instance counts the same failures.
-    throttle: new SigninThrottle(deps.rateLimiter, deps.clock),
     clientAddress,
-    keyLimits: options.keyLimits,
-    statusHistory,
-    ledger: options.ledger,
-    billing: server.app.enabled ? openBilling(deps) : null,
   };
   if (!paths.secure) {
     deps.logger.warn(`account app at ${server.appUrl} is served over http: its cookies are not marked Secure (fine on localhost; use an https appUrl in production)`);
@@ -128,7 +110,7 @@ export function createWebHandler(deps: RouterDeps, options: WebHandlerOptions): 
   });
 }
 
-function siteInfo(deps: RouterDeps) {
+function siteInfo(deps: Pick<AppServices, 'config'>) {
   const { server } = deps.config;
   const paths = webPaths(server);
   return { name: 'LLM Router', baseUrl: server.baseUrl, appUrl: server.appUrl, app: paths.app, docs: paths.docs, static: `${paths.app}/static`, home: '/', legal: legalLinks(paths.app, server.app.legal) };
@@ -138,7 +120,7 @@ function siteInfo(deps: RouterDeps) {
  * The last handler of the app: a browser asking for an address nothing serves gets the HTML 404 page;
  * an API client (and anything under /v1) gets undefined here, so the API's JSON 404 answers it as before.
  */
-export function createBrowserNotFound(deps: RouterDeps): EventHandler {
+export function createBrowserNotFound(deps: Pick<AppServices, 'config'>): EventHandler {
   const renderer = new Renderer(siteInfo(deps));
   return eventHandler((event) => {
     const path = event.path.split('?')[0]!;

@@ -142,13 +142,17 @@ export class BillingService {
     return due.length;
   }
 
-  /** Runs the sweep every `intervalMs` until `stopWhen` says so (the instance drains); a failed tick is logged, the next tries again. */
-  startSweep(stopWhen: () => boolean, intervalMs = 60_000): void {
+  /**
+   * Runs the sweep every `intervalMs` until `stopWhen` says so (the instance drains) or the returned
+   * stop is called (the runtime closes); a failed tick is logged, the next tries again.
+   */
+  startSweep(stopWhen: () => boolean, intervalMs = 60_000): () => void {
     const timer = setInterval(() => {
       if (stopWhen()) return clearInterval(timer);
       this.sweep().catch((error: unknown) => this.deps.log.warn(`billing sweep failed: ${(error as Error).message}`));
     }, intervalMs);
     timer.unref();
+    return () => clearInterval(timer);
   }
 
   /** The plan the account moves to at `record.nextChangeAt` (for "Pro until 1 Dec, then Free"). */

@@ -1,11 +1,10 @@
 /**
- * Assembles the h3 app from the dependencies: the route table and the /v1 pipeline stages, in order
- * (request id → edge User-Agent rule → authentication → body → quota → rate limit → route).
+ * Assembles the API from the dependencies: the route table and the /v1 pipeline stages, in order
+ * (request id → edge User-Agent rule → authentication → body → quota → rate limit → route), the app
+ * hooks and the JSON 404. runtime/create-server-app.ts mounts them with the account app in front.
  * No business rules here.
  */
-import { createApp, createRouter, eventHandler, setResponseHeader, type App, type H3Event } from 'h3';
-import { KeyLimitService } from '../accounts/key-limit-service.js';
-import { createBrowserNotFound, createWebHandler } from '../app/web-handler.js';
+import { createRouter, eventHandler, setResponseHeader, type AppOptions, type EventHandler, type H3Event, type Router } from 'h3';
 import { RouterError } from '../core/errors.js';
 import { rejectStatefulFields } from '../translators/responses/reject-stateful-fields.js';
 import { createChatCompletionsRoute } from './routes/chat-completions.js';
@@ -20,7 +19,6 @@ import { sendMessagesError } from './send-messages-error.js';
 import { createResolveModelAliasStage } from './stages/resolve-model-alias.js';
 import { createMetricsRoute } from './routes/metrics.js';
 import { createStatusRoute } from './routes/status.js';
-import { createLedgerViews } from '../runtime/ledger-views.js';
 import type { RouterDeps } from './router-deps.js';
 import { chatRequestSchema, responsesRequestSchema } from './request-schemas.js';
 import { sendRouterError } from './send-error.js';
@@ -38,16 +36,22 @@ import { createV1Handler } from './pipeline.js';
 
 const PUBLIC_CACHE = 'public, max-age=300';
 
-export function createRouterApp(deps: RouterDeps): App {
+export interface ApiRouter {
+  /** The h3 app's hooks: the request id on every request, errors answered in the API's JSON shape. */
+  options: AppOptions;
+  router: Router;
+  /** The last handler: what nothing claimed gets the API's JSON 404. */
+  notFound: EventHandler;
+}
+
+export function createApiRouter(deps: RouterDeps): ApiRouter {
   const { config } = deps;
   const edge = namedStage('edge_user_agent', createEdgeUserAgentStage(config.server.edge));
   const authenticate = namedStage('authenticate', createAuthenticateStage(deps.keys));
   const rateLimit = namedStage('rate_limit', createRateLimitStage(deps));
   const body = (schema: object, refuse?: BodyRule) =>
     namedStage('read_body', createReadJsonBodyStage({ limitBytes: config.server.bodyLimitBytes, schema, routes: deps.routes, refuse }));
-  // Per-key limits are set in the account app; both read them through one service so changes apply at once.
-  const keyLimits = new KeyLimitService(deps.store, deps.clock, config.server.keyCacheTtlMs);
-  const ownKeyLimits = namedStage('key_limits', createKeyLimitsStage(deps, keyLimits));
+  const ownKeyLimits = namedStage('key_limits', createKeyLimitsStage(deps, deps.keyLimits));
   const inFlight = namedStage('in_flight', createConcurrencyStage(deps));
   const quota = namedStage('quota', createQuotaStage(deps));
   const quotaPeek = namedStage('quota_peek', createQuotaPeekStage(deps));
@@ -96,7 +100,7 @@ export function createRouterApp(deps: RouterDeps): App {
     .get('/readyz', eventHandler((event) => readiness(event, deps)));
   if (deps.metrics) router.get('/metrics', createMetricsRoute(deps.metrics, config.server.metrics.token));
 
-  const app = createApp({
+  const options: AppOptions = {
     onRequest: (event) => void assignRequestId(event, deps.clock.now()),
     onError: (error, event) => {
       const cause = (error as { cause?: unknown }).cause;
@@ -104,13 +108,8 @@ export function createRouterApp(deps: RouterDeps): App {
       if (!routerError) deps.logger.error(`[${event.context.router?.requestId}] unhandled error: ${error.message}`);
       event.node.res.end(sendRouterError(event, routerError ?? new RouterError('internal_error', 'The router failed unexpectedly.'), config.server));
     },
-  });
-  // The account app, HTML pages and docs (src/app/) answer first; what they do not claim reaches the API router.
-  app.use(createWebHandler(deps, { keyLimits, ledger: createLedgerViews(deps) }));
-  app.use(router);
-  app.use(createBrowserNotFound(deps));
-  app.use(eventHandler(() => notFound()));
-  return app;
+  };
+  return { options, router, notFound: eventHandler(() => notFound()) };
 }
 
 /** Methods of the /v1 endpoints, so a wrong method gets 405 with Allow rather than 404. */

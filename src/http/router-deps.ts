@@ -1,11 +1,12 @@
 /**
- * Everything the HTTP layer needs, built once by the composition root (server/create-router-app.ts)
+ * Everything the HTTP layer needs, built once by the composition root (runtime/build-router-deps.ts)
  * and passed down. No module-level state anywhere else.
  */
 import type { ConsolaInstance } from 'consola';
 import type { PlanConfig, RouteProfileConfig, RouterConfig } from '../config/types.js';
 import type { Clock } from '../core/clock.js';
 import type { KeyService } from '../accounts/key-service.js';
+import type { KeyLimitService } from '../accounts/key-limit-service.js';
 import type { RoutingEngine } from '../routing/routing-engine.js';
 import type { Store } from '../stores/store.js';
 import type { QuotaLedger } from '../stores/quota-ledger.js';
@@ -37,6 +38,8 @@ export interface RouterDeps {
   clock: Clock;
   logger: ConsolaInstance;
   keys: KeyService;
+  /** Per-key limits: set in the account app, enforced by the key-limits stage, read through this one service so changes apply at once. */
+  keyLimits: KeyLimitService;
   engine: RoutingEngine;
   health: ProviderHealth;
   /** Measured routing's live figures per provider and model (what /status shows). */

@@ -1,11 +1,17 @@
 /**
  * The composition root: the only place that picks implementations (store, rate limiter, upstream
- * client, usage ledger, metrics) and wires them into the pipeline's dependencies.
+ * client, usage ledger, metrics) and builds every service, the account app's included; it starts
+ * every timer the services run and its close() stops them and closes what it opened.
  */
 import type { ConsolaInstance } from 'consola';
 import type { RouterConfig } from '../config/types.js';
 import { createCredentialResolver } from '../accounts/provider-credentials.js';
 import { KeyService } from '../accounts/key-service.js';
+import { KeyLimitService } from '../accounts/key-limit-service.js';
+import type { AppServices } from '../app/app-services.js';
+import { openBilling } from '../app/billing/open-billing.js';
+import { SigninThrottle } from '../app/signin-throttle.js';
+import { StatusHistory } from '../app/status-history.js';
 import { systemClock, type Clock } from '../core/clock.js';
 import { describeError } from '../core/describe-error.js';
 import { RouterMetrics } from '../metrics/router-metrics.js';
@@ -43,6 +49,7 @@ import { shareMeasurements } from '../stores/cluster/share-measurements.js';
 import { openTracing } from '../tracing/open-tracing.js';
 import { routerVersion } from '../usage/support-bundle.js';
 import { createTracingObserver } from './observers/tracing-observer.js';
+import { createLedgerViews } from './ledger-views.js';
 
 export interface BuildOptions {
   clock?: Clock;
@@ -58,6 +65,8 @@ export interface BuildOptions {
 }
 
 export interface RouterRuntime extends RouterDeps {
+  /** What the account app and the public pages read (a narrow view: no pipeline internals). */
+  app: AppServices;
   close(): Promise<void>;
 }
 
@@ -164,6 +173,41 @@ export async function buildRouterDeps(config: RouterConfig, options: BuildOption
     ledgerQueue: () => (usage.ledger ? { queued: usage.ledger.status().queued, behind: usage.ledger.behind } : null),
   });
   // In order: the operator's log lines, the usage ledger, metrics, the alerts' note of the account, then any the caller added (tests).
+  const keys = new KeyService({ store, clock, secret, cacheTtlMs: config.server.keyCacheTtlMs });
+  const keyLimits = new KeyLimitService(store, clock, config.server.keyCacheTtlMs);
+  const plans = new Map(config.plans.map((plan) => [plan.id, plan]));
+  const drain = new Drain();
+  const usageViews = { store: usage.store, ledger: usage.ledger, prices: usage.prices };
+
+  // The public status page's history is sampled every minute whether or not the account app is on.
+  const statusHistory = new StatusHistory(health, providerIds, clock);
+  statusHistory.start();
+  const billing = config.server.app.enabled ? openBilling({ config, store, clock, logger }) : null;
+  const stopBillingSweep = billing?.service.startSweep(() => drain.draining);
+  const app: AppServices = {
+    config,
+    store,
+    clock,
+    logger,
+    keys,
+    keyLimits,
+    engine,
+    health,
+    statusHistory,
+    measurements,
+    credentialHealth,
+    managedAccess,
+    plans,
+    quota,
+    quotaLimits,
+    ledger: createLedgerViews({ usage: usageViews, clock }),
+    mail,
+    alerts,
+    // In the shared limiter: every worker and (with Redis) every instance counts the same failures.
+    throttle: new SigninThrottle(rateLimiter, clock),
+    billing,
+  };
+
   const observers: RequestObserver[] = [
     logRequestOutcomes(logger),
     createMeasurementsObserver(measurements),
@@ -182,25 +226,29 @@ export async function buildRouterDeps(config: RouterConfig, options: BuildOption
     quota,
     clock,
     logger,
-    keys: new KeyService({ store, clock, secret, cacheTtlMs: config.server.keyCacheTtlMs }),
+    keys,
+    keyLimits,
     engine,
     health,
     measurements,
     credentialHealth,
     managedAccess,
-    plans: new Map(config.plans.map((plan) => [plan.id, plan])),
+    plans,
     routes: new Map(config.routes.map((route) => [route.id, route])),
     quotaLimits,
     observers,
-    usage: { store: usage.store, ledger: usage.ledger, prices: usage.prices },
+    usage: usageViews,
     spend,
     metrics,
-    drain: new Drain(),
+    drain,
     mail,
     alerts,
     ...(tracing ? { tracing } : {}),
-    /** Called after the drain: the ledger is flushed first (no request is left to add to it), then the stores close. */
+    app,
+    /** Called after the drain: timers stop, the ledger is flushed (no request is left to add to it), then the stores close. */
     async close() {
+      statusHistory.stop();
+      stopBillingSweep?.();
       await alerts.stop();
       await mail.close();
       await usage.close();

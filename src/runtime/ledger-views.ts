@@ -9,7 +9,7 @@ import { buildCustomerSupportBundle } from '../usage/support-bundle.js';
 import { dailyUsage, lastUsedByKey, listRequests, usageReport } from '../usage/usage-report.js';
 import type { RouterDeps } from '../http/router-deps.js';
 
-export function createLedgerViews(deps: RouterDeps): LedgerViews {
+export function createLedgerViews(deps: Pick<RouterDeps, 'usage' | 'clock'>): LedgerViews {
   const ledger = deps.usage.store;
   const recording = deps.usage.ledger !== null;
   return {

@@ -11,7 +11,7 @@ import { toNodeListener } from 'h3';
 import type { RouterConfig } from '../config/types.js';
 import { answerClientErrors, requireOneHost } from '../http/answer-client-errors.js';
 import { buildRouterDeps, type BuildOptions, type RouterRuntime } from './build-router-deps.js';
-import { createRouterApp } from '../http/create-router-app.js';
+import { createServerApp } from './create-server-app.js';
 
 /** After the drain deadline, how long ended requests get to write their last event before sockets are cut. */
 export const END_GRACE_MS = 5000;
@@ -37,7 +37,7 @@ export async function startServer(config: RouterConfig, options: BuildOptions = 
   const server = createServer(
     // Host is checked by requireOneHost, which answers in the contract's shape (Node's own check sends a bare 400).
     { requestTimeout: config.server.requestTimeoutMs, headersTimeout: 30_000, keepAliveTimeout: 65_000, requireHostHeader: false },
-    requireOneHost(toNodeListener(createRouterApp(runtime)), config.server, refused),
+    requireOneHost(toNodeListener(createServerApp(runtime)), config.server, refused),
   );
   server.maxConnections = maxConnections;
   answerClientErrors(server, config.server, refused);

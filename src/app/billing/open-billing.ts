@@ -1,8 +1,11 @@
-/** Online billing for the app, when billing.provider is stripe: the Stripe gateway, the service and its sweep. */
+/** Online billing for the app, when billing.provider is stripe: the Stripe gateway and the service. */
+import type { ConsolaInstance } from 'consola';
 import type { BillingGateway } from '../../billing/billing-gateway.js';
 import { BillingService } from '../../billing/billing-service.js';
 import { billingEnabled } from '../../billing/checkout-links.js';
-import type { RouterDeps } from '../../http/router-deps.js';
+import type { RouterConfig } from '../../config/types.js';
+import type { Clock } from '../../core/clock.js';
+import type { Store } from '../../stores/store.js';
 import { createStripeGateway } from './stripe-gateway.js';
 
 export interface AppBilling {
@@ -10,8 +13,11 @@ export interface AppBilling {
   gateway: BillingGateway;
 }
 
-/** Null with billing off. Starts the sweep that applies period ends and past-due graces (every minute). */
-export function openBilling(deps: RouterDeps): AppBilling | null {
+/**
+ * Null with billing off. Starts nothing: the composition root starts the service's sweep (period ends
+ * and past-due graces, every minute) and stops it on close.
+ */
+export function openBilling(deps: { config: RouterConfig; store: Store; clock: Clock; logger: ConsolaInstance }): AppBilling | null {
   const { config } = deps;
   if (!billingEnabled(config)) return null;
   const gateway = createStripeGateway(config.server.billing.stripe);
@@ -25,6 +31,5 @@ export function openBilling(deps: RouterDeps): AppBilling | null {
     appUrl: config.server.appUrl,
     log: deps.logger,
   });
-  service.startSweep(() => deps.drain.draining);
   return { service, gateway };
 }
