@@ -18,12 +18,14 @@ const FLUSH_AT_CHARS = 16 * 1024;
 
 export class SseWriter {
   #corked = false;
+  #opened = false;
   /** Frames of this tick not yet handed to the response. */
   #pending = '';
 
   constructor(private readonly res: ServerResponse) {}
 
   open(headers: Record<string, string>): void {
+    this.#opened = true;
     this.#corkForThisTick();
     this.res.writeHead(200, {
       ...headers,
@@ -34,6 +36,11 @@ export class SseWriter {
       'x-accel-buffering': 'no',
     });
     this.res.flushHeaders();
+  }
+
+  /** The status and headers are sent (a fusion request's keep-alives may open the stream before its answer commits). */
+  get opened(): boolean {
+    return this.#opened;
   }
 
   get closed(): boolean {

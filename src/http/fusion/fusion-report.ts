@@ -3,13 +3,11 @@
  * extension object listing each call (provider, model, status, tokens, latency, cost, whether its output
  * was used). OpenAI's and Anthropic's SDKs keep unknown fields, so all parse unchanged.
  */
-import type { ChatUsage } from '../../formats/openai-chat.js';
-import type { ResponseUsage } from '../../formats/openai-responses.js';
-import type { MessagesUsage } from '../../formats/anthropic-messages.js';
 import type { TokenUsage } from '../../core/token-usage.js';
-import type { FusionTrace } from '../../routing/fusion/index.js';
+import type { FusionCall, FusionTrace } from '../../routing/fusion/index.js';
 import { costNanoUsd, type PriceBook } from '../../usage/model-prices.js';
 import { callsCost } from '../../usage/response-cost.js';
+import type { StreamRecord, UsageReport } from '../encoders/client-stream-encoder.js';
 
 export interface RouterExtension {
   fusion: {
@@ -82,27 +80,45 @@ export function totalUsage(trace: FusionTrace): TokenUsage {
   return total;
 }
 
-export function chatUsage(usage: TokenUsage): ChatUsage {
-  return {
-    prompt_tokens: usage.prompt,
-    completion_tokens: usage.completion,
-    total_tokens: usage.prompt + usage.completion,
-    prompt_tokens_details: { cached_tokens: usage.cached },
-    completion_tokens_details: { reasoning_tokens: usage.reasoning },
-  };
+/** A fusion request's record: every upstream call, and the one whose answer the client got (`main`, once the writer commits). */
+export interface FusionRecord {
+  trace: FusionTrace;
+  main?: FusionCall;
 }
 
-export function responsesUsage(usage: TokenUsage): ResponseUsage {
-  return {
-    input_tokens: usage.prompt,
-    input_tokens_details: { cached_tokens: usage.cached, cache_write_tokens: 0 },
-    output_tokens: usage.completion,
-    output_tokens_details: { reasoning_tokens: usage.reasoning },
-    total_tokens: usage.prompt + usage.completion,
-  };
-}
+/**
+ * A fusion stream's usage: the writer's own tokens are its ledger record (`main`) and the request's;
+ * the client is shown every call's, summed, with the `router` object.
+ */
+export class FusionUsage implements UsageReport {
+  readonly summarizes = true;
 
-/** quirk(anthropic): `input_tokens` leaves out the cached prompt, reported as cache reads. */
-export function messagesUsage(usage: TokenUsage): MessagesUsage {
-  return { input_tokens: usage.prompt - usage.cached, output_tokens: usage.completion, cache_read_input_tokens: usage.cached, cache_creation_input_tokens: 0 };
+  constructor(
+    private readonly target: StreamRecord,
+    private readonly fusion: FusionRecord,
+    private readonly prices: PriceBook,
+    private readonly costInResponses: boolean,
+    /**
+     * The Messages stream: its usage has no reasoning split, so the writer's tokens are taken from its
+     * chat chunks instead (`recordWriterTokens`), and what the encoder reads from the events is ignored.
+     */
+    private readonly tokensFromChatChunks = false,
+  ) {}
+
+  record(tokens: TokenUsage | null): void {
+    if (!this.tokensFromChatChunks) this.recordWriterTokens(tokens);
+  }
+
+  recordWriterTokens(tokens: TokenUsage | null): void {
+    this.target.usage = tokens;
+    if (this.fusion.main) this.fusion.main.usage = tokens;
+  }
+
+  show<Usage extends object>(_reported: unknown, summed: (total: TokenUsage) => Usage): Usage {
+    return withFusionCost(summed(totalUsage(this.fusion.trace)), this.fusion.trace, this.prices, this.costInResponses);
+  }
+
+  router(): RouterExtension {
+    return routerExtension(this.fusion.trace, this.prices);
+  }
 }

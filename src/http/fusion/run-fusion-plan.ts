@@ -1,6 +1,6 @@
 /**
  * Runs a request's fusion plan through the routing engine and records it on the request's context
- * (the trace for the ledger, the writer's routing for headers and the outcome), for both APIs.
+ * (the trace for the ledger, the writer's routing for headers and the outcome), for every client API.
  */
 import type { ChatCompletion, ChatCompletionChunk, ChatRequest } from '../../formats/openai-chat.js';
 import type { CommittedStream } from '../../routing/chat-attempts.js';
@@ -8,6 +8,7 @@ import { FusionTrace, type FusionResult } from '../../routing/fusion/index.js';
 import type { RouterDeps } from '../router-deps.js';
 import type { RouterRequestContext } from '../request-context.js';
 import { completionAsStream } from './completion-chunks.js';
+import type { FusionRecord } from './fusion-report.js';
 import type { FusionPlan } from './fusion-plan.js';
 
 export interface FusionCallContext {
@@ -15,20 +16,22 @@ export interface FusionCallContext {
   signal: AbortSignal;
 }
 
-export function startTrace(ctx: RouterRequestContext): FusionTrace {
+/** The request's fusion record, its trace under the request's span: started before any call of the plan. */
+export function startFusion(ctx: RouterRequestContext): FusionRecord {
   const trace = new FusionTrace();
   if (ctx.trace) trace.span = ctx.trace.server;
-  ctx.fusion = { trace };
-  return trace;
+  const fusion: FusionRecord = { trace };
+  ctx.fusion = fusion;
+  return fusion;
 }
 
 export async function completePlan(deps: RouterDeps, plan: FusionPlan, call: FusionCallContext, chat: ChatRequest, ctx: RouterRequestContext): Promise<FusionResult<ChatCompletion>> {
-  const trace = startTrace(ctx);
+  const fusion = startFusion(ctx);
   const result =
     plan.kind === 'profile'
-      ? await deps.engine.completeFusion({ ...call, route: plan.route }, { ...chat, stream: false }, trace)
-      : await deps.engine.completeWithFusionTool({ ...call, route: plan.route, fusionRoute: plan.fusionRoute }, chat, trace);
-  settle(ctx, result);
+      ? await deps.engine.completeFusion({ ...call, route: plan.route }, { ...chat, stream: false }, fusion.trace)
+      : await deps.engine.completeWithFusionTool({ ...call, route: plan.route, fusionRoute: plan.fusionRoute }, chat, fusion.trace);
+  settle(ctx, fusion, result);
   return result;
 }
 
@@ -39,20 +42,20 @@ export async function streamPlan(
   call: FusionCallContext,
   chat: ChatRequest,
   ctx: RouterRequestContext,
+  fusion: FusionRecord,
 ): Promise<FusionResult<CommittedStream<ChatCompletionChunk>>> {
-  const trace = startTrace(ctx);
   if (plan.kind === 'profile') {
-    const result = await deps.engine.streamFusion({ ...call, route: plan.route }, { ...chat, stream: true }, trace);
-    settle(ctx, result);
+    const result = await deps.engine.streamFusion({ ...call, route: plan.route }, { ...chat, stream: true }, fusion.trace);
+    settle(ctx, fusion, result);
     return result;
   }
-  const result = await deps.engine.completeWithFusionTool({ ...call, route: plan.route, fusionRoute: plan.fusionRoute }, chat, trace);
-  settle(ctx, result);
+  const result = await deps.engine.completeWithFusionTool({ ...call, route: plan.route, fusionRoute: plan.fusionRoute }, chat, fusion.trace);
+  settle(ctx, fusion, result);
   return { ...result, value: completionAsStream(result.value) };
 }
 
-function settle(ctx: RouterRequestContext, result: FusionResult<unknown>): void {
+function settle(ctx: RouterRequestContext, fusion: FusionRecord, result: FusionResult<unknown>): void {
   ctx.served = result.meta;
-  ctx.fusion!.main = result.main;
+  fusion.main = result.main;
   ctx.usage = result.main.usage;
 }

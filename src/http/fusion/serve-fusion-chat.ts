@@ -5,18 +5,16 @@
  * an in-band error event once a keep-alive has opened the stream.
  */
 import type { H3Event } from 'h3';
-import { tokenUsageFromChat } from '../../translators/chat-token-usage.js';
-import type { ChatCompletionChunk, ChatRequest } from '../../formats/openai-chat.js';
-import { INTERRUPTED_CODE, relayCommittedStream } from '../relay-committed-stream.js';
+import type { ChatRequest } from '../../formats/openai-chat.js';
 import type { RouterDeps } from '../router-deps.js';
 import type { RouterRequestContext } from '../request-context.js';
-import { routingHeaders, setRoutingHeaders } from '../routes/routing-headers.js';
-import { errorBody } from '../send-error.js';
-import { SseWriter } from '../sse-writer.js';
-import { chatUsage, routerExtension, totalUsage, withFusionCost } from './fusion-report.js';
+import { setRoutingHeaders } from '../routes/routing-headers.js';
+import { ChatStreamEncoder, chatUsage } from '../encoders/chat-stream-encoder.js';
+import { streamTarget } from '../encoders/client-stream-encoder.js';
+import { serveClientStream } from '../encoders/serve-client-stream.js';
+import { FusionUsage, routerExtension, totalUsage, withFusionCost } from './fusion-report.js';
 import { keepAliveMsOf, type FusionPlan } from './fusion-plan.js';
-import { behindKeepAlive } from './keep-alive.js';
-import { completePlan, streamPlan, type FusionCallContext } from './run-fusion-plan.js';
+import { completePlan, startFusion, streamPlan, type FusionCallContext } from './run-fusion-plan.js';
 
 export async function serveFusionChat(event: H3Event, ctx: RouterRequestContext, deps: RouterDeps, plan: FusionPlan, call: FusionCallContext, chat: ChatRequest): Promise<unknown> {
   const model = plan.route.id;
@@ -27,40 +25,9 @@ export async function serveFusionChat(event: H3Event, ctx: RouterRequestContext,
     const trace = ctx.fusion!.trace;
     return { ...value, model, usage: withFusionCost(chatUsage(totalUsage(trace)), trace, deps.usage.prices, deps.config.server.ledger.costInResponses), router: routerExtension(trace, deps.usage.prices) };
   }
-  const writer = new SseWriter(event.node.res);
-  const { value: result, opened } = await behindKeepAlive(writer, keepAliveMsOf(plan), ctx, () => streamPlan(deps, plan, call, chat, ctx), async (error) => {
-    await writer.send(errorBody(error, deps.config.server));
-    await writer.done();
-  });
-  if (!opened) writer.open(routingHeaders(result.meta));
-  ctx.firstByteAt = deps.clock.now();
-  const main = result.main;
-  let last: Pick<ChatCompletionChunk, 'id' | 'created'> | undefined;
-  const emit = async (chunk: ChatCompletionChunk) => {
-    last ??= { id: chunk.id, created: chunk.created };
-    chunk.model = model;
-    if (chunk.usage) ctx.usage = main.usage = tokenUsageFromChat(chunk.usage);
-    delete chunk.usage;
-    if (chunk.choices.length > 0) await writer.send(chunk);
-  };
-  const failure = await relayCommittedStream(writer, result.value, emit, deps.drain.deadline);
-  if (failure) {
-    ctx.errorCode = failure.code ?? INTERRUPTED_CODE;
-    await writer.send({ error: { message: failure.message, type: failure.type, code: failure.code ?? INTERRUPTED_CODE, param: null } });
-  } else {
-    const trace = ctx.fusion!.trace;
-    const includeUsage = chat.stream_options?.include_usage === true;
-    await writer.send({
-      id: last?.id ?? `chatcmpl-${ctx.requestId}`,
-      object: 'chat.completion.chunk',
-      created: last?.created ?? Math.floor(deps.clock.now() / 1000),
-      model,
-      choices: [],
-      ...(includeUsage ? { usage: withFusionCost(chatUsage(totalUsage(trace)), trace, deps.usage.prices, deps.config.server.ledger.costInResponses) } : {}),
-      router: routerExtension(trace, deps.usage.prices),
-    });
-  }
-  await writer.done();
-  writer.end();
+  const fusion = startFusion(ctx);
+  const report = new FusionUsage(ctx, fusion, deps.usage.prices, deps.config.server.ledger.costInResponses);
+  const encoder = new ChatStreamEncoder(streamTarget(event.node.res, ctx, report, deps), { model, includeUsage: chat.stream_options?.include_usage === true });
+  await serveClientStream(encoder, () => streamPlan(deps, plan, call, chat, ctx, fusion), { stopped: deps.drain.deadline, keepAliveMs: keepAliveMsOf(plan) });
   return undefined;
 }

@@ -7,23 +7,21 @@
  */
 import type { H3Event } from 'h3';
 import { tokenUsageFromChat } from '../../translators/chat-token-usage.js';
-import type { MessagesStreamEvent } from '../../formats/anthropic-messages.js';
 import type { ChatCompletionChunk } from '../../formats/openai-chat.js';
 import type { CommittedStream } from '../../routing/chat-attempts.js';
 import { synthesizeMessagesStream, type MessagesCall } from '../../routing/messages-attempts.js';
 import { chatCompletionToMessage } from '../../translators/messages/chat-to-message.js';
 import { messagesRequestToChat } from '../../translators/messages/messages-request-to-chat.js';
 import { randomResponseId } from '../../translators/responses/random-response-id.js';
-import { INTERRUPTED_CODE, relayCommittedStream } from '../relay-committed-stream.js';
 import type { RouterDeps } from '../router-deps.js';
 import type { RouterRequestContext } from '../request-context.js';
-import { routingHeaders, setRoutingHeaders } from '../routes/routing-headers.js';
-import { messagesErrorBody, upstreamErrorType } from '../send-messages-error.js';
-import { SseWriter } from '../sse-writer.js';
-import { messagesUsage, routerExtension, totalUsage, withFusionCost } from './fusion-report.js';
+import { setRoutingHeaders } from '../routes/routing-headers.js';
+import { streamTarget } from '../encoders/client-stream-encoder.js';
+import { MessagesStreamEncoder, messagesUsage } from '../encoders/messages-stream-encoder.js';
+import { serveClientStream } from '../encoders/serve-client-stream.js';
+import { FusionUsage, routerExtension, totalUsage, withFusionCost } from './fusion-report.js';
 import { keepAliveMsOf, type FusionPlan } from './fusion-plan.js';
-import { behindKeepAlive } from './keep-alive.js';
-import { completePlan, streamPlan, type FusionCallContext } from './run-fusion-plan.js';
+import { completePlan, startFusion, streamPlan, type FusionCallContext } from './run-fusion-plan.js';
 
 export async function serveFusionMessages(
   event: H3Event,
@@ -43,32 +41,21 @@ export async function serveFusionMessages(
     const message = chatCompletionToMessage(value, { id: randomResponseId('msg'), model: messages.model, stopSequences: request.stop_sequences });
     return { ...message, usage: withFusionCost(messagesUsage(totalUsage(trace)), trace, deps.usage.prices, deps.config.server.ledger.costInResponses), router: routerExtension(trace, deps.usage.prices) };
   }
-  const writer = new SseWriter(event.node.res);
-  const { value: result, opened } = await behindKeepAlive(writer, keepAliveMsOf(plan), ctx, () => streamPlan(deps, plan, call, chat, ctx), async (error) => {
-    await writer.send({ type: 'error', error: messagesErrorBody(error, deps.config.server, ctx.requestId).error }, 'error');
-  });
-  if (!opened) writer.open(routingHeaders(result.meta));
-  ctx.firstByteAt = deps.clock.now();
-  const main = result.main;
-  // The writer's own tokens are its ledger record; the client is shown every call's, summed.
-  const writerChunks = tapUsage(result.value, (chunk) => {
-    if (chunk.usage) ctx.usage = main.usage = tokenUsageFromChat(chunk.usage);
-  });
-  const stream = synthesizeMessagesStream({ ...messages, signal: call.signal }, writerChunks);
-  const send = (item: MessagesStreamEvent) => {
-    if (item.type === 'message_delta') {
-      const trace = ctx.fusion!.trace;
-      item.usage = withFusionCost(messagesUsage(totalUsage(trace)), trace, deps.usage.prices, deps.config.server.ledger.costInResponses);
-      item.router = routerExtension(trace, deps.usage.prices);
-    }
-    return writer.send(item, item.type);
-  };
-  const failure = await relayCommittedStream(writer, stream, send, deps.drain.deadline);
-  if (failure) {
-    ctx.errorCode = failure.code ?? INTERRUPTED_CODE;
-    for (const item of stream.fail({ type: upstreamErrorType(failure.status, failure.code), message: failure.message })) await send(item);
-  }
-  writer.end();
+  const fusion = startFusion(ctx);
+  // The writer's own tokens are its ledger record, read from its chat chunks; the client is shown every call's, summed.
+  const report = new FusionUsage(ctx, fusion, deps.usage.prices, deps.config.server.ledger.costInResponses, true);
+  const encoder = new MessagesStreamEncoder(streamTarget(event.node.res, ctx, report, deps));
+  await serveClientStream(
+    encoder,
+    async () => {
+      const { value, meta } = await streamPlan(deps, plan, call, chat, ctx, fusion);
+      const writerChunks = tapUsage(value, (chunk) => {
+        if (chunk.usage) report.recordWriterTokens(tokenUsageFromChat(chunk.usage));
+      });
+      return { value: synthesizeMessagesStream({ ...messages, signal: call.signal }, writerChunks), meta };
+    },
+    { stopped: deps.drain.deadline, keepAliveMs: keepAliveMsOf(plan) },
+  );
   return undefined;
 }
 

@@ -4,23 +4,19 @@
  * the summed usage and the `router` object. Keep-alives and failures as for chat.
  */
 import type { H3Event } from 'h3';
-import { tokenUsageFromResponses } from '../../translators/responses/responses-token-usage.js';
-import type { ResponsesRequest, ResponseUsage } from '../../formats/openai-responses.js';
-import { responseContext, synthesizeResponsesStream, type ResponsesOutEvent } from '../../routing/responses-attempts.js';
+import type { ResponsesRequest } from '../../formats/openai-responses.js';
+import { responseContext, synthesizeResponsesStream } from '../../routing/responses-attempts.js';
 import { chatCompletionToResponse } from '../../translators/responses/chat-to-responses.js';
 import { responsesRequestToChat } from '../../translators/responses/responses-request-to-chat.js';
-import { INTERRUPTED_CODE, relayCommittedStream, responsesFailureCode } from '../relay-committed-stream.js';
 import type { RouterDeps } from '../router-deps.js';
 import type { RouterRequestContext } from '../request-context.js';
-import { routingHeaders, setRoutingHeaders } from '../routes/routing-headers.js';
-import { errorBody } from '../send-error.js';
-import { SseWriter } from '../sse-writer.js';
-import { responsesUsage, routerExtension, totalUsage, withFusionCost } from './fusion-report.js';
+import { setRoutingHeaders } from '../routes/routing-headers.js';
+import { streamTarget } from '../encoders/client-stream-encoder.js';
+import { ResponsesStreamEncoder, responsesUsage } from '../encoders/responses-stream-encoder.js';
+import { serveClientStream } from '../encoders/serve-client-stream.js';
+import { FusionUsage, routerExtension, totalUsage, withFusionCost } from './fusion-report.js';
 import { keepAliveMsOf, type FusionPlan } from './fusion-plan.js';
-import { behindKeepAlive } from './keep-alive.js';
-import { completePlan, streamPlan, type FusionCallContext } from './run-fusion-plan.js';
-
-const FINAL = new Set(['response.completed', 'response.incomplete']);
+import { completePlan, startFusion, streamPlan, type FusionCallContext } from './run-fusion-plan.js';
 
 export async function serveFusionResponses(
   event: H3Event,
@@ -40,30 +36,16 @@ export async function serveFusionResponses(
     const response = chatCompletionToResponse(value, responseContext(deps, responsesCall)) as unknown as Record<string, unknown>;
     return { ...response, usage: withFusionCost(responsesUsage(totalUsage(trace)), trace, deps.usage.prices, deps.config.server.ledger.costInResponses), router: routerExtension(trace, deps.usage.prices) };
   }
-  const writer = new SseWriter(event.node.res);
-  const { value: result, opened } = await behindKeepAlive(writer, keepAliveMsOf(plan), ctx, () => streamPlan(deps, plan, call, chat, ctx), async (error) => {
-    const { error: info } = errorBody(error, deps.config.server);
-    await writer.send({ type: 'error', sequence_number: 0, code: info.code, message: info.message, param: info.param }, 'error');
-  });
-  if (!opened) writer.open(routingHeaders(result.meta));
-  ctx.firstByteAt = deps.clock.now();
-  const stream = synthesizeResponsesStream(deps, responsesCall, result.value);
-  const main = result.main;
-  const send = (item: ResponsesOutEvent) => {
-    if (FINAL.has(item.type) && item.response && typeof item.response === 'object') {
-      const response = item.response as { usage?: ResponseUsage | null; router?: unknown };
-      ctx.usage = main.usage = tokenUsageFromResponses(response.usage ?? undefined);
-      const trace = ctx.fusion!.trace;
-      response.usage = withFusionCost(responsesUsage(totalUsage(trace)), trace, deps.usage.prices, deps.config.server.ledger.costInResponses);
-      response.router = routerExtension(trace, deps.usage.prices);
-    }
-    return writer.send(item, item.type);
-  };
-  const failure = await relayCommittedStream(writer, stream, send, deps.drain.deadline);
-  if (failure) {
-    ctx.errorCode = failure.code ?? INTERRUPTED_CODE;
-    for (const item of stream.fail({ code: responsesFailureCode(failure), message: failure.message })) await send(item);
-  }
-  writer.end();
+  const fusion = startFusion(ctx);
+  const report = new FusionUsage(ctx, fusion, deps.usage.prices, deps.config.server.ledger.costInResponses);
+  const encoder = new ResponsesStreamEncoder(streamTarget(event.node.res, ctx, report, deps));
+  await serveClientStream(
+    encoder,
+    async () => {
+      const { value, meta } = await streamPlan(deps, plan, call, chat, ctx, fusion);
+      return { value: synthesizeResponsesStream(deps, responsesCall, value), meta };
+    },
+    { stopped: deps.drain.deadline, keepAliveMs: keepAliveMsOf(plan) },
+  );
   return undefined;
 }

@@ -1,18 +1,19 @@
 /** POST /v1/chat/completions: route by profile, answer as JSON or as a chat.completion.chunk stream. */
 import type { H3Event } from 'h3';
-import type { ChatCompletionChunk, ChatRequest } from '../../formats/openai-chat.js';
-import type { CommittedStream } from '../../routing/chat-attempts.js';
+import type { ChatRequest } from '../../formats/openai-chat.js';
 import { tokenUsageFromChat } from '../../translators/chat-token-usage.js';
 import { abortOnDisconnect } from '../abort-on-disconnect.js';
 import { authorizeRoute } from '../authorize-route.js';
 import { applyOutputTokenCap } from '../output-token-cap.js';
 import type { RouterDeps } from '../router-deps.js';
 import type { RouterRequestContext } from '../request-context.js';
-import { INTERRUPTED_CODE, relayCommittedStream } from '../relay-committed-stream.js';
-import { SseWriter } from '../sse-writer.js';
+import { ChatStreamEncoder } from '../encoders/chat-stream-encoder.js';
+import { streamTarget } from '../encoders/client-stream-encoder.js';
+import { serveClientStream } from '../encoders/serve-client-stream.js';
+import { servedUsage } from '../encoders/served-usage.js';
 import { fusionPlanOf, requireFusionAccess, toolFusionOf } from '../fusion/fusion-plan.js';
 import { serveFusionChat } from '../fusion/serve-fusion-chat.js';
-import { setRoutingHeaders, routingHeaders } from './routing-headers.js';
+import { setRoutingHeaders } from './routing-headers.js';
 import { responseCost } from '../../usage/response-cost.js';
 import { attemptsTraced, inSpendGateSpan } from '../request-spans.js';
 
@@ -27,9 +28,8 @@ export function createChatCompletionsRoute(deps: RouterDeps) {
     const call = { route, accountId: ctx.caller!.accountId, signal: abortOnDisconnect(event, deps.drain.deadline), ...attemptsTraced(ctx) };
     if (fusion) return serveFusionChat(event, ctx, deps, fusion, call, chat);
     if (chat.stream) {
-      const { value, meta } = await deps.engine.streamChat(call, chat);
-      ctx.served = meta;
-      await writeChatStream(event, ctx, deps, value, route.id, chat.stream_options?.include_usage === true);
+      const encoder = new ChatStreamEncoder(streamTarget(event.node.res, ctx, servedUsage(ctx, deps), deps), { model: route.id, includeUsage: chat.stream_options?.include_usage === true });
+      await serveClientStream(encoder, () => deps.engine.streamChat(call, chat), { stopped: deps.drain.deadline });
       return undefined;
     }
     const { value, meta } = await deps.engine.completeChat(call, chat);
@@ -42,37 +42,4 @@ export function createChatCompletionsRoute(deps: RouterDeps) {
     value.model = route.id;
     return value;
   };
-}
-
-async function writeChatStream(
-  event: H3Event,
-  ctx: RouterRequestContext,
-  deps: RouterDeps,
-  stream: CommittedStream<ChatCompletionChunk>,
-  model: string,
-  includeUsage: boolean,
-): Promise<void> {
-  const writer = new SseWriter(event.node.res);
-  writer.open(routingHeaders(ctx.served!));
-  ctx.firstByteAt = deps.clock.now();
-  const emit = (chunk: ChatCompletionChunk): Promise<void> | undefined => {
-    chunk.model = model;
-    const finished = chunk.choices[0]?.finish_reason;
-    if (finished) ctx.finishReason = finished;
-    if (chunk.usage) {
-      ctx.usage = tokenUsageFromChat(chunk.usage);
-      if (includeUsage && deps.config.server.ledger.costInResponses) Object.assign(chunk.usage, responseCost(deps.usage.prices, ctx.served, ctx.usage));
-    }
-    if (chunk.usage && chunk.choices.length === 0 && !includeUsage) return undefined;
-    if (includeUsage) chunk.usage ??= null;
-    else delete chunk.usage;
-    return writer.send(chunk);
-  };
-  const failure = await relayCommittedStream(writer, stream, emit, deps.drain.deadline);
-  if (failure) {
-    ctx.errorCode = failure.code ?? INTERRUPTED_CODE;
-    await writer.send({ error: { message: failure.message, type: failure.type, code: failure.code ?? INTERRUPTED_CODE, param: null } });
-  }
-  await writer.done();
-  writer.end();
 }

@@ -1,8 +1,7 @@
 /** POST /v1/messages: Anthropic's Messages API over any upstream, as one Message or as Anthropic's event stream. */
 import type { H3Event } from 'h3';
 import type { PlanConfig } from '../../config/types.js';
-import type { MessagesRequest, MessagesStreamEvent, MessagesUsage } from '../../formats/anthropic-messages.js';
-import type { MessagesStreamOutcome } from '../../routing/messages-attempts.js';
+import type { MessagesRequest } from '../../formats/anthropic-messages.js';
 import { splitBetas } from '../../providers/anthropic/build-native-messages-request.js';
 import { tokenUsageFromMessages } from '../../translators/messages/messages-token-usage.js';
 import { responseCost } from '../../usage/response-cost.js';
@@ -10,12 +9,13 @@ import { abortOnDisconnect } from '../abort-on-disconnect.js';
 import { authorizeRoute } from '../authorize-route.js';
 import type { RouterDeps } from '../router-deps.js';
 import type { RouterRequestContext } from '../request-context.js';
-import { INTERRUPTED_CODE, relayCommittedStream } from '../relay-committed-stream.js';
-import { upstreamErrorType } from '../send-messages-error.js';
-import { SseWriter } from '../sse-writer.js';
+import { streamTarget } from '../encoders/client-stream-encoder.js';
+import { MessagesStreamEncoder } from '../encoders/messages-stream-encoder.js';
+import { serveClientStream } from '../encoders/serve-client-stream.js';
+import { servedUsage } from '../encoders/served-usage.js';
 import { fusionPlanOf, requireFusionAccess, toolFusionOf } from '../fusion/fusion-plan.js';
 import { serveFusionMessages } from '../fusion/serve-fusion-messages.js';
-import { routingHeaders, setRoutingHeaders } from './routing-headers.js';
+import { setRoutingHeaders } from './routing-headers.js';
 import { attemptsTraced, inSpendGateSpan } from '../request-spans.js';
 
 export function createMessagesRoute(deps: RouterDeps) {
@@ -31,9 +31,8 @@ export function createMessagesRoute(deps: RouterDeps) {
     const messages = { request, model: request.model, client: { version: typeof version === 'string' ? version : undefined, betas: splitBetas(beta) } };
     if (fusion) return serveFusionMessages(event, ctx, deps, fusion, call, messages);
     if (request.stream === true) {
-      const { value, meta } = await deps.engine.streamMessages(call, messages);
-      ctx.served = meta;
-      await writeMessagesStream(event, ctx, deps, value);
+      const encoder = new MessagesStreamEncoder(streamTarget(event.node.res, ctx, servedUsage(ctx, deps), deps));
+      await serveClientStream(encoder, () => deps.engine.streamMessages(call, messages), { stopped: deps.drain.deadline });
       return undefined;
     }
     const { value, meta } = await deps.engine.completeMessages(call, messages);
@@ -55,36 +54,4 @@ export function createMessagesRoute(deps: RouterDeps) {
 function clampOutputTokens(request: MessagesRequest, plan: PlanConfig | undefined): void {
   const cap = plan?.maxOutputTokens;
   if (cap !== undefined && request.max_tokens > cap) request.max_tokens = cap;
-}
-
-async function writeMessagesStream(event: H3Event, ctx: RouterRequestContext, deps: RouterDeps, stream: MessagesStreamOutcome): Promise<void> {
-  const writer = new SseWriter(event.node.res);
-  writer.open(routingHeaders(ctx.served!));
-  ctx.firstByteAt = deps.clock.now();
-  // message_start holds the prompt's usage, message_delta the cumulative rest (it may restate input).
-  let usage: Partial<MessagesUsage> = {};
-  const send = (item: MessagesStreamEvent) => {
-    if (item.type === 'message_start') usage = { ...(item.message as { usage?: MessagesUsage } | undefined)?.usage };
-    if (item.type === 'message_delta') {
-      usage = { ...usage, ...definedNumbers(item.usage) };
-      ctx.usage = tokenUsageFromMessages(usage);
-      const stopReason = (item.delta as { stop_reason?: string | null } | undefined)?.stop_reason;
-      if (stopReason) ctx.finishReason = stopReason;
-      // message_delta's usage is the final, cumulative one: it carries the cost.
-      if (item.usage && deps.config.server.ledger.costInResponses) Object.assign(item.usage, responseCost(deps.usage.prices, ctx.served, ctx.usage));
-    }
-    return writer.send(item, item.type);
-  };
-  const failure = await relayCommittedStream(writer, stream, send, deps.drain.deadline);
-  if (failure) {
-    ctx.errorCode = failure.code ?? INTERRUPTED_CODE;
-    // Anthropic's in-stream error, never a clean message_stop: the SDK and Claude Code raise it.
-    for (const item of stream.fail({ type: upstreamErrorType(failure.status, failure.code), message: failure.message })) await send(item);
-  }
-  writer.end();
-}
-
-function definedNumbers(value: unknown): Partial<MessagesUsage> {
-  if (typeof value !== 'object' || value === null) return {};
-  return Object.fromEntries(Object.entries(value).filter(([, member]) => typeof member === 'number'));
 }

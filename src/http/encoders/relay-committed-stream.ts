@@ -1,5 +1,6 @@
-import { UpstreamStreamError, type UpstreamFailure } from '../upstream/upstream-failure.js';
-import type { SseWriter } from './sse-writer.js';
+import { UpstreamStreamError, type UpstreamFailure } from '../../upstream/upstream-failure.js';
+import type { SseWriter } from '../sse-writer.js';
+import type { CommittedItems } from './client-stream-encoder.js';
 
 export const INTERRUPTED_CODE = 'upstream_stream_interrupted';
 
@@ -38,13 +39,13 @@ export function responsesFailureCode(failure: UpstreamFailure): string {
  */
 export async function relayCommittedStream<T>(
   writer: SseWriter,
-  stream: { head: T[]; tail: AsyncIterator<T> },
-  emit: (item: T) => Promise<void> | undefined,
+  stream: CommittedItems<T>,
+  encoder: { frame(item: T): Promise<void> | undefined },
   stopped: AbortSignal,
 ): Promise<UpstreamFailure | undefined> {
   try {
-    for (const item of stream.head) await emit(item);
-    for (let next = await stream.tail.next(); !next.done && !writer.closed; next = await stream.tail.next()) await emit(next.value);
+    for (const item of stream.head) await encoder.frame(item);
+    for (let next = await stream.tail.next(); !next.done && !writer.closed; next = await stream.tail.next()) await encoder.frame(next.value);
     return undefined;
   } catch (error) {
     if (stopped.aborted) return SHUT_DOWN;
