@@ -5,7 +5,7 @@
  * request that states one (routing/provider-preferences.ts), which the operator should know.
  */
 import type { RawConfigFiles } from './config-files.js';
-import type { FileProblem } from './cross-check.js';
+import type { FileProblem } from './file-problem.js';
 
 export function concreteModelProblems(files: Partial<RawConfigFiles>): FileProblem[] {
   const { catalog, providers, routes, plans } = files;

@@ -3,9 +3,8 @@ import { parseCidr } from '../core/proxy-trust.js';
 import { routeTargets } from './route-targets.js';
 import { concreteModelProblems } from './concrete-model-checks.js';
 import { outputLimitProblems } from './output-limit-checks.js';
-import { escapePointerSegment, type PointedProblem } from './locate-pointer.js';
-
-export type FileProblem = PointedProblem & { file: ConfigFileName };
+import { escapePointerSegment } from './locate-pointer.js';
+import type { FileProblem } from './file-problem.js';
 
 /**
  * Checks what no single schema can: ids unique within a file, and every reference from one file to

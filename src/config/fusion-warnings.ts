@@ -1,5 +1,5 @@
 import type { RawConfigFiles } from './config-files.js';
-import type { FileProblem } from './cross-check.js';
+import type { FileProblem } from './file-problem.js';
 
 /**
  * A fusion panel whose members all call one provider is legal but loses most of the point (one outage

@@ -1,7 +1,7 @@
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { RawConfigFiles } from './config-files.js';
-import type { FileProblem } from './cross-check.js';
+import type { FileProblem } from './file-problem.js';
 
 /**
  * app.legal names Markdown files (relative to the configuration directory) that the app shows as the

@@ -4,7 +4,7 @@
  * the client asked for, which the upstream may refuse.
  */
 import type { RawConfigFiles } from './config-files.js';
-import type { FileProblem } from './cross-check.js';
+import type { FileProblem } from './file-problem.js';
 import { routeTargets } from './route-targets.js';
 
 export function outputLimitProblems(files: Partial<RawConfigFiles>): FileProblem[] {

@@ -1,5 +1,5 @@
 import type { RawConfigFiles } from './config-files.js';
-import type { FileProblem } from './cross-check.js';
+import type { FileProblem } from './file-problem.js';
 import { routeTargets } from './route-targets.js';
 import type { ModelPrice, RouteProfileConfig } from './types.js';
 

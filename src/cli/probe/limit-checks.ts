@@ -2,7 +2,7 @@
  * The quota and rate-limit headers of two model requests must tell one consistent story: the same
  * limits and reset, a count that moved forward by at least the first request, remaining = limit − used.
  */
-import type { ProbeResponse } from './probe-http.js';
+import type { ProbeResponse } from './probe-response.js';
 import { expectThat, type ProbeSession } from './probe-session.js';
 
 export const LIMIT_CHECK = 'quota and rate-limit headers agree across two requests';

@@ -4,7 +4,7 @@
  * key's 401 in Anthropic's shape with `x-should-retry: false` (so Claude Code fails at once instead of
  * retrying for two minutes). The first two send real model traffic, counted against the key's quota.
  */
-import type { ProbeResponse } from './probe-http.js';
+import type { ProbeResponse } from './probe-response.js';
 import { probeFetch } from './probe-http.js';
 import { expectThat, ProbeFailure, type ProbeSession } from './probe-session.js';
 import { readSseBody } from './read-sse.js';

@@ -4,7 +4,7 @@
  * order through response.completed), a tool call round trip, and the fusion profile or its plan error.
  * Each sends real model traffic, counted against the key's quota.
  */
-import type { ProbeResponse } from './probe-http.js';
+import type { ProbeResponse } from './probe-response.js';
 import { probeFetch } from './probe-http.js';
 import { expectThat, ProbeFailure, type ProbeSession } from './probe-session.js';
 import { readSseBody } from './read-sse.js';

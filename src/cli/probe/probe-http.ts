@@ -5,6 +5,7 @@
 import { API_KEY_PREFIX } from '../../core/api-key.js';
 import { describeError } from '../../core/describe-error.js';
 import { ProbeFailure } from './probe-session.js';
+import type { ProbeResponse } from './probe-response.js';
 
 export const PROBE_USER_AGENT = 'router-probe/0.2 (+https://github.com/llm-router)';
 const TIMEOUT_MS = 60_000;
@@ -20,16 +21,6 @@ export interface ProbeRequest {
   /** Replaces the probe's own User-Agent ('' sends an empty one). */
   userAgent?: string;
   body?: unknown;
-}
-
-export interface ProbeResponse {
-  status: number;
-  headers: Headers;
-  text: string;
-  /** The body parsed as JSON, or undefined. */
-  json: any;
-  /** `METHOD URL (key)` for reports. */
-  request: string;
 }
 
 export function describeRequest(request: ProbeRequest): string {

@@ -3,7 +3,7 @@
  * request it sent, the response it got and what it expected) or is skipped (with why).
  */
 import { describeError } from '../../core/describe-error.js';
-import type { ProbeResponse } from './probe-http.js';
+import type { ProbeResponse } from './probe-response.js';
 
 export type ProbeGroup = 'public' | 'links' | 'authenticated';
 

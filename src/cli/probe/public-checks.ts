@@ -3,7 +3,8 @@
  * edge rule (1010) for clients that do not say who they are. Returns the documents the link check reads.
  */
 import { API_KEY_PREFIX } from '../../core/api-key.js';
-import { probeFetch, type ProbeResponse } from './probe-http.js';
+import { probeFetch } from './probe-http.js';
+import type { ProbeResponse } from './probe-response.js';
 import { expectThat, type ProbeSession } from './probe-session.js';
 
 const isUrl = (value: unknown): value is string => typeof value === 'string' && /^https?:\/\/\S+$/.test(value);
