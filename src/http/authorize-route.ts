@@ -8,12 +8,12 @@ import { CONCRETE_MODEL_FAMILY } from '../config/concrete-model-route.js';
 import { upgradePlanFor } from '../config/upgrade-plan.js';
 import { RouterError } from '../core/errors.js';
 import { planAllowsModel } from '../config/model-globs.js';
-import type { RouterRequestContext } from './request-context.js';
+import type { RequestState } from './request-context.js';
 
 const FUSION_PROFILE = 'router/fusion';
 const FUSION_TOOL = 'router:fusion';
 
-export function authorizeRoute(ctx: RouterRequestContext, plans: ReadonlyMap<string, PlanConfig>): RouteProfileConfig {
+export function authorizeRoute(ctx: Pick<RequestState, 'plan' | 'body' | 'route'>, plans: ReadonlyMap<string, PlanConfig>): RouteProfileConfig {
   const allowed = ctx.plan?.routeProfiles ?? [];
   const model = String(ctx.body?.model);
   const route = ctx.route;

@@ -3,11 +3,14 @@
  * streams alike), plus the IETF draft RateLimit-Policy / RateLimit fields with the same numbers.
  */
 import type { ServerResponse } from 'node:http';
-import type { RouterRequestContext } from './request-context.js';
+import type { RequestState } from './request-context.js';
 
-/** Set straight on the response (every request pays for this, so no intermediate object). */
-export function setLimitHeaders(res: ServerResponse, ctx: RouterRequestContext, nowMs: number): void {
-  const { quota, rate } = ctx;
+/**
+ * Set straight on the response (every request pays for this, so no intermediate object), from what the
+ * request has established: the window's decision and the monthly quota, each when known.
+ */
+export function setLimitHeaders(res: ServerResponse, limits: Pick<RequestState, 'quota' | 'rate'>, nowMs: number): void {
+  const { quota, rate } = limits;
   let policy = '';
   let state = '';
   if (rate) {

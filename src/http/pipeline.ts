@@ -1,5 +1,5 @@
 /**
- * Runs the ordered /v1 stages, then the route, and turns every failure into the contract's error with
+ * Runs a /v1 request's admission (its stage list, stages/admission-lists.ts), then the route, and turns every failure into the contract's error with
  * the quota and rate-limit headers an authenticated caller is owed. A request that no upstream served
  * (an upstream or router failure, or a refusal by the router itself) gives its monthly count back.
  */
@@ -13,10 +13,10 @@ import { setLimitHeaders } from './limit-headers.js';
 import { HTTP_REQUEST_METHOD, HTTP_ROUTE, ROUTER } from '../tracing/span-attributes.js';
 import { endpointOf, observeRequestOutcome, type RequestOutcome } from './request-outcome.js';
 import type { RouterDeps } from './router-deps.js';
-import { requestContext, type RouterRequestContext } from './request-context.js';
+import { establishing, requestContext, type AdmittedCount, type RequestState, type ServingRecord, type Standing } from './request-context.js';
 import { sendRouterError } from './send-error.js';
-import { peekQuota } from './stages/quota.js';
-import type { Stage } from './stages/stage.js';
+import { peekStanding } from './stages/quota.js';
+import type { AdmissionList, Stage } from './stages/stage.js';
 
 /**
  * Requests that no upstream served: the monthly count is given back. These are failures that are not
@@ -57,43 +57,66 @@ const STAGE_SPANS: Readonly<Record<string, string>> = {
   key_limits: 'router.rate_limit',
 };
 
-export type RouteHandler = (event: H3Event, ctx: RouterRequestContext) => Promise<unknown>;
+/**
+ * A /v1 route: it receives what its admission established (`request`) and records what serving it did
+ * (`serving`); both are the request's one object, seen through the two types.
+ */
+export type RouteHandler<Admitted> = (event: H3Event, request: Admitted, serving: ServingRecord) => Promise<unknown>;
 
 /** Writes a failure in the endpoint's own error shape (the contract's by default; Anthropic's on /v1/messages). */
 export type ErrorSender = typeof sendRouterError;
 
+export function createV1Handler<Admitted>(
+  deps: RouterDeps,
+  admission: AdmissionList<Admitted>,
+  handle: RouteHandler<Admitted>,
+  kind?: RequestOutcome['kind'],
+  sendError?: ErrorSender,
+): EventHandler;
+/** @deprecated Until create-router-app.ts builds its lists with stages/admission-lists.ts. */
 export function createV1Handler(
   deps: RouterDeps,
-  stages: readonly Stage[],
-  handle: RouteHandler,
+  admission: readonly Stage[],
+  handle: RouteHandler<RequestState>,
+  kind?: RequestOutcome['kind'],
+  sendError?: ErrorSender,
+): EventHandler;
+export function createV1Handler(
+  deps: RouterDeps,
+  admission: AdmissionList<unknown> | readonly Stage[],
+  handle: RouteHandler<never>,
   kind: RequestOutcome['kind'] = 'other',
   sendError: ErrorSender = sendRouterError,
 ): EventHandler {
   const observing = { kind, observers: deps.observers, now: () => deps.clock.now(), logger: deps.logger };
-  const stageSpans = stages.map((stage) => STAGE_SPANS[stage.name]);
+  // The list's types were checked when it was built; here it runs as the array it is, on the one object.
+  const stages = ('stages' in admission ? admission.stages : admission) as readonly Stage<RequestState>[];
+  const steps = stages.map((run) => ({ run, span: STAGE_SPANS[run.name] }));
+  const serve = handle as RouteHandler<RequestState>;
   const handleV1 = async (event: H3Event) => {
-    const ctx = requestContext(event);
-    const handled = observeRequestOutcome(event, ctx, observing);
+    const request = requestContext(event);
+    const handled = observeRequestOutcome(event, request, observing);
     try {
       if (deps.drain.draining) throw shuttingDown('refused');
-      for (let at = 0; at < stages.length; at++) {
-        ctx.trace?.enterStage(stageSpans[at]);
+      for (const step of steps) {
+        request.trace?.enterStage(step.span);
         // A stage that finished synchronously (the edge rule) costs no await and no microtask turn.
-        const pending = stages[at]!(event, ctx);
+        const pending = step.run(event, request);
         if (pending) await pending;
       }
-      ctx.trace?.leaveStages();
-      ctx.passedAdmission = kind === 'model';
-      applyLimitHeaders(event, ctx, deps);
-      return await handle(event, ctx);
+      request.trace?.leaveStages();
+      request.passedAdmission = kind === 'model';
+      applyLimitHeaders(event, request, deps);
+      return await serve(event, request, request);
     } catch (error) {
-      ctx.trace?.leaveStages(error);
-      return await failRequest(event, ctx, deps, error, sendError);
+      request.trace?.leaveStages(error);
+      return await failRequest(event, request, deps, error, sendError);
     } finally {
       // The account's in-flight slot goes back once, on every ending: served, failed, refused after it
       // was taken, the client gone (the stream relay has stopped by then), or cut by the drain.
-      ctx.releaseSlot?.();
-      ctx.releaseSlot = undefined;
+      const release = request.releaseSlot;
+      request.releaseSlot = undefined;
+      release?.();
       handled();
     }
   };
@@ -102,31 +125,33 @@ export function createV1Handler(
   // Every /v1 route runs here, so each request's server span (and so the parent of every stage and
   // upstream attempt) is made in this one place; the tracing observer ends it (server/tracing-observer.ts).
   return eventHandler((event) => {
-    const ctx = requestContext(event);
+    const request = requestContext(event);
     const route = endpointOf(event.path);
-    ctx.trace = tracing.startRequest(event.node.req.headers, `${event.method} ${route}`, {
+    request.trace = tracing.startRequest(event.node.req.headers, `${event.method} ${route}`, {
       [HTTP_REQUEST_METHOD]: event.method,
       [HTTP_ROUTE]: route,
-      [ROUTER.requestId]: ctx.requestId,
+      [ROUTER.requestId]: request.requestId,
     });
     return handleV1(event);
   });
 }
 
-export function applyLimitHeaders(event: H3Event, ctx: RouterRequestContext, deps: RouterDeps): void {
+/** The limit headers of what the request has established so far (none before authentication). */
+export function applyLimitHeaders(event: H3Event, request: RequestState, deps: RouterDeps): void {
   const res = event.node.res;
   if (res.headersSent) return;
-  setLimitHeaders(res, ctx, deps.clock.now());
+  setLimitHeaders(res, request, deps.clock.now());
 }
 
-async function failRequest(event: H3Event, ctx: RouterRequestContext, deps: RouterDeps, error: unknown, sendError: ErrorSender): Promise<string | undefined> {
-  const routerError = toRouterError(error, deps, ctx);
-  ctx.errorCode = routerError.code;
+/** Answers a failure from what the request had established when it failed (the facts still unset are undefined). */
+async function failRequest(event: H3Event, request: RequestState, deps: RouterDeps, error: unknown, sendError: ErrorSender): Promise<string | undefined> {
+  const routerError = toRouterError(error, deps, request);
+  request.errorCode = routerError.code;
   if (routerError.code === 'all_upstreams_failed') {
-    ctx.failedAttempts = (routerError.details.attempts as RequestOutcome['attempts'] | undefined) ?? [];
-    ctx.failedRetryCount = Number(routerError.headers['x-router-retry-count'] ?? 0);
+    request.failedAttempts = (routerError.details.attempts as RequestOutcome['attempts'] | undefined) ?? [];
+    request.failedRetryCount = Number(routerError.headers['x-router-retry-count'] ?? 0);
   }
-  if (ctx.admitted && REFUNDED.has(routerError.code)) await refund(ctx, deps);
+  if (request.admitted && REFUNDED.has(routerError.code)) await refund(request, request.admitted, deps);
   if (routerError.code === 'client_closed_request') {
     // Not a failure of the router, and nothing to answer (its outcome is logged at debug level).
     event.node.res.statusCode = routerError.status;
@@ -134,15 +159,15 @@ async function failRequest(event: H3Event, ctx: RouterRequestContext, deps: Rout
     return undefined;
   }
   if (event.node.res.headersSent || event.node.res.destroyed) return undefined;
-  if (routerError.code !== 'store_unavailable') await fillMissingLimits(ctx, deps);
-  applyLimitHeaders(event, ctx, deps);
+  if (routerError.code !== 'store_unavailable') await fillMissingLimits(request, deps);
+  applyLimitHeaders(event, request, deps);
   return sendError(event, routerError, deps.config.server);
 }
 
-function toRouterError(error: unknown, deps: RouterDeps, ctx: RouterRequestContext): RouterError {
+function toRouterError(error: unknown, deps: RouterDeps, request: RequestState): RouterError {
   if (isRouterError(error)) return error;
   if (error instanceof StoreUnavailableError) {
-    deps.logger.error(`[${ctx.requestId}] store unavailable: ${error.message}`);
+    deps.logger.error(`[${request.requestId}] store unavailable: ${error.message}`);
     return new RouterError('store_unavailable', 'The router cannot reach its database right now, so it cannot meter this request. Retry shortly.', {
       headers: { 'retry-after': '5' },
     });
@@ -153,27 +178,28 @@ function toRouterError(error: unknown, deps: RouterDeps, ctx: RouterRequestConte
     return new RouterError('client_closed_request', 'The client closed the connection before an upstream answered.');
   }
   // A router bug, never blamed on a provider (routing/failover.ts re-throws it untouched): one line.
-  deps.logger.error(`[${ctx.requestId}] router failure, answered 500 internal_error: ${describeCrash(error)}`);
+  deps.logger.error(`[${request.requestId}] router failure, answered 500 internal_error: ${describeCrash(error)}`);
   return new RouterError('internal_error', 'The router failed unexpectedly while handling this request. Retry; if it persists, contact support with the X-Request-Id.');
 }
 
-async function refund(ctx: RouterRequestContext, deps: RouterDeps): Promise<void> {
-  const { weight, refund: giveBack } = ctx.admitted!;
-  ctx.admitted = undefined;
+/** Gives the request's monthly count back, once: the request is no longer counted (its outcome says so). */
+async function refund(request: RequestState, admitted: AdmittedCount, deps: RouterDeps): Promise<void> {
+  request.admitted = undefined;
   try {
-    await giveBack();
-    ctx.quota!.used = Math.max(0, ctx.quota!.used - weight);
+    await admitted.refund();
+    if (request.quota) request.quota.used = Math.max(0, request.quota.used - admitted.weight);
   } catch (error) {
-    deps.logger.warn(`[${ctx.requestId}] quota refund failed: ${describeError(error)}`);
+    deps.logger.warn(`[${request.requestId}] quota refund failed: ${describeError(error)}`);
   }
 }
 
 /** Errors raised before the quota or rate-limit stage still report the caller's exact limits. */
-async function fillMissingLimits(ctx: RouterRequestContext, deps: RouterDeps): Promise<void> {
-  if (!ctx.caller) return;
+async function fillMissingLimits(request: RequestState, deps: RouterDeps): Promise<void> {
+  const { caller } = request;
+  if (!caller) return;
   try {
-    if (!ctx.quota) await peekQuota(deps, ctx);
-    if (!ctx.rate && ctx.plan) ctx.rate = await deps.rateLimiter.peek(ctx.caller.accountId, ctx.plan.requestsPerMinute, deps.clock.now());
+    if (!request.quota) await peekStanding(deps, caller.accountId, establishing<Standing>(request));
+    if (!request.rate && request.plan) request.rate = await deps.rateLimiter.peek(caller.accountId, request.plan.requestsPerMinute, deps.clock.now());
   } catch {
     // The error being reported matters more than its headers.
   }

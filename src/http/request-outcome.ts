@@ -11,7 +11,7 @@ import type { AttemptSummary, CredentialSource } from '../routing/failover.js';
 import type { FusionCall } from '../routing/fusion/index.js';
 import type { SpendReservation } from '../usage/spend-gate.js';
 import type { RequestTrace } from '../tracing/tracing.js';
-import type { RouterRequestContext } from './request-context.js';
+import type { RequestState } from './request-context.js';
 
 export interface RequestOutcome {
   requestId: string;
@@ -67,7 +67,7 @@ export interface RequestObserver {
  */
 export function observeRequestOutcome(
   event: H3Event,
-  ctx: RouterRequestContext,
+  request: RequestState,
   options: { kind: RequestOutcome['kind']; observers: readonly RequestObserver[]; now: () => number; logger: ConsolaInstance },
 ): () => void {
   if (options.observers.length === 0) return () => undefined;
@@ -76,12 +76,12 @@ export function observeRequestOutcome(
   let handled = false;
   const report = () => {
     if (!closed || !handled) return;
-    const outcome = buildOutcome(event, ctx, options.kind, closed.at, closed.clientClosed);
+    const outcome = buildOutcome(event, request, options.kind, closed.at, closed.clientClosed);
     for (const observer of options.observers) {
       try {
         observer.onRequestFinished(outcome);
       } catch (error) {
-        options.logger.warn(`[${ctx.requestId}] request observer failed: ${describeError(error)}`);
+        options.logger.warn(`[${request.requestId}] request observer failed: ${describeError(error)}`);
       }
     }
   };
@@ -95,34 +95,35 @@ export function observeRequestOutcome(
   };
 }
 
-function buildOutcome(event: H3Event, ctx: RouterRequestContext, kind: RequestOutcome['kind'], finishedAt: number, clientClosed: boolean): RequestOutcome {
-  const served = ctx.served;
+/** What the request established and what serving it recorded, as the observers read it. */
+function buildOutcome(event: H3Event, request: RequestState, kind: RequestOutcome['kind'], finishedAt: number, clientClosed: boolean): RequestOutcome {
+  const served = request.served;
   return {
-    requestId: ctx.requestId,
+    requestId: request.requestId,
     kind,
     endpoint: endpointOf(event.path),
-    startedAt: ctx.startedAt,
+    startedAt: request.startedAt,
     finishedAt,
-    accountId: ctx.caller?.accountId ?? null,
-    keyId: ctx.caller?.keyId ?? null,
-    routeId: ctx.route?.id ?? null,
-    counted: ctx.admitted !== undefined,
-    admitted: ctx.passedAdmission === true,
-    quotaWeight: ctx.route?.quotaWeight ?? 1,
+    accountId: request.caller?.accountId ?? null,
+    keyId: request.caller?.keyId ?? null,
+    routeId: request.route?.id ?? null,
+    counted: request.admitted !== undefined,
+    admitted: request.passedAdmission,
+    quotaWeight: request.route?.quotaWeight ?? 1,
     // A client that left before any answer gets nothing; 499 records that (as nginx does).
     status: clientClosed && !event.node.res.headersSent ? 499 : event.node.res.statusCode,
-    errorCode: ctx.errorCode ?? null,
+    errorCode: request.errorCode ?? null,
     servedBy: served ? { providerId: served.providerId, upstreamModel: served.upstreamModel, credentialSource: served.credentialSource } : null,
-    retryCount: served?.retryCount ?? ctx.failedRetryCount ?? 0,
-    attempts: served?.attempts ?? ctx.failedAttempts ?? [],
-    usage: ctx.usage ?? null,
-    firstByteMs: ctx.firstByteAt === undefined ? null : ctx.firstByteAt - ctx.startedAt,
-    totalMs: finishedAt - ctx.startedAt,
-    finishReason: ctx.finishReason ?? null,
+    retryCount: served?.retryCount ?? request.failedRetryCount ?? 0,
+    attempts: served?.attempts ?? request.failedAttempts ?? [],
+    usage: request.usage ?? null,
+    firstByteMs: request.firstByteAt === undefined ? null : request.firstByteAt - request.startedAt,
+    totalMs: finishedAt - request.startedAt,
+    finishReason: request.finishReason ?? null,
     clientClosed,
-    spendReservation: ctx.spendReservation ?? null,
-    ...(ctx.fusion ? { extraCalls: ctx.fusion.trace.calls.filter((call) => call !== ctx.fusion?.main) } : {}),
-    ...(ctx.trace ? { trace: ctx.trace } : {}),
+    spendReservation: request.spendReservation ?? null,
+    ...(request.fusion ? { extraCalls: request.fusion.trace.calls.filter((call) => call !== request.fusion?.main) } : {}),
+    ...(request.trace ? { trace: request.trace } : {}),
   };
 }
 

@@ -3,14 +3,14 @@
  * of the failover loop's attempt spans, and the spend gate's admission span. Nothing when tracing is off.
  */
 import type { SpanScope } from '../tracing/tracing.js';
-import type { RouterRequestContext } from './request-context.js';
+import type { Received } from './request-context.js';
 
 /** Spread into a FailoverCall: its attempts' spans go under the request's server span. */
-export function attemptsTraced(ctx: RouterRequestContext): { trace?: SpanScope } {
-  return ctx.trace ? { trace: ctx.trace.server } : {};
+export function attemptsTraced(request: Pick<Received, 'trace'>): { trace?: SpanScope } {
+  return request.trace ? { trace: request.trace.server } : {};
 }
 
 /** The spend gate's reservation in its own span (`router.spend_gate`), a refusal marked with its code. */
-export function inSpendGateSpan<T>(ctx: RouterRequestContext, reserve: () => Promise<T>): Promise<T> {
-  return ctx.trace ? ctx.trace.inSpan('router.spend_gate', reserve) : reserve();
+export function inSpendGateSpan<T>(request: Pick<Received, 'trace'>, reserve: () => Promise<T>): Promise<T> {
+  return request.trace ? request.trace.inSpan('router.spend_gate', reserve) : reserve();
 }

@@ -1,15 +1,18 @@
 import type { KeyService } from '../../accounts/key-service.js';
 import { RouterError } from '../../core/errors.js';
 import { isHeaderName } from '../is-header-name.js';
+import { establishing, type Authenticated, type Received } from '../request-context.js';
 import type { Stage } from './stage.js';
 
 /**
  * Resolves the bearer key to an account; failures are the contract's guided 401s. Anthropic's clients
  * send the key as `x-api-key` (ANTHROPIC_API_KEY), checked exactly like a bearer token.
  */
-export function createAuthenticateStage(keys: KeyService): Stage {
-  return async (event, ctx) => {
-    ctx.caller = await keys.verify(presentedAuthorization(event.node.req.rawHeaders));
+export function createAuthenticateStage(keys: KeyService): Stage<Received, Authenticated> {
+  return async (event, request) => {
+    const authenticated = establishing<Authenticated>(request);
+    authenticated.caller = await keys.verify(presentedAuthorization(event.node.req.rawHeaders));
+    return authenticated;
   };
 }
 

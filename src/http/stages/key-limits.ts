@@ -2,6 +2,7 @@ import type { KeyLimitService } from '../../accounts/key-limit-service.js';
 import { RouterError } from '../../core/errors.js';
 import { quotaPeriod } from '../../core/quota-period.js';
 import type { RouterDeps } from '../router-deps.js';
+import type { Authenticated, Counted } from '../request-context.js';
 import type { Stage } from './stage.js';
 
 /**
@@ -9,15 +10,16 @@ import type { Stage } from './stage.js';
  * and a per-minute limit on its own window. Runs after the account's quota and rate limit; a request
  * refused here gives back the account's count (the pipeline refunds it) and its own.
  */
-export function createKeyLimitsStage(deps: Pick<RouterDeps, 'store' | 'rateLimiter' | 'clock'>, limits: KeyLimitService): Stage {
-  return async (_event, ctx) => {
-    const keyId = ctx.caller!.keyId;
+export function createKeyLimitsStage(deps: Pick<RouterDeps, 'store' | 'rateLimiter' | 'clock'>, limits: KeyLimitService): Stage<Authenticated & Counted> {
+  return async (_event, request) => {
+    const keyId = request.caller.keyId;
     const own = await limits.get(keyId);
     if (own.monthlyRequests === null && own.requestsPerMinute === null) return;
     const now = deps.clock.now();
     if (own.monthlyRequests !== null) {
       const period = quotaPeriod(now);
-      const weight = ctx.admitted?.weight ?? 1;
+      const admitted = request.admitted;
+      const weight = admitted.weight;
       const decision = await deps.store.admitKeyQuota({ keyId, period: period.key, weight, limit: own.monthlyRequests });
       if (!decision.admitted) {
         throw new RouterError(
@@ -25,13 +27,11 @@ export function createKeyLimitsStage(deps: Pick<RouterDeps, 'store' | 'rateLimit
           `This key's own monthly cap (${own.monthlyRequests} requests) is used up; it resets at ${period.resetsAt}. Raise or remove the cap on the keys page, or use another key.`,
         );
       }
-      const accountRefund = ctx.admitted?.refund;
-      if (ctx.admitted && accountRefund) {
-        ctx.admitted.refund = async () => {
-          await accountRefund();
-          await deps.store.refundKeyQuota(keyId, period.key, weight);
-        };
-      }
+      const accountRefund = admitted.refund;
+      admitted.refund = async () => {
+        await accountRefund();
+        await deps.store.refundKeyQuota(keyId, period.key, weight);
+      };
     }
     if (own.requestsPerMinute !== null) {
       const decision = await deps.rateLimiter.admit(`key:${keyId}`, own.requestsPerMinute, now);

@@ -1,7 +1,7 @@
 /**
  * After the body stage (and the model alias), before the quota stage: applies the request's `provider`
  * object and a `:nitro` / `:floor` suffix on the model to the route (routing/provider-preferences.ts),
- * so ctx.route holds only the targets they allow, in their order. A combination no target meets is
+ * so the request's route holds only the targets they allow, in their order. A combination no target meets is
  * refused here with a 400 naming the field: before admission, so it is never counted or charged. The
  * `provider` object is taken off the body either way: it is the router's, never an upstream's.
  */
@@ -9,23 +9,23 @@ import type { ProviderConfig, RouteProfileConfig } from '../../config/types.js';
 import { RouterError } from '../../core/errors.js';
 import { narrowRoute, parseProviderPreferences, type PreferenceSort } from '../../routing/provider-preferences.js';
 import { requestedParameters } from '../../routing/supported-parameters.js';
+import type { WithBody } from '../request-context.js';
 import type { Stage } from './stage.js';
 
 /** OpenRouter's shortcuts: `:nitro` is the fastest measured throughput first, `:floor` the cheapest first. */
 const SUFFIX_SORT: Readonly<Record<string, PreferenceSort>> = { nitro: 'throughput', floor: 'price' };
 
-export function createProviderPreferencesStage(routes: ReadonlyMap<string, RouteProfileConfig>, providers: ReadonlyMap<string, ProviderConfig>): Stage {
-  return (_event, ctx) => {
-    const body = ctx.body;
-    if (!body) return;
+export function createProviderPreferencesStage(routes: ReadonlyMap<string, RouteProfileConfig>, providers: ReadonlyMap<string, ProviderConfig>): Stage<WithBody> {
+  return (_event, request) => {
+    const body = request.body;
     const stated = body.provider;
     delete body.provider;
-    const suffix = ctx.route ? undefined : suffixOf(body.model, routes);
+    const suffix = request.route ? undefined : suffixOf(body.model, routes);
     if (suffix) {
-      ctx.route = suffix.route;
+      request.route = suffix.route;
       body.model = suffix.route.id;
     }
-    const route = ctx.route;
+    const route = request.route;
     // An unknown model is answered by the route's authorization (404 with the profiles the key may use).
     if (!route || (stated === undefined && !suffix)) return;
     if (route.fusion) {
@@ -43,7 +43,7 @@ export function createProviderPreferencesStage(routes: ReadonlyMap<string, Route
     }
     const narrowed = narrowRoute(route, preferences, { providers, requestedParameters: preferences.requireParameters ? requestedParameters(body) : [] });
     if (narrowed instanceof RouterError) throw narrowed;
-    ctx.route = narrowed;
+    request.route = narrowed;
   };
 }
 

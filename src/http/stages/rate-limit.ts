@@ -1,16 +1,19 @@
 import { RouterError } from '../../core/errors.js';
 import type { RouterDeps } from '../router-deps.js';
+import { establishing, type Authenticated, type Rated, type Standing } from '../request-context.js';
 import type { Stage } from './stage.js';
 
 /**
- * Requests per minute of the account's plan. Runs after the quota stage (which supplies the plan);
+ * Requests per minute of the account's plan. Needs the plan (the quota stage's, or its peek's);
  * a request rejected here is refunded from the monthly quota by the pipeline, since nothing served it.
  */
-export function createRateLimitStage(deps: Pick<RouterDeps, 'rateLimiter' | 'clock'>): Stage {
-  return async (_event, ctx) => {
-    const limit = ctx.plan?.requestsPerMinute ?? 0;
-    const decision = await deps.rateLimiter.admit(ctx.caller!.accountId, limit, deps.clock.now());
-    ctx.rate = decision;
+export function createRateLimitStage(deps: Pick<RouterDeps, 'rateLimiter' | 'clock'>): Stage<Authenticated & Standing, Rated> {
+  return async (_event, request) => {
+    const limit = request.plan?.requestsPerMinute ?? 0;
+    const decision = await deps.rateLimiter.admit(request.caller.accountId, limit, deps.clock.now());
+    const rated = establishing<Rated>(request);
+    // Set before the refusal: a refused request's headers report the window that refused it.
+    rated.rate = decision;
     if (!decision.allowed) {
       throw new RouterError(
         'rate_limit_exceeded',
@@ -18,5 +21,6 @@ export function createRateLimitStage(deps: Pick<RouterDeps, 'rateLimiter' | 'clo
         { headers: { 'retry-after': String(decision.retryAfterSeconds) } },
       );
     }
+    return rated;
   };
 }

@@ -4,6 +4,7 @@ import type { RouteProfileConfig } from '../../config/types.js';
 import { checkJsonBounds, type JsonBounds } from '../../core/check-json-bounds.js';
 import { RouterError } from '../../core/errors.js';
 import { findNonFiniteNumber } from '../../core/find-non-finite-number.js';
+import { establishing, type Authenticated, type WithBody } from '../request-context.js';
 import type { Stage } from './stage.js';
 
 /** An endpoint's own rule over a schema-valid body: throws the contract's error to refuse it. */
@@ -29,15 +30,18 @@ export function createReadJsonBodyStage(options: {
   schema: object;
   routes: ReadonlyMap<string, RouteProfileConfig>;
   refuse?: BodyRule | undefined;
-}): Stage {
+}): Stage<Authenticated, WithBody> {
   const validate = createBodyValidator(options.schema);
-  return async (event, ctx) => {
+  // Authenticated first: a caller without a valid key learns nothing from how its body is judged.
+  return async (event, request) => {
     const body = parseBoundedJson(await readBoundedBody(event.node.req, options.limitBytes));
     const invalid = validate(body);
     if (invalid) throw invalid;
     options.refuse?.(body as Record<string, unknown>);
-    ctx.body = body as Record<string, unknown>;
-    ctx.route = options.routes.get((body as { model: string }).model);
+    const withBody = establishing<WithBody>(request);
+    withBody.body = body as Record<string, unknown>;
+    withBody.route = options.routes.get((body as { model: string }).model);
+    return withBody;
   };
 }
 

@@ -1,16 +1,19 @@
 import type { H3Event } from 'h3';
 import { randomHex } from '../../core/random-hex.js';
-import type { RouterRequestContext } from '../request-context.js';
+import { RequestState } from '../request-context.js';
 
 const VALID_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
-/** First stage of every request: echo a sane incoming X-Request-Id or mint one, and expose it. */
-export function assignRequestId(event: H3Event, now: number): RouterRequestContext {
+/**
+ * Before any stage (the app's onRequest, every request): echoes a sane incoming X-Request-Id or mints
+ * one, and makes the request's one object (`Received`), which the stages then extend.
+ */
+export function assignRequestId(event: H3Event, now: number): RequestState {
   const requestId = requestIdOf(event.node.req.headers['x-request-id'], now);
   event.node.res.setHeader('x-request-id', requestId);
-  const ctx: RouterRequestContext = { requestId, startedAt: now };
-  event.context.router = ctx;
-  return ctx;
+  const request = new RequestState(requestId, now);
+  event.context.router = request;
+  return request;
 }
 
 /** The incoming X-Request-Id when it is sane, else a fresh one. */

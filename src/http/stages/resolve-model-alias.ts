@@ -1,5 +1,6 @@
 import { globMatcher } from '../../config/model-globs.js';
 import type { ModelAliasConfig, RouteProfileConfig } from '../../config/types.js';
+import type { WithBody } from '../request-context.js';
 import type { Stage } from './stage.js';
 
 /**
@@ -8,12 +9,12 @@ import type { Stage } from './stage.js';
  * (`claude-opus-…`, `claude-haiku-…`) reach a profile with no flags. Before the quota stage, which
  * counts by the profile's weight.
  */
-export function createResolveModelAliasStage(aliases: readonly ModelAliasConfig[], routes: ReadonlyMap<string, RouteProfileConfig>): Stage {
+export function createResolveModelAliasStage(aliases: readonly ModelAliasConfig[], routes: ReadonlyMap<string, RouteProfileConfig>): Stage<WithBody> {
   const matchers = aliases.map((alias) => ({ matches: globMatcher(alias.model), route: routes.get(alias.route) }));
-  return (_event, ctx) => {
-    if (ctx.route) return;
-    const model = ctx.body?.model;
+  return (_event, request) => {
+    if (request.route) return;
+    const model = request.body.model;
     if (typeof model !== 'string') return;
-    ctx.route = matchers.find((matcher) => matcher.matches(model))?.route;
+    request.route = matchers.find((matcher) => matcher.matches(model))?.route;
   };
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { RouteProfileConfig } from '../../../src/config/types.js';
-import type { RouterRequestContext } from '../../../src/http/request-context.js';
+import type { WithBody } from '../../../src/http/request-context.js';
 import { globMatcher } from '../../../src/config/model-globs.js';
 import { createResolveModelAliasStage } from '../../../src/http/stages/resolve-model-alias.js';
 
@@ -16,9 +16,9 @@ function resolve(model: unknown, known?: RouteProfileConfig): RouteProfileConfig
     ],
     routes,
   );
-  const ctx = { requestId: 'r', startedAt: 0, body: { model }, route: known } as RouterRequestContext;
-  void stage({} as never, ctx);
-  return ctx.route;
+  const request: WithBody = { body: { model }, route: known };
+  void stage({} as never, request);
+  return request.route;
 }
 
 describe('model aliases', () => {
