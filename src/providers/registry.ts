@@ -3,9 +3,9 @@ import type { Clock } from '../core/clock.js';
 import type { AdapterRegistry } from './adapter.js';
 import { createAnthropicAdapter } from './anthropic/index.js';
 import { createGeminiAdapter } from './gemini/index.js';
-import { openaiAdapter } from './openai/index.js';
+import { createOpenAIAdapter } from './openai/index.js';
 
-/** One registry per router: the Gemini adapter keeps thought signatures between turns in it. */
+/** One registry per router, on the router's clock (answers' creation times, Retry-After dates). */
 export function createAdapterRegistry(clock: Clock): AdapterRegistry {
-  return { openai: openaiAdapter, anthropic: createAnthropicAdapter(clock), gemini: createGeminiAdapter({ clock }) };
+  return { openai: createOpenAIAdapter(clock), anthropic: createAnthropicAdapter(clock), gemini: createGeminiAdapter({ clock }) };
 }

@@ -1,3 +1,4 @@
+import { retryAfterSecondsOf } from '../../core/retry-after.js';
 import type { UpstreamFailure } from '../../upstream/upstream-failure.js';
 import { anthropicFailure } from './anthropic-failure.js';
 
@@ -7,7 +8,7 @@ import { anthropicFailure } from './anthropic-failure.js';
  * `nowMs` resolves a Retry-After given as an HTTP date.
  */
 export function parseAnthropicError(status: number, bodyText: string, headers: Headers, nowMs: number): UpstreamFailure {
-  return anthropicFailure(status, errorMemberOf(bodyText), retryAfterSeconds(headers.get('retry-after'), nowMs));
+  return anthropicFailure(status, errorMemberOf(bodyText), retryAfterSecondsOf(headers, nowMs));
 }
 
 function errorMemberOf(bodyText: string): unknown {
@@ -17,13 +18,4 @@ function errorMemberOf(bodyText: string): unknown {
   } catch {
     return undefined;
   }
-}
-
-/** Retry-After is delta-seconds or an HTTP date; anything else is ignored. */
-function retryAfterSeconds(value: string | null, nowMs: number): number | undefined {
-  if (value === null || value.trim() === '') return undefined;
-  const seconds = Number(value);
-  if (Number.isFinite(seconds)) return seconds >= 0 ? seconds : undefined;
-  const date = Date.parse(value);
-  return Number.isNaN(date) ? undefined : Math.max(0, Math.ceil((date - nowMs) / 1000));
 }

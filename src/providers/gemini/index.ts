@@ -22,6 +22,6 @@ export function createGeminiAdapter(options: GeminiAdapterOptions = {}): Provide
     buildChatRequest: (request, ctx) => buildGeminiRequest(request, ctx),
     parseChatResponse: (body, ctx) => parseGeminiResponse(body, ctx, clock.now()),
     createChatStreamTranslator: (ctx) => new GeminiStreamTranslator(ctx, clock.now()),
-    parseError: parseGeminiError,
+    parseError: (status, bodyText, headers) => parseGeminiError(status, bodyText, headers, clock.now()),
   };
 }

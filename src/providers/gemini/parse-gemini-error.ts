@@ -1,4 +1,5 @@
 import { redactKeyLikeTokens } from '../../core/redact-secrets.js';
+import { retryAfterSecondsOf } from '../../core/retry-after.js';
 import type { UpstreamFailure } from '../../upstream/upstream-failure.js';
 import type { GeminiErrorStatus } from './gemini-types.js';
 
@@ -8,9 +9,12 @@ const ERROR_INFO = 'type.googleapis.com/google.rpc.ErrorInfo';
 const BAD_KEY_REASONS = new Set(['API_KEY_INVALID', 'API_KEY_EXPIRED']);
 const CONTEXT_OVERFLOW = /input token count|maximum number of tokens|context (window|length)/i;
 
-/** A non-2xx Gemini response → the contract's terms. Never throws; bodies may be JSON, HTML or empty. */
-export function parseGeminiError(status: number, bodyText: string, headers: Headers): UpstreamFailure {
-  return failureFromStatus(status, readErrorStatus(bodyText), headers.get('retry-after'));
+/**
+ * A non-2xx Gemini response → the contract's terms. Never throws; bodies may be JSON, HTML or empty.
+ * `nowMs` resolves a Retry-After given as an HTTP date.
+ */
+export function parseGeminiError(status: number, bodyText: string, headers: Headers, nowMs: number): UpstreamFailure {
+  return failureFromStatus(status, readErrorStatus(bodyText), retryAfterSecondsOf(headers, nowMs));
 }
 
 /**
@@ -30,7 +34,8 @@ export function readErrorStatus(text: string): GeminiErrorStatus | undefined {
   return typeof error === 'object' && error !== null ? (error as GeminiErrorStatus) : undefined;
 }
 
-export function failureFromStatus(status: number, error: GeminiErrorStatus | undefined, retryAfterHeader: string | null = null): UpstreamFailure {
+/** `headerRetryAfterSeconds`: the answer's Retry-After, when it had one; a RetryInfo in the body wins over it. */
+export function failureFromStatus(status: number, error: GeminiErrorStatus | undefined, headerRetryAfterSeconds?: number): UpstreamFailure {
   // Key-shaped tokens (AIza…) never leave the router, even ones other than the attempt's own key.
   const message = typeof error?.message === 'string' && error.message !== '' ? redactKeyLikeTokens(error.message) : `Gemini returned HTTP ${status}.`;
   const failure = (type: string, code: string | null, httpStatus = status): UpstreamFailure => ({ status: httpStatus, type, code, message });
@@ -48,9 +53,9 @@ export function failureFromStatus(status: number, error: GeminiErrorStatus | und
     case 404:
       return failure('not_found_error', 'model_not_found');
     case 429:
-      return withRetryAfter(failure('rate_limit_error', 'rate_limit_exceeded'), retryDelaySeconds(error) ?? headerSeconds(retryAfterHeader));
+      return withRetryAfter(failure('rate_limit_error', 'rate_limit_exceeded'), retryDelaySeconds(error) ?? headerRetryAfterSeconds);
     case 503:
-      return withRetryAfter(failure('server_error', 'overloaded'), headerSeconds(retryAfterHeader));
+      return withRetryAfter(failure('server_error', 'overloaded'), headerRetryAfterSeconds);
     case 504:
       return failure('server_error', 'timeout');
     default:
@@ -67,11 +72,6 @@ function retryDelaySeconds(error: GeminiErrorStatus | undefined): number | undef
   const detail = (error?.details ?? []).find((entry) => entry['@type'] === RETRY_INFO);
   const match = typeof detail?.retryDelay === 'string' ? /^(\d+(?:\.\d+)?)s$/.exec(detail.retryDelay) : null;
   return match ? Math.max(1, Math.ceil(Number(match[1]))) : undefined;
-}
-
-function headerSeconds(value: string | null): number | undefined {
-  if (value === null || !/^\d+$/.test(value.trim())) return undefined;
-  return Math.max(1, Number(value.trim()));
 }
 
 function withRetryAfter(failure: UpstreamFailure, seconds: number | undefined): UpstreamFailure {

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { createGeminiAdapter } from '../../../../src/providers/gemini/index.js';
 
-const geminiAdapter = createGeminiAdapter();
+const NOW = Date.parse('2026-01-01T00:00:00Z');
+const geminiAdapter = createGeminiAdapter({ clock: { now: () => NOW } });
 
 const googleBody = (code: number, status: string, message: string, details?: unknown[]) =>
   JSON.stringify({ error: { code, message, status, ...(details ? { details } : {}) } }, null, 2);
@@ -30,6 +31,7 @@ describe('Gemini errors → contract failures', () => {
 
   it('falls back to the Retry-After header when the body has no RetryInfo', () => {
     expect(parse(429, googleBody(429, 'RESOURCE_EXHAUSTED', 'slow down'), { 'retry-after': '9' }).retryAfterSeconds).toBe(9);
+    expect(parse(429, googleBody(429, 'RESOURCE_EXHAUSTED', 'slow down'), { 'retry-after': 'Thu, 01 Jan 2026 00:00:12 GMT' }).retryAfterSeconds).toBe(12);
     expect(parse(429, googleBody(429, 'RESOURCE_EXHAUSTED', 'slow down')).retryAfterSeconds).toBeUndefined();
   });
 

@@ -1,12 +1,14 @@
 import OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startOpenAIFake, type OpenAIFake } from '../../../fakes/openai-fake.js';
-import { openaiAdapter } from '../../../../src/providers/openai/index.js';
+import { createOpenAIAdapter } from '../../../../src/providers/openai/index.js';
+import { systemClock } from '../../../../src/core/clock.js';
 import { UpstreamStreamError } from '../../../../src/upstream/upstream-failure.js';
 import { createSseDecoder } from '../../../../src/upstream/sse-decoder.js';
 import type { SseEvent } from '../../../../src/upstream/sse-event.js';
 import { openaiContext } from './openai-context.js';
 
+const openaiAdapter = createOpenAIAdapter(systemClock);
 const DEFAULT_TEXT = 'Hello from openai-fake: héllo 👋 世界';
 let fake: OpenAIFake;
 let client: OpenAI;

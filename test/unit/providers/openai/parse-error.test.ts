@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { parseError } from '../../../../src/providers/openai/parse-error.js';
+import { parseError as parseAt } from '../../../../src/providers/openai/parse-error.js';
 
 const noHeaders = new Headers();
+const NOW = Date.parse('2026-01-01T00:00:00Z');
+const parseError = (status: number, body: string, headers: Headers) => parseAt(status, body, headers, NOW);
 
 describe('parseError', () => {
   it('passes an OpenAI error body through with its status', () => {
@@ -28,9 +30,10 @@ describe('parseError', () => {
     expect(failure).toMatchObject({ status: 429, type: 'rate_limit_error', code: 'rate_limit_exceeded', retryAfterSeconds: 20 });
   });
 
-  it('prefers retry-after-ms over retry-after and ignores HTTP dates', () => {
+  it('prefers retry-after-ms over retry-after and reads HTTP dates against the clock', () => {
     expect(parseError(429, '', new Headers({ 'retry-after-ms': '1500', 'retry-after': '9' })).retryAfterSeconds).toBe(1.5);
-    expect(parseError(429, '', new Headers({ 'retry-after': 'Wed, 21 Oct 2015 07:28:00 GMT' })).retryAfterSeconds).toBeUndefined();
+    expect(parseError(429, '', new Headers({ 'retry-after': 'Thu, 01 Jan 2026 00:00:42 GMT' })).retryAfterSeconds).toBe(42);
+    expect(parseError(429, '', new Headers({ 'retry-after': 'Wed, 21 Oct 2015 07:28:00 GMT' })).retryAfterSeconds).toBe(0);
   });
 
   it('turns an HTML proxy page into a generic message with the status, never echoing the body', () => {
