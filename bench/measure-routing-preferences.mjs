@@ -3,7 +3,7 @@
 // the built dist/. `npm run build` first; `node bench/measure-routing-preferences.mjs`.
 import { performance } from 'node:perf_hooks';
 import { narrowRoute, parseProviderPreferences } from '../dist/routing/provider-preferences.js';
-import { requestedParameters } from '../dist/routing/supported-parameters.js';
+import { requestedParameters } from '../dist/providers/supported-parameters.js';
 import { MeasuredOrder } from '../dist/routing/measured-order.js';
 import { RouteMeasurements } from '../dist/routing/route-measurements.js';
 

@@ -6,7 +6,7 @@
  */
 import type { MeasuredSort, ProviderConfig, RouteProfileConfig, RouteTarget } from '../config/types.js';
 import { RouterError } from '../core/errors.js';
-import { unsupportedParameter } from './supported-parameters.js';
+import { unsupportedParameter } from '../providers/supported-parameters.js';
 
 export type PreferenceSort = 'price' | MeasuredSort;
 

@@ -6,7 +6,7 @@
 import type { H3Event } from 'h3';
 import type { ConcreteModel, ProviderConfig } from '../../config/types.js';
 import { RouterError } from '../../core/errors.js';
-import { supportedParameters } from '../../routing/supported-parameters.js';
+import { supportedParameters } from '../../providers/supported-parameters.js';
 import { planAllowsModel } from '../../config/model-globs.js';
 import type { RouterDeps } from '../router-deps.js';
 import type { RouterRequestContext } from '../request-context.js';

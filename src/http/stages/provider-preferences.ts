@@ -8,7 +8,7 @@
 import type { ProviderConfig, RouteProfileConfig } from '../../config/types.js';
 import { RouterError } from '../../core/errors.js';
 import { narrowRoute, parseProviderPreferences, type PreferenceSort } from '../../routing/provider-preferences.js';
-import { requestedParameters } from '../../routing/supported-parameters.js';
+import { requestedParameters } from '../../providers/supported-parameters.js';
 import type { WithBody } from '../request-context.js';
 import type { Stage } from './stage.js';
 

@@ -1,8 +1,9 @@
 /**
  * Which request parameters each wire format's adapter honours (sends on, or translates), as opposed to
  * refusing or dropping them: what `provider.require_parameters` filters on and what /v1/models lists as
- * `supported_parameters`. Kept beside the adapters' own rules (providers/anthropic/build-anthropic-request.ts
- * refuses n > 1 and logprobs and drops seed and the penalties; Gemini refuses logprobs and drops logit_bias).
+ * `supported_parameters`. Kept beside the adapters' own rules (anthropic/build-anthropic-request.ts
+ * refuses n > 1 and logprobs and drops seed and the penalties; Gemini refuses logprobs and drops logit_bias),
+ * and here rather than in routing/, which names no format.
  */
 import type { ProviderConfig, ProviderFormat } from '../config/types.js';
 
@@ -28,7 +29,7 @@ const KNOWN = new Set([...Object.values(SUPPORTED).flatMap((set) => [...set]), '
 
 /** What a provider honours: its format's parameters less the ones its host refuses or ignores (providers.yaml `unsupportedParameters`). */
 export function supportedParameters(provider: Pick<ProviderConfig, 'format' | 'unsupportedParameters'>): readonly string[] {
-  const refused = new Set(provider.unsupportedParameters ?? []);
+  const refused = new Set<string>(provider.unsupportedParameters ?? []);
   return [...SUPPORTED[provider.format]].filter((name) => !refused.has(name)).sort();
 }
 
@@ -45,5 +46,6 @@ export function requestedParameters(body: Record<string, unknown>): string[] {
 
 /** The first requested parameter this provider does not honour, or undefined when it honours them all. */
 export function unsupportedParameter(provider: Pick<ProviderConfig, 'format' | 'unsupportedParameters'>, requested: readonly string[]): string | undefined {
-  return requested.find((name) => !SUPPORTED[provider.format].has(name) || provider.unsupportedParameters?.includes(name));
+  const refused: readonly string[] = provider.unsupportedParameters ?? [];
+  return requested.find((name) => !SUPPORTED[provider.format].has(name) || refused.includes(name));
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { requestedParameters, supportedParameters, unsupportedParameter } from '../../../src/routing/supported-parameters.js';
+import { requestedParameters, supportedParameters, unsupportedParameter } from '../../../src/providers/supported-parameters.js';
 
 describe('supported parameters per provider', () => {
   it("a host's unsupportedParameters narrow what its format honours", () => {
