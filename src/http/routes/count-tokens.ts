@@ -7,7 +7,7 @@
 import type { H3Event } from 'h3';
 import { isRouterError } from '../../core/errors.js';
 import type { MessagesRequest } from '../../formats/anthropic-messages.js';
-import { splitBetas } from '../../providers/anthropic/build-native-messages-request.js';
+import { splitHeaderList } from '../../core/split-header-list.js';
 import { estimateInputTokens } from '../../translators/messages/estimate-input-tokens.js';
 import { abortOnDisconnect } from '../abort-on-disconnect.js';
 import { authorizeRoute } from '../authorize-route.js';
@@ -27,7 +27,7 @@ export function createCountTokensRoute(deps: RouterDeps) {
     const request = ctx.body as unknown as MessagesRequest;
     const { 'anthropic-version': version, 'anthropic-beta': beta } = event.node.req.headers;
     const call = { route, accountId: ctx.caller!.accountId, signal: abortOnDisconnect(event, deps.drain.deadline), ...attemptsTraced(ctx) };
-    const client = { version: typeof version === 'string' ? version : undefined, betas: splitBetas(beta) };
+    const client = { version: typeof version === 'string' ? version : undefined, betas: splitHeaderList(beta) };
     try {
       const counted = await deps.engine.countMessageTokens(call, { request, client });
       if (counted) {

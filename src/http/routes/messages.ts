@@ -2,7 +2,7 @@
 import type { H3Event } from 'h3';
 import type { PlanConfig } from '../../config/types.js';
 import type { MessagesRequest } from '../../formats/anthropic-messages.js';
-import { splitBetas } from '../../providers/anthropic/build-native-messages-request.js';
+import { splitHeaderList } from '../../core/split-header-list.js';
 import { tokenUsageFromMessages } from '../../translators/messages/messages-token-usage.js';
 import { responseCost } from '../../usage/response-cost.js';
 import { abortOnDisconnect } from '../abort-on-disconnect.js';
@@ -28,7 +28,7 @@ export function createMessagesRoute(deps: RouterDeps) {
     ctx.spendReservation = await inSpendGateSpan(ctx, () => deps.spend.reserve({ accountId: ctx.caller!.accountId, plan: ctx.plan, route, body: ctx.body!, ...toolFusionOf(fusion) }));
     const call = { route, accountId: ctx.caller!.accountId, signal: abortOnDisconnect(event, deps.drain.deadline), ...attemptsTraced(ctx) };
     const { 'anthropic-version': version, 'anthropic-beta': beta } = event.node.req.headers;
-    const messages = { request, model: request.model, client: { version: typeof version === 'string' ? version : undefined, betas: splitBetas(beta) } };
+    const messages = { request, model: request.model, client: { version: typeof version === 'string' ? version : undefined, betas: splitHeaderList(beta) } };
     if (fusion) return serveFusionMessages(event, ctx, deps, fusion, call, messages);
     if (request.stream === true) {
       const encoder = new MessagesStreamEncoder(streamTarget(event.node.res, ctx, servedUsage(ctx, deps), deps));

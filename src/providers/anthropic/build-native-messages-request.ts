@@ -8,6 +8,7 @@
 import type { MessagesRequest } from '../../formats/anthropic-messages.js';
 import type { AdapterContext, NativeMessagesHeaders } from '../adapter.js';
 import type { UpstreamRequest } from '../../upstream/upstream-request.js';
+import { splitHeaderList } from '../../core/split-header-list.js';
 
 const DEFAULT_ANTHROPIC_VERSION = '2023-06-01';
 
@@ -45,18 +46,9 @@ function nativeHeaders(ctx: AdapterContext, client: NativeMessagesHeaders): Reco
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(ctx.provider.headers)) headers[name.toLowerCase()] = value;
   headers['anthropic-version'] ??= client.version ?? DEFAULT_ANTHROPIC_VERSION;
-  const betas = new Set([...splitBetas(headers['anthropic-beta']), ...client.betas.filter((beta) => ALLOWED_ANTHROPIC_BETAS.has(beta))]);
+  const betas = new Set([...splitHeaderList(headers['anthropic-beta']), ...client.betas.filter((beta) => ALLOWED_ANTHROPIC_BETAS.has(beta))]);
   if (betas.size > 0) headers['anthropic-beta'] = [...betas].join(',');
   headers['x-api-key'] = ctx.credential;
   headers['content-type'] = 'application/json';
   return headers;
-}
-
-export function splitBetas(value: string | readonly string[] | undefined): string[] {
-  if (value === undefined) return [];
-  const joined = typeof value === 'string' ? value : value.join(',');
-  return joined
-    .split(',')
-    .map((beta) => beta.trim())
-    .filter((beta) => beta !== '');
 }
