@@ -73,7 +73,7 @@ export function hostRefusal(req: Pick<IncomingMessage, 'httpVersionMajor' | 'htt
   let hosts = 0;
   // Node keeps the first of two Host headers in req.headers; only the raw list shows the second.
   for (let i = 0; i < req.rawHeaders.length; i += 2) {
-    if (isHeaderName(req.rawHeaders[i]!, 'host', 'Host') && ++hosts > 1) {
+    if (isHeaderName(req.rawHeaders[i] ?? '', 'host', 'Host') && ++hosts > 1) {
       return new RouterError('invalid_request', 'The request carries more than one Host header; send exactly one.');
     }
   }

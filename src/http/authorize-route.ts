@@ -8,15 +8,15 @@ import { CONCRETE_MODEL_FAMILY } from '../config/concrete-model-route.js';
 import { upgradePlanFor } from '../config/upgrade-plan.js';
 import { RouterError } from '../core/errors.js';
 import { planAllowsModel } from '../config/model-globs.js';
-import type { RequestState } from './request-context.js';
+import type { Standing, WithBody } from './request-context.js';
 
 const FUSION_PROFILE = 'router/fusion';
 const FUSION_TOOL = 'router:fusion';
 
-export function authorizeRoute(ctx: Pick<RequestState, 'plan' | 'body' | 'route'>, plans: ReadonlyMap<string, PlanConfig>): RouteProfileConfig {
-  const allowed = ctx.plan?.routeProfiles ?? [];
-  const model = String(ctx.body?.model);
-  const route = ctx.route;
+export function authorizeRoute(request: WithBody & Pick<Standing, 'plan'>, plans: ReadonlyMap<string, PlanConfig>): RouteProfileConfig {
+  const allowed = request.plan?.routeProfiles ?? [];
+  const model = String(request.body.model);
+  const route = request.route;
   if (!route) {
     throw new RouterError('unknown_model', `The model '${model}' is not a route profile. Use one of: ${allowed.join(', ')}.`, {
       param: 'model',
@@ -24,25 +24,25 @@ export function authorizeRoute(ctx: Pick<RequestState, 'plan' | 'body' | 'route'
     });
   }
   if (route.family === CONCRETE_MODEL_FAMILY) {
-    if (!planAllowsModel(ctx.plan, route.id)) {
-      throw new RouterError('plan_upgrade_required', `The model ${route.id} is not included in the ${ctx.plan?.name ?? 'current'} plan. Upgrade to a plan that includes it.`, {
+    if (!planAllowsModel(request.plan, route.id)) {
+      throw new RouterError('plan_upgrade_required', `The model ${route.id} is not included in the ${request.plan?.name ?? 'current'} plan. Upgrade to a plan that includes it.`, {
         param: 'model',
-        upgradePlan: upgradePlanFor(plans.values(), ctx.plan, { kind: 'model', allows: (plan) => planAllowsModel(plan, route.id) }),
+        upgradePlan: upgradePlanFor(plans.values(), request.plan, { kind: 'model', allows: (plan) => planAllowsModel(plan, route.id) }),
       });
     }
   } else if (!allowed.includes(route.id)) {
-    throw new RouterError('plan_upgrade_required', `${route.id} is not included in the ${ctx.plan?.name ?? 'current'} plan. Upgrade to a plan that includes it.`, {
+    throw new RouterError('plan_upgrade_required', `${route.id} is not included in the ${request.plan?.name ?? 'current'} plan. Upgrade to a plan that includes it.`, {
       param: 'model',
       details: { profiles: allowed },
-      upgradePlan: upgradePlanFor(plans.values(), ctx.plan, { kind: 'route_profile', profile: route.id }),
+      upgradePlan: upgradePlanFor(plans.values(), request.plan, { kind: 'route_profile', profile: route.id }),
     });
   }
-  const tools = ctx.body?.tools;
+  const tools = request.body.tools;
   if (Array.isArray(tools) && tools.some((tool) => (tool as { type?: unknown }).type === FUSION_TOOL) && !allowed.includes(FUSION_PROFILE)) {
     throw new RouterError('plan_upgrade_required', `The ${FUSION_TOOL} tool is available on plans that include ${FUSION_PROFILE}. Upgrade to use it.`, {
       param: 'tools',
       details: { profiles: allowed },
-      upgradePlan: upgradePlanFor(plans.values(), ctx.plan, { kind: 'route_profile', profile: FUSION_PROFILE }),
+      upgradePlan: upgradePlanFor(plans.values(), request.plan, { kind: 'route_profile', profile: FUSION_PROFILE }),
     });
   }
   return route;

@@ -1,7 +1,8 @@
 /**
- * Assembles the API from the dependencies: the route table and the /v1 pipeline stages, in order
- * (request id → edge User-Agent rule → authentication → body → quota → rate limit → route), the app
- * hooks and the JSON 404. runtime/create-server-app.ts mounts them with the account app in front.
+ * Assembles the API from the dependencies: the route table, each /v1 route behind its admission list
+ * (stages/admission-lists.ts: edge User-Agent rule → authentication → body → quota → in flight → rate
+ * limit → the key's own caps → route), the app hooks and the JSON 404. runtime/create-server-app.ts
+ * mounts them with the account app in front.
  * No business rules here.
  */
 import { createRouter, eventHandler, setResponseHeader, type AppOptions, type EventHandler, type H3Event, type Router } from 'h3';
@@ -16,22 +17,13 @@ import { createMessagesRoute } from './routes/messages.js';
 import { countTokensRequestSchema, messagesRequestSchema } from './messages-request-schema.js';
 import { createCountTokensRoute } from './routes/count-tokens.js';
 import { sendMessagesError } from './send-messages-error.js';
-import { createResolveModelAliasStage } from './stages/resolve-model-alias.js';
 import { createMetricsRoute } from './routes/metrics.js';
 import { createStatusRoute } from './routes/status.js';
 import type { RouterDeps } from './router-deps.js';
 import { chatRequestSchema, responsesRequestSchema } from './request-schemas.js';
 import { sendRouterError } from './send-error.js';
-import { createAuthenticateStage } from './stages/authenticate.js';
-import { createEdgeUserAgentStage } from './stages/edge-user-agent.js';
-import { createConcurrencyStage } from './stages/concurrency.js';
-import { createKeyLimitsStage } from './stages/key-limits.js';
-import { createQuotaPeekStage, createQuotaStage } from './stages/quota.js';
-import { createProviderPreferencesStage } from './stages/provider-preferences.js';
-import { createRateLimitStage } from './stages/rate-limit.js';
-import { createReadJsonBodyStage, type BodyRule } from './stages/read-json-body.js';
+import { createAdmissionLists } from './stages/admission-lists.js';
 import { assignRequestId } from './stages/request-id.js';
-import { namedStage, type Stage } from './stages/stage.js';
 import { createV1Handler } from './pipeline.js';
 
 const PUBLIC_CACHE = 'public, max-age=300';
@@ -46,32 +38,7 @@ export interface ApiRouter {
 
 export function createApiRouter(deps: RouterDeps): ApiRouter {
   const { config } = deps;
-  const edge = namedStage('edge_user_agent', createEdgeUserAgentStage(config.server.edge));
-  const authenticate = namedStage('authenticate', createAuthenticateStage(deps.keys));
-  const rateLimit = namedStage('rate_limit', createRateLimitStage(deps));
-  const body = (schema: object, refuse?: BodyRule) =>
-    namedStage('read_body', createReadJsonBodyStage({ limitBytes: config.server.bodyLimitBytes, schema, routes: deps.routes, refuse }));
-  const ownKeyLimits = namedStage('key_limits', createKeyLimitsStage(deps, deps.keyLimits));
-  const inFlight = namedStage('in_flight', createConcurrencyStage(deps));
-  const quota = namedStage('quota', createQuotaStage(deps));
-  const quotaPeek = namedStage('quota_peek', createQuotaPeekStage(deps));
-  const providerPreferences = createProviderPreferencesStage(deps.routes, new Map(config.providers.providers.map((provider) => [provider.id, provider])));
-  const modelTraffic = (schema: object, refuse?: BodyRule, routeOfModel: Stage[] = []): Stage[] => [
-    edge,
-    authenticate,
-    body(schema, refuse),
-    ...routeOfModel,
-    providerPreferences,
-    quota,
-    inFlight,
-    rateLimit,
-    ownKeyLimits,
-  ];
-  const resolveModelAlias = namedStage('resolve_model_alias', createResolveModelAliasStage(config.modelAliases, deps.routes));
-  const messagesTraffic = modelTraffic(messagesRequestSchema, undefined, [resolveModelAlias]);
-  // A token count is not a model request: it reads the quota without counting and writes no usage record.
-  const countTokens: Stage[] = [edge, authenticate, body(countTokensRequestSchema), resolveModelAlias, quotaPeek, rateLimit];
-  const otherV1: Stage[] = [edge, authenticate, quotaPeek, rateLimit];
+  const { modelTraffic, countTokens, otherV1, edge } = createAdmissionLists(deps);
 
   const pricing = JSON.stringify(buildPricing(config, deps.managedAccess));
   const catalog = JSON.stringify(buildModelCatalog(config));
@@ -88,9 +55,9 @@ export function createApiRouter(deps: RouterDeps): ApiRouter {
     .get('/v1/models/**', createV1Handler(deps, otherV1, createModelRoute(deps)))
     .get('/v1/generation', createV1Handler(deps, otherV1, createGenerationRoute(deps)))
     .post('/v1/chat/completions', createV1Handler(deps, modelTraffic(chatRequestSchema), createChatCompletionsRoute(deps), 'model'))
-    .post('/v1/responses', createV1Handler(deps, modelTraffic(responsesRequestSchema, rejectStatefulFields), createResponsesRoute(deps), 'model'))
-    .post('/v1/messages', createV1Handler(deps, messagesTraffic, createMessagesRoute(deps), 'model', sendMessagesError))
-    .post('/v1/messages/count_tokens', createV1Handler(deps, countTokens, createCountTokensRoute(deps), 'other', sendMessagesError))
+    .post('/v1/responses', createV1Handler(deps, modelTraffic(responsesRequestSchema, { refuse: rejectStatefulFields }), createResponsesRoute(deps), 'model'))
+    .post('/v1/messages', createV1Handler(deps, modelTraffic(messagesRequestSchema, { modelAliases: true }), createMessagesRoute(deps), 'model', sendMessagesError))
+    .post('/v1/messages/count_tokens', createV1Handler(deps, countTokens(countTokensRequestSchema), createCountTokensRoute(deps), 'other', sendMessagesError))
     .use('/v1/**', createV1Handler(deps, otherV1, unknownV1Endpoint))
     .use('/v1', createV1Handler(deps, otherV1, unknownV1Endpoint))
     .get('/pricing', publicJson(pricing))
@@ -116,7 +83,7 @@ export function createApiRouter(deps: RouterDeps): ApiRouter {
 const V1_METHODS: Readonly<Record<string, string>> = { '/v1/chat/completions': 'POST', '/v1/responses': 'POST', '/v1/messages': 'POST', '/v1/messages/count_tokens': 'POST', '/v1/models': 'GET', '/v1/generation': 'GET' };
 
 async function unknownV1Endpoint(event: H3Event): Promise<never> {
-  const allowed = V1_METHODS[event.path.split('?')[0]!.replace(/\/+$/, '')];
+  const allowed = V1_METHODS[(event.path.split('?')[0] ?? '').replace(/\/+$/, '')];
   if (allowed) {
     throw new RouterError('method_not_allowed', `${event.method} is not supported here; use ${allowed}.`, { headers: { allow: allowed } });
   }

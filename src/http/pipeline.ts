@@ -70,29 +70,14 @@ export function createV1Handler<Admitted>(
   deps: RouterDeps,
   admission: AdmissionList<Admitted>,
   handle: RouteHandler<Admitted>,
-  kind?: RequestOutcome['kind'],
-  sendError?: ErrorSender,
-): EventHandler;
-/** @deprecated Until create-router-app.ts builds its lists with stages/admission-lists.ts. */
-export function createV1Handler(
-  deps: RouterDeps,
-  admission: readonly Stage[],
-  handle: RouteHandler<RequestState>,
-  kind?: RequestOutcome['kind'],
-  sendError?: ErrorSender,
-): EventHandler;
-export function createV1Handler(
-  deps: RouterDeps,
-  admission: AdmissionList<unknown> | readonly Stage[],
-  handle: RouteHandler<never>,
   kind: RequestOutcome['kind'] = 'other',
   sendError: ErrorSender = sendRouterError,
 ): EventHandler {
   const observing = { kind, observers: deps.observers, now: () => deps.clock.now(), logger: deps.logger };
-  // The list's types were checked when it was built; here it runs as the array it is, on the one object.
-  const stages = ('stages' in admission ? admission.stages : admission) as readonly Stage<RequestState>[];
-  const steps = stages.map((run) => ({ run, span: STAGE_SPANS[run.name] }));
-  const serve = handle as RouteHandler<RequestState>;
+  // The list's types were checked when it was built; here it runs as the array it is, on the one object,
+  // and the route gets that object as what the list established (its stages set every field of it).
+  const steps = (admission.stages as readonly Stage<RequestState>[]).map((run) => ({ run, span: STAGE_SPANS[run.name] }));
+  const serve = handle as unknown as RouteHandler<RequestState>;
   const handleV1 = async (event: H3Event) => {
     const request = requestContext(event);
     const handled = observeRequestOutcome(event, request, observing);

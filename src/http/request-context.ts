@@ -93,6 +93,8 @@ export type CountTokensRequest = StandingRequest & WithBody;
 
 /** What a route records while serving, for the request's outcome (request-outcome.ts) and its observers. */
 export interface ServingRecord {
+  /** The request it records (in-stream errors name it). */
+  readonly requestId: string;
   /** Who served the request (routing's meta), once an upstream committed. */
   served: RoutedMeta | undefined;
   /** Tokens the upstream reported; null when it reported none; undefined when no upstream answered. */
@@ -150,9 +152,6 @@ export type Establishing<Fact> = { -readonly [Field in keyof Fact]: Fact[Field] 
 export function establishing<Fact>(request: object): Establishing<Fact> {
   return request as Establishing<Fact>;
 }
-
-/** @deprecated The routes' name for the request object, until they take `AdmittedRequest` and `ServingRecord`. */
-export type RouterRequestContext = RequestState;
 
 declare module 'h3' {
   interface H3EventContext {

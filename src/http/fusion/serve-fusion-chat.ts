@@ -7,7 +7,7 @@
 import type { H3Event } from 'h3';
 import type { ChatRequest } from '../../formats/openai-chat.js';
 import type { RouterDeps } from '../router-deps.js';
-import type { RouterRequestContext } from '../request-context.js';
+import type { ServingRecord } from '../request-context.js';
 import { setRoutingHeaders } from '../routes/routing-headers.js';
 import { ChatStreamEncoder, chatUsage } from '../encoders/chat-stream-encoder.js';
 import { streamTarget } from '../encoders/client-stream-encoder.js';
@@ -16,18 +16,18 @@ import { FusionUsage, routerExtension, totalUsage, withFusionCost } from './fusi
 import { keepAliveMsOf, type FusionPlan } from './fusion-plan.js';
 import { completePlan, startFusion, streamPlan, type FusionCallContext } from './run-fusion-plan.js';
 
-export async function serveFusionChat(event: H3Event, ctx: RouterRequestContext, deps: RouterDeps, plan: FusionPlan, call: FusionCallContext, chat: ChatRequest): Promise<unknown> {
+export async function serveFusionChat(event: H3Event, serving: ServingRecord, deps: RouterDeps, plan: FusionPlan, call: FusionCallContext, chat: ChatRequest): Promise<unknown> {
   const model = plan.route.id;
+  const fusion = startFusion(serving, call);
   if (!chat.stream) {
-    const { value, meta } = await completePlan(deps, plan, call, chat, ctx);
-    ctx.firstByteAt = deps.clock.now();
+    const { trace } = fusion;
+    const { value, meta } = await completePlan(deps, plan, call, chat, serving, fusion);
+    serving.firstByteAt = deps.clock.now();
     setRoutingHeaders(event.node.res, meta);
-    const trace = ctx.fusion!.trace;
     return { ...value, model, usage: withFusionCost(chatUsage(totalUsage(trace)), trace, deps.usage.prices, deps.config.server.ledger.costInResponses), router: routerExtension(trace, deps.usage.prices) };
   }
-  const fusion = startFusion(ctx);
-  const report = new FusionUsage(ctx, fusion, deps.usage.prices, deps.config.server.ledger.costInResponses);
-  const encoder = new ChatStreamEncoder(streamTarget(event.node.res, ctx, report, deps), { model, includeUsage: chat.stream_options?.include_usage === true });
-  await serveClientStream(encoder, () => streamPlan(deps, plan, call, chat, ctx, fusion), { stopped: deps.drain.deadline, keepAliveMs: keepAliveMsOf(plan) });
+  const report = new FusionUsage(serving, fusion, deps.usage.prices, deps.config.server.ledger.costInResponses);
+  const encoder = new ChatStreamEncoder(streamTarget(event.node.res, serving, report, deps), { model, includeUsage: chat.stream_options?.include_usage === true });
+  await serveClientStream(encoder, () => streamPlan(deps, plan, call, chat, serving, fusion), { stopped: deps.drain.deadline, keepAliveMs: keepAliveMsOf(plan) });
   return undefined;
 }

@@ -14,7 +14,7 @@ import { chatCompletionToMessage } from '../../translators/messages/chat-to-mess
 import { messagesRequestToChat } from '../../translators/messages/messages-request-to-chat.js';
 import { randomResponseId } from '../../translators/responses/random-response-id.js';
 import type { RouterDeps } from '../router-deps.js';
-import type { RouterRequestContext } from '../request-context.js';
+import type { ServingRecord } from '../request-context.js';
 import { setRoutingHeaders } from '../routes/routing-headers.js';
 import { streamTarget } from '../encoders/client-stream-encoder.js';
 import { MessagesStreamEncoder, messagesUsage } from '../encoders/messages-stream-encoder.js';
@@ -25,7 +25,7 @@ import { completePlan, startFusion, streamPlan, type FusionCallContext } from '.
 
 export async function serveFusionMessages(
   event: H3Event,
-  ctx: RouterRequestContext,
+  serving: ServingRecord,
   deps: RouterDeps,
   plan: FusionPlan,
   call: FusionCallContext,
@@ -33,22 +33,22 @@ export async function serveFusionMessages(
 ): Promise<unknown> {
   const { request } = messages;
   const chat = messagesRequestToChat({ ...request, stream: request.stream === true });
+  const fusion = startFusion(serving, call);
   if (request.stream !== true) {
-    const { value, meta } = await completePlan(deps, plan, call, chat, ctx);
-    ctx.firstByteAt = deps.clock.now();
+    const { trace } = fusion;
+    const { value, meta } = await completePlan(deps, plan, call, chat, serving, fusion);
+    serving.firstByteAt = deps.clock.now();
     setRoutingHeaders(event.node.res, meta);
-    const trace = ctx.fusion!.trace;
     const message = chatCompletionToMessage(value, { id: randomResponseId('msg'), model: messages.model, stopSequences: request.stop_sequences });
     return { ...message, usage: withFusionCost(messagesUsage(totalUsage(trace)), trace, deps.usage.prices, deps.config.server.ledger.costInResponses), router: routerExtension(trace, deps.usage.prices) };
   }
-  const fusion = startFusion(ctx);
   // The writer's own tokens are its ledger record, read from its chat chunks; the client is shown every call's, summed.
-  const report = new FusionUsage(ctx, fusion, deps.usage.prices, deps.config.server.ledger.costInResponses, true);
-  const encoder = new MessagesStreamEncoder(streamTarget(event.node.res, ctx, report, deps));
+  const report = new FusionUsage(serving, fusion, deps.usage.prices, deps.config.server.ledger.costInResponses, true);
+  const encoder = new MessagesStreamEncoder(streamTarget(event.node.res, serving, report, deps));
   await serveClientStream(
     encoder,
     async () => {
-      const { value, meta } = await streamPlan(deps, plan, call, chat, ctx, fusion);
+      const { value, meta } = await streamPlan(deps, plan, call, chat, serving, fusion);
       const writerChunks = tapUsage(value, (chunk) => {
         if (chunk.usage) report.recordWriterTokens(tokenUsageFromChat(chunk.usage));
       });

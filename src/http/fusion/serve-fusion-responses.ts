@@ -9,7 +9,7 @@ import { responseContext, synthesizeResponsesStream } from '../../routing/respon
 import { chatCompletionToResponse } from '../../translators/responses/chat-to-responses.js';
 import { responsesRequestToChat } from '../../translators/responses/responses-request-to-chat.js';
 import type { RouterDeps } from '../router-deps.js';
-import type { RouterRequestContext } from '../request-context.js';
+import type { ServingRecord } from '../request-context.js';
 import { setRoutingHeaders } from '../routes/routing-headers.js';
 import { streamTarget } from '../encoders/client-stream-encoder.js';
 import { ResponsesStreamEncoder, responsesUsage } from '../encoders/responses-stream-encoder.js';
@@ -20,7 +20,7 @@ import { completePlan, startFusion, streamPlan, type FusionCallContext } from '.
 
 export async function serveFusionResponses(
   event: H3Event,
-  ctx: RouterRequestContext,
+  serving: ServingRecord,
   deps: RouterDeps,
   plan: FusionPlan,
   call: FusionCallContext,
@@ -28,21 +28,21 @@ export async function serveFusionResponses(
 ): Promise<unknown> {
   const responsesCall = { request, model: plan.route.id, signal: call.signal };
   const chat = responsesRequestToChat({ ...request, stream: request.stream === true });
+  const fusion = startFusion(serving, call);
   if (!request.stream) {
-    const { value, meta } = await completePlan(deps, plan, call, chat, ctx);
-    ctx.firstByteAt = deps.clock.now();
+    const { trace } = fusion;
+    const { value, meta } = await completePlan(deps, plan, call, chat, serving, fusion);
+    serving.firstByteAt = deps.clock.now();
     setRoutingHeaders(event.node.res, meta);
-    const trace = ctx.fusion!.trace;
     const response = chatCompletionToResponse(value, responseContext(deps, responsesCall)) as unknown as Record<string, unknown>;
     return { ...response, usage: withFusionCost(responsesUsage(totalUsage(trace)), trace, deps.usage.prices, deps.config.server.ledger.costInResponses), router: routerExtension(trace, deps.usage.prices) };
   }
-  const fusion = startFusion(ctx);
-  const report = new FusionUsage(ctx, fusion, deps.usage.prices, deps.config.server.ledger.costInResponses);
-  const encoder = new ResponsesStreamEncoder(streamTarget(event.node.res, ctx, report, deps));
+  const report = new FusionUsage(serving, fusion, deps.usage.prices, deps.config.server.ledger.costInResponses);
+  const encoder = new ResponsesStreamEncoder(streamTarget(event.node.res, serving, report, deps));
   await serveClientStream(
     encoder,
     async () => {
-      const { value, meta } = await streamPlan(deps, plan, call, chat, ctx, fusion);
+      const { value, meta } = await streamPlan(deps, plan, call, chat, serving, fusion);
       return { value: synthesizeResponsesStream(deps, responsesCall, value), meta };
     },
     { stopped: deps.drain.deadline, keepAliveMs: keepAliveMsOf(plan) },

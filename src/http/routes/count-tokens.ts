@@ -12,7 +12,7 @@ import { estimateInputTokens } from '../../translators/messages/estimate-input-t
 import { abortOnDisconnect } from '../abort-on-disconnect.js';
 import { authorizeRoute } from '../authorize-route.js';
 import type { RouterDeps } from '../router-deps.js';
-import type { RouterRequestContext } from '../request-context.js';
+import type { CountTokensRequest } from '../request-context.js';
 import { setRoutingHeaders } from './routing-headers.js';
 import { attemptsTraced } from '../request-spans.js';
 
@@ -22,11 +22,11 @@ const TOKEN_COUNT_HEADER = 'x-router-token-count';
 const ESTIMATE_AFTER = new Set(['no_provider_access', 'all_upstreams_failed']);
 
 export function createCountTokensRoute(deps: RouterDeps) {
-  return async (event: H3Event, ctx: RouterRequestContext): Promise<unknown> => {
-    const route = authorizeRoute(ctx, deps.plans);
-    const request = ctx.body as unknown as MessagesRequest;
+  return async (event: H3Event, admitted: CountTokensRequest): Promise<unknown> => {
+    const route = authorizeRoute(admitted, deps.plans);
+    const request = admitted.body as unknown as MessagesRequest;
     const { 'anthropic-version': version, 'anthropic-beta': beta } = event.node.req.headers;
-    const call = { route, accountId: ctx.caller!.accountId, signal: abortOnDisconnect(event, deps.drain.deadline), ...attemptsTraced(ctx) };
+    const call = { route, accountId: admitted.caller.accountId, signal: abortOnDisconnect(event, deps.drain.deadline), ...attemptsTraced(admitted) };
     const client = { version: typeof version === 'string' ? version : undefined, betas: splitHeaderList(beta) };
     try {
       const counted = await deps.engine.countMessageTokens(call, { request, client });

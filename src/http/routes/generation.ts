@@ -14,7 +14,7 @@ import { RouterError } from '../../core/errors.js';
 import type { LedgerRecord } from '../../stores/ledger-store.js';
 import { generationReceipt } from '../../usage/generation-receipt.js';
 import type { RouterDeps } from '../router-deps.js';
-import type { RouterRequestContext } from '../request-context.js';
+import type { StandingRequest } from '../request-context.js';
 
 /** How often a miss is looked up again, and how long past the flush interval (a batch's write) it keeps looking. */
 const RETRY_MS = 50;
@@ -26,12 +26,12 @@ export function createGenerationRoute(deps: RouterDeps) {
   const ledger = deps.config.server.ledger;
   const workers = deps.config.server.listen.workers;
   const waitMs = workers === 1 ? ONE_PROCESS_WAIT_MS : ledger.flushIntervalMs + WRITE_MARGIN_MS;
-  return async (event: H3Event, ctx: RouterRequestContext) => {
+  return async (event: H3Event, request: StandingRequest) => {
     const id = getQuery(event).id;
     if (typeof id !== 'string' || id.length === 0 || id.length > 200) {
       throw new RouterError('invalid_request', 'Name the request: GET /v1/generation?id=<the x-request-id of its response>.', { param: 'id' });
     }
-    const accountId = ctx.caller!.accountId;
+    const accountId = request.caller.accountId;
     // Elapsed real time, not the injected clock: a frozen test clock must not make this wait forever.
     const deadline = performance.now() + waitMs;
     for (;;) {

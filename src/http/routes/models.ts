@@ -9,7 +9,7 @@ import { RouterError } from '../../core/errors.js';
 import { supportedParameters } from '../../providers/supported-parameters.js';
 import { planAllowsModel } from '../../config/model-globs.js';
 import type { RouterDeps } from '../router-deps.js';
-import type { RouterRequestContext } from '../request-context.js';
+import type { Standing } from '../request-context.js';
 
 /** A fixed creation time: route profiles are configuration, not dated model releases. */
 const PROFILE_CREATED = 1_767_225_600; // 2026-01-01T00:00:00Z
@@ -24,14 +24,17 @@ function concreteModelObject(model: ConcreteModel, providers: ReadonlyMap<string
     const provider = providers.get(endpoint.provider);
     return provider ? [{ endpoint, provider }] : [];
   });
-  const prices = served.flatMap(({ endpoint, provider }) => (provider.prices[endpoint.model] ? [provider.prices[endpoint.model]!] : []));
+  const prices = served.flatMap(({ endpoint, provider }) => {
+    const price = provider.prices[endpoint.model];
+    return price ? [price] : [];
+  });
   const cheapest = prices.sort((a, b) => a.input + a.output - (b.input + b.output))[0];
   const parameters = new Set(served.flatMap(({ provider }) => supportedParameters(provider)));
   return {
     id: model.id,
     object: 'model',
     created: model.created,
-    owned_by: model.id.split('/')[0]!,
+    owned_by: model.id.split('/')[0] ?? model.id,
     name: model.name,
     description: model.description,
     context_length: model.contextLength,
@@ -46,29 +49,29 @@ function perToken(perMillion: number): string {
   return (perMillion / 1_000_000).toFixed(12).replace(/\.?0+$/, '');
 }
 
-function usableProfiles(deps: RouterDeps, ctx: RouterRequestContext): string[] {
-  return (ctx.plan?.routeProfiles ?? []).filter((id) => deps.routes.has(id));
+function usableProfiles(deps: RouterDeps, request: Standing): string[] {
+  return (request.plan?.routeProfiles ?? []).filter((id) => deps.routes.has(id));
 }
 
-function usableModels(deps: RouterDeps, ctx: RouterRequestContext): ConcreteModel[] {
-  return deps.config.catalog.concreteModels.filter((model) => planAllowsModel(ctx.plan, model.id));
+function usableModels(deps: RouterDeps, request: Standing): ConcreteModel[] {
+  return deps.config.catalog.concreteModels.filter((model) => planAllowsModel(request.plan, model.id));
 }
 
 export function createModelsRoute(deps: RouterDeps) {
   const providers = new Map(deps.config.providers.providers.map((provider) => [provider.id, provider]));
-  return async (_event: H3Event, ctx: RouterRequestContext) => ({
+  return async (_event: H3Event, request: Standing) => ({
     object: 'list',
-    data: [...usableProfiles(deps, ctx).map(modelObject), ...usableModels(deps, ctx).map((model) => concreteModelObject(model, providers))],
+    data: [...usableProfiles(deps, request).map(modelObject), ...usableModels(deps, request).map((model) => concreteModelObject(model, providers))],
   });
 }
 
 /** GET /v1/models/{id}: one route profile (ids contain a slash, e.g. router/frontier). */
 export function createModelRoute(deps: RouterDeps) {
-  return async (event: H3Event, ctx: RouterRequestContext) => {
-    const id = decodeModelId(event.path.split('?')[0]!.slice('/v1/models/'.length));
-    const concrete = usableModels(deps, ctx).find((model) => model.id === id);
+  return async (event: H3Event, request: Standing) => {
+    const id = decodeModelId((event.path.split('?')[0] ?? '').slice('/v1/models/'.length));
+    const concrete = usableModels(deps, request).find((model) => model.id === id);
     if (concrete) return concreteModelObject(concrete, new Map(deps.config.providers.providers.map((provider) => [provider.id, provider])));
-    const usable = usableProfiles(deps, ctx);
+    const usable = usableProfiles(deps, request);
     if (!usable.includes(id)) {
       throw new RouterError('unknown_model', `The model '${id}' is not a route profile this key may use. Use one of: ${usable.join(', ')}.`, {
         param: 'model',

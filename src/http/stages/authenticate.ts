@@ -29,7 +29,7 @@ export function presentedAuthorization(rawHeaders: readonly string[]): string | 
   let authorizations = 0;
   let apiKeys = 0;
   for (let i = 0; i < rawHeaders.length; i += 2) {
-    const name = rawHeaders[i]!;
+    const name = rawHeaders[i] ?? '';
     if (isHeaderName(name, 'authorization', 'Authorization')) {
       authorizations++;
       authorization = rawHeaders[i + 1] ?? '';

@@ -20,7 +20,8 @@ export function createEdgeUserAgentStage(edge: EdgeConfig): (event: H3Event) => 
   return (event) => {
     if (!edge.enabled) return;
     const userAgent = event.node.req.headers['user-agent']?.trim() ?? '';
-    const product = userAgent.split('/', 1)[0]!.toLowerCase();
+    const slash = userAgent.indexOf('/');
+    const product = (slash < 0 ? userAgent : userAgent.slice(0, slash)).toLowerCase();
     if (!PRODUCT_AND_VERSION.test(userAgent) || !VERSION_NUMBER.test(userAgent) || rejected.has(product)) {
       throw new RouterError(
         '1010',

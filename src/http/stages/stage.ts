@@ -7,7 +7,7 @@ import type { Received } from '../request-context.js';
  * object and returns that object typed as `Adds`. A synchronous stage refines what is there and returns
  * nothing, so it costs no promise and no await.
  */
-export type Stage<Needs = never, Adds = unknown> = (event: H3Event, request: Needs) => void | Promise<Adds>;
+export type Stage<Needs, Adds = unknown> = (event: H3Event, request: Needs) => void | Promise<Adds>;
 
 /** A stage as the pipeline stores it, whatever it needs (the list's types checked it when it was built). */
 export type AnyStage = Stage<never, unknown>;

@@ -1,0 +1,64 @@
+/**
+ * What every model route (chat completions, Responses, Messages) does around its own format: before the
+ * upstream call, the plan's authorization of the model, the API's output cap, fusion access and the
+ * spend reservation; after a whole (JSON) answer, its record, cost and routing headers.
+ */
+import type { H3Event } from 'h3';
+import type { PlanConfig, RouteProfileConfig } from '../../config/types.js';
+import type { TokenUsage } from '../../core/token-usage.js';
+import type { RoutedMeta } from '../../routing/failover.js';
+import { responseCost } from '../../usage/response-cost.js';
+import type { SpanScope } from '../../tracing/tracing.js';
+import { abortOnDisconnect } from '../abort-on-disconnect.js';
+import { authorizeRoute } from '../authorize-route.js';
+import { fusionPlanOf, requireFusionAccess, toolFusionOf, type FusionPlan } from '../fusion/fusion-plan.js';
+import type { AdmittedRequest, ServingRecord } from '../request-context.js';
+import { attemptsTraced, inSpendGateSpan } from '../request-spans.js';
+import type { RouterDeps } from '../router-deps.js';
+import { setRoutingHeaders } from './routing-headers.js';
+
+/** The routing engine's call for this request (the failover loop's input), and its fusion plan if any. */
+export interface ModelCall {
+  route: RouteProfileConfig;
+  fusion: FusionPlan | undefined;
+  call: { route: RouteProfileConfig; accountId: string; signal: AbortSignal; trace?: SpanScope };
+}
+
+/** An API's rule for the plan's output cap on the body (refuse above it, or lower it to it). */
+export type OutputCap = (body: Record<string, unknown>, plan: PlanConfig | undefined) => void;
+
+/**
+ * Everything between admission and the upstream call. Each refusal here is the router's own, so the
+ * pipeline refunds it; the spend reservation is recorded before the call so the ledger settles it.
+ */
+export async function prepareModelCall(event: H3Event, request: AdmittedRequest, serving: ServingRecord, deps: RouterDeps, capOutput: OutputCap): Promise<ModelCall> {
+  const route = authorizeRoute(request, deps.plans);
+  const { body, plan, caller } = request;
+  capOutput(body, plan);
+  const fusion = fusionPlanOf(route, body, deps.routes);
+  if (fusion?.kind === 'profile') await requireFusionAccess(deps, caller.accountId, fusion.route);
+  serving.spendReservation = await inSpendGateSpan(request, () => deps.spend.reserve({ accountId: caller.accountId, plan, route, body, ...toolFusionOf(fusion) }));
+  const call = { route, accountId: caller.accountId, signal: abortOnDisconnect(event, deps.drain.deadline), ...attemptsTraced(request) };
+  return { route, fusion, call };
+}
+
+/**
+ * A whole answer as served: who served it, its tokens and end on the record, the cost the ledger will
+ * record added to the usage object the client is shown (unless the operator turned costs off), the
+ * routing headers; the first byte is the body about to be sent.
+ */
+export function recordAnswer(
+  event: H3Event,
+  serving: ServingRecord,
+  deps: RouterDeps,
+  meta: RoutedMeta,
+  answer: { tokens: TokenUsage | null; finishReason: string | undefined; shownUsage: unknown },
+): void {
+  serving.served = meta;
+  serving.usage = answer.tokens;
+  serving.finishReason = answer.finishReason;
+  const shown = answer.shownUsage;
+  if (shown !== null && typeof shown === 'object' && deps.config.server.ledger.costInResponses) Object.assign(shown, responseCost(deps.usage.prices, meta, answer.tokens));
+  serving.firstByteAt = deps.clock.now();
+  setRoutingHeaders(event.node.res, meta);
+}
