@@ -17,8 +17,10 @@ import type { RouteMeasurements } from '../routing/route-measurements.js';
 import type { RoutingEngine } from '../routing/routing-engine.js';
 import type { QuotaLedger } from '../stores/quota-ledger.js';
 import type { Store } from '../stores/store.js';
+import type { H3Event } from 'h3';
 import type { AppBilling } from './billing/open-billing.js';
 import type { LedgerViews } from './ledger-seams.js';
+import type { SessionManager } from './session-manager.js';
 import type { SigninThrottle } from './signin-throttle.js';
 import type { StatusHistory } from './status-history.js';
 
@@ -51,8 +53,12 @@ export interface AppServices {
   mail: Mailer;
   /** Pages raise the alerts they learn of at once (a provider key the test found rejected). */
   alerts: Pick<AlertSweep, 'raiseProviderKeyRejected'>;
+  /** People's sessions, kept in the Store. */
+  sessions: SessionManager;
   /** Sign-in failures counted in the shared RateLimiter. */
   throttle: SigninThrottle;
+  /** The client's address through the trusted proxies (server.trustedProxies). */
+  clientAddress: (event: H3Event) => string | null;
   /** Null with billing off (billing.provider none) or the app off. */
   billing: AppBilling | null;
 }

@@ -1,18 +1,15 @@
 /** Everything the web pages need: the services the composition root built, and the app's own request helpers, made once by createWebHandler. */
-import type { H3Event } from 'h3';
 import type { AppServices } from './app-services.js';
 import type { CsrfGuard } from './csrf.js';
 import type { KeyFlash } from './key-flash.js';
 import type { KeptForms } from './kept-form.js';
 import type { ZonePreference } from './time-zone.js';
 import type { Renderer } from './render.js';
-import type { SessionManager } from './session-manager.js';
 import type { WebPaths } from './web-paths.js';
 
 export interface WebDeps extends AppServices {
   paths: WebPaths;
   renderer: Renderer;
-  sessions: SessionManager;
   csrf: CsrfGuard;
   /** The new key (and notice) a POST hands to the page it redirects to. */
   flash: KeyFlash;
@@ -20,6 +17,4 @@ export interface WebDeps extends AppServices {
   keptForms: KeptForms;
   /** The time zone a person's pages show times in. */
   zones: ZonePreference;
-  /** The client's address through the trusted proxies (server.trustedProxies). */
-  clientAddress: (event: H3Event) => string | null;
 }

@@ -10,7 +10,6 @@ import { join } from 'node:path';
 import { createRouter, eventHandler, sendRedirect, setResponseHeader, type EventHandler, type H3Event } from 'h3';
 import { describeError } from '../core/describe-error.js';
 import { isRouterError } from '../core/errors.js';
-import { createProxyTrust } from '../core/proxy-trust.js';
 import { StoreUnavailableError } from '../stores/store.js';
 import type { AppServices } from './app-services.js';
 import { STATIC_DIR } from './asset-dirs.js';
@@ -19,7 +18,7 @@ import { KeyFlash } from './key-flash.js';
 import { KeptForms } from './kept-form.js';
 import { ZonePreference } from './time-zone.js';
 import { registerDocsPages } from './docs/docs-pages.js';
-import { clientAddressOf, sendHtml, wantsHtml } from './http-helpers.js';
+import { sendHtml, wantsHtml } from './http-helpers.js';
 import { registerBillingPages } from './billing/billing-pages.js';
 import { publicPage } from './page-kit.js';
 import { Renderer } from './render.js';
@@ -32,7 +31,6 @@ import { registerPlaygroundPages } from './routes/playground-pages.js';
 import { registerProviderKeyPages } from './routes/provider-key-pages.js';
 import { registerPublicPages } from './routes/public-pages.js';
 import { registerUsagePages } from './routes/usage-pages.js';
-import { SessionManager } from './session-manager.js';
 import type { WebDeps } from './web-deps.js';
 import { webPaths } from './web-paths.js';
 
@@ -50,17 +48,14 @@ export function createWebHandler(deps: AppServices): EventHandler {
   const renderer = new Renderer(siteInfo(deps));
   // Without a server secret the form tokens are keyed per process: forms opened before a restart must be reloaded.
   const csrfSecret = server.secretKey?.reveal() ?? randomBytes(32).toString('hex');
-  const clientAddress = clientAddressOf(createProxyTrust(server.trustedProxies));
   const web: WebDeps = {
     ...deps,
     paths,
     renderer,
-    sessions: new SessionManager(deps.store, deps.clock, server.app, paths.secure, clientAddress),
     csrf: new CsrfGuard(csrfSecret, paths.appOrigin, paths.secure),
     flash: new KeyFlash(csrfSecret, paths.secure),
     keptForms: new KeptForms(csrfSecret, paths.secure),
     zones: new ZonePreference(paths.secure),
-    clientAddress,
   };
   if (!paths.secure) {
     deps.logger.warn(`account app at ${server.appUrl} is served over http: its cookies are not marked Secure (fine on localhost; use an https appUrl in production)`);

@@ -1,5 +1,5 @@
 /**
- * Everything the HTTP layer needs, built once by the composition root (runtime/build-router-deps.ts)
+ * Everything the HTTP layer needs, built once by the composition root (runtime/build-runtime.ts)
  * and passed down. No module-level state anywhere else.
  */
 import type { ConsolaInstance } from 'consola';

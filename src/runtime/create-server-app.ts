@@ -7,7 +7,7 @@
 import { createApp, type App } from 'h3';
 import { createBrowserNotFound, createWebHandler } from '../app/web-handler.js';
 import { createApiRouter } from '../http/create-router-app.js';
-import type { RouterRuntime } from './build-router-deps.js';
+import type { RouterRuntime } from './build-runtime.js';
 
 export function createServerApp(runtime: RouterRuntime): App {
   const api = createApiRouter(runtime);

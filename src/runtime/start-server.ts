@@ -10,7 +10,7 @@ import { createServer, type Server } from 'node:http';
 import { toNodeListener } from 'h3';
 import type { RouterConfig } from '../config/types.js';
 import { answerClientErrors, requireOneHost } from '../http/answer-client-errors.js';
-import { buildRouterDeps, type BuildOptions, type RouterRuntime } from './build-router-deps.js';
+import { buildRuntime, type BuildOptions, type RouterRuntime } from './build-runtime.js';
 import { createServerApp } from './create-server-app.js';
 
 /** After the drain deadline, how long ended requests get to write their last event before sockets are cut. */
@@ -31,7 +31,7 @@ export interface RunningServer {
 }
 
 export async function startServer(config: RouterConfig, options: BuildOptions = {}): Promise<RunningServer> {
-  const runtime = await buildRouterDeps(config, options);
+  const runtime = await buildRuntime(config, options);
   const { host, port, maxConnections } = config.server.listen;
   const refused = (requestId: string, reason: string) => runtime.logger.debug(`[${requestId}] request refused below the app (${reason})`);
   const server = createServer(

@@ -5,7 +5,7 @@
  */
 import { freePort, startTestRouter, type TestRouter, type YamlPatch } from './router-harness.js';
 import type { Clock } from '../../src/core/clock.js';
-import type { BuildOptions } from '../../src/runtime/build-router-deps.js';
+import type { BuildOptions } from '../../src/runtime/build-runtime.js';
 
 export interface AppRouter extends TestRouter {
   appUrl: string;

@@ -13,7 +13,7 @@ import { parse, stringify } from 'yaml';
 import { loadConfig } from '../../src/config/load-config.js';
 import type { Clock } from '../../src/core/clock.js';
 import { startServer, type RunningServer } from '../../src/runtime/start-server.js';
-import type { BuildOptions } from '../../src/runtime/build-router-deps.js';
+import type { BuildOptions } from '../../src/runtime/build-runtime.js';
 import { sealSecret } from '../../src/core/secret-box.js';
 import OpenAI from 'openai';
 import { startAnthropicFake } from '../fakes/anthropic-fake.js';

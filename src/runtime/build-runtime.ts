@@ -10,6 +10,10 @@ import { KeyService } from '../accounts/key-service.js';
 import { KeyLimitService } from '../accounts/key-limit-service.js';
 import type { AppServices } from '../app/app-services.js';
 import { openBilling } from '../app/billing/open-billing.js';
+import { clientAddressOf } from '../app/http-helpers.js';
+import { SessionManager } from '../app/session-manager.js';
+import { webPaths } from '../app/web-paths.js';
+import { createProxyTrust } from '../core/proxy-trust.js';
 import { SigninThrottle } from '../app/signin-throttle.js';
 import { StatusHistory } from '../app/status-history.js';
 import { systemClock, type Clock } from '../core/clock.js';
@@ -73,7 +77,7 @@ export interface RouterRuntime extends RouterDeps {
 /** How long a managed-spend reservation may outlive its request: time for the record to be written. */
 const RESERVATION_GRACE_MS = 5 * 60_000;
 
-export async function buildRouterDeps(config: RouterConfig, options: BuildOptions = {}): Promise<RouterRuntime> {
+export async function buildRuntime(config: RouterConfig, options: BuildOptions = {}): Promise<RouterRuntime> {
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? createLogger({ level: config.server.logLevel, format: config.server.logFormat, isTerminal: process.stderr.isTTY === true });
   const metrics = config.server.metrics.enabled ? new RouterMetrics() : null;
@@ -184,6 +188,7 @@ export async function buildRouterDeps(config: RouterConfig, options: BuildOption
   statusHistory.start();
   const billing = config.server.app.enabled ? openBilling({ config, store, clock, logger }) : null;
   const stopBillingSweep = billing?.service.startSweep(() => drain.draining);
+  const clientAddress = clientAddressOf(createProxyTrust(config.server.trustedProxies));
   const app: AppServices = {
     config,
     store,
@@ -203,8 +208,10 @@ export async function buildRouterDeps(config: RouterConfig, options: BuildOption
     ledger: createLedgerViews({ usage: usageViews, clock }),
     mail,
     alerts,
+    sessions: new SessionManager(store, clock, config.server.app, webPaths(config.server).secure, clientAddress),
     // In the shared limiter: every worker and (with Redis) every instance counts the same failures.
     throttle: new SigninThrottle(rateLimiter, clock),
+    clientAddress,
     billing,
   };
 
