@@ -5,7 +5,11 @@
  * OpenAI-compatible provider needs no translation at all.
  */
 
-export type ChatRole = 'system' | 'developer' | 'user' | 'assistant' | 'tool' | 'function';
+import { Type, type Static } from '@sinclair/typebox';
+import { AnyObject, Declared, Kinds, Nullable, type OtherKind, StringEnum, StringOrArray, When, WithUnchecked } from './wire-schema.js';
+
+/** The API's own bound on an output cap; a plan's maxOutputTokens may lower it (http/output-token-cap.ts). */
+export const MAX_OUTPUT_TOKENS = 1_000_000;
 
 /**
  * Anthropic's prompt-cache breakpoint, as OpenRouter lets clients put it on content parts, messages and
@@ -16,48 +20,35 @@ export interface CacheControl {
   ttl?: '5m' | '1h';
 }
 
-export interface ChatTextPart {
-  type: 'text';
-  text: string;
-  cache_control?: CacheControl;
-}
-export interface ChatImagePart {
-  type: 'image_url';
-  image_url: { url: string; detail?: 'auto' | 'low' | 'high' };
-}
-export interface ChatAudioPart {
-  type: 'input_audio';
-  input_audio: { data: string; format: string };
-}
-export interface ChatFilePart {
-  type: 'file';
-  file: { file_data?: string; file_id?: string; filename?: string };
-}
-export interface ChatRefusalPart {
-  type: 'refusal';
-  refusal: string;
-}
-export type ChatContentPart = ChatTextPart | ChatImagePart | ChatAudioPart | ChatFilePart | ChatRefusalPart;
+// ---- The request: its JSON Schema (what POST /v1/chat/completions accepts) and the types derived from it ----
+// The schema checks the spec's required fields and the shape of every field a translator reads, so a
+// body that passes always translates or is refused with a 400 naming the field, never an exception.
+// Fields the router does not read are passed on unchecked; each provider adapter decides what it honours.
 
-export interface ChatToolCall {
-  id: string;
-  type: 'function';
-  function: { name: string; arguments: string };
-}
+const textPart = WithUnchecked<{ cache_control?: CacheControl }>()(When('text', { text: Type.String() }));
+const refusalPart = When('refusal', { refusal: Type.String() });
+const imagePart = When('image_url', {
+  image_url: Type.Object({ url: Type.String(), detail: Type.Optional(Declared<'auto' | 'low' | 'high'>(Type.String())) }),
+});
+const audioPart = When('input_audio', { input_audio: Type.Object({ data: Type.String(), format: Type.String() }) });
+const filePart = When('file', {
+  file: Type.Object({ file_data: Type.Optional(Type.String()), file_id: Type.Optional(Type.String()), filename: Type.Optional(Type.String()) }),
+});
+const chatContentPart = Kinds([textPart, refusalPart, imagePart, audioPart, filePart]);
 
-export interface ChatMessage {
-  role: ChatRole;
-  content?: string | ChatContentPart[] | null;
-  name?: string;
-  tool_calls?: ChatToolCall[];
-  tool_call_id?: string;
-  refusal?: string | null;
-  /** Non-standard but widespread (DeepSeek, vLLM, OpenRouter): reasoning text of the turn. */
-  reasoning_content?: string;
-  /** The turn's reasoning blocks with their signatures (OpenRouter's field), sent back as they came. */
-  reasoning_details?: ReasoningDetail[];
-  cache_control?: CacheControl;
-}
+export type ChatTextPart = Static<typeof textPart>;
+export type ChatImagePart = Static<typeof imagePart>;
+export type ChatAudioPart = Static<typeof audioPart>;
+export type ChatFilePart = Static<typeof filePart>;
+export type ChatRefusalPart = Static<typeof refusalPart>;
+export type ChatContentPart = Static<typeof chatContentPart>;
+
+const chatToolCall = Type.Object({
+  id: Type.String(),
+  type: Type.Optional(Declared<'function'>(Type.String())),
+  function: Type.Object({ name: Type.String(), arguments: Type.String() }),
+});
+export type ChatToolCall = Static<typeof chatToolCall>;
 
 /**
  * One reasoning block of an assistant turn, in OpenRouter's `reasoning_details` convention: open
@@ -66,76 +57,123 @@ export interface ChatMessage {
  * call it belongs to) or a summary. `format` names the provider's encoding (`anthropic-claude-v1`,
  * `google-gemini-v1`); `index` orders the blocks, and stream deltas of one block share it.
  */
-export interface ReasoningDetail {
-  type: 'reasoning.text' | 'reasoning.encrypted' | 'reasoning.summary';
-  text?: string;
-  summary?: string;
-  signature?: string;
-  data?: string;
-  id?: string | null;
-  format?: string;
-  index?: number;
-}
+const reasoningDetail = WithUnchecked<{ id?: string | null }>()(
+  Type.Object({
+    type: Declared<'reasoning.text' | 'reasoning.encrypted' | 'reasoning.summary'>(Type.String()),
+    text: Type.Optional(Type.String()),
+    summary: Type.Optional(Type.String()),
+    signature: Type.Optional(Type.String()),
+    data: Type.Optional(Type.String()),
+    format: Type.Optional(Type.String()),
+    index: Type.Optional(Type.Integer()),
+  }),
+);
+export type ReasoningDetail = Static<typeof reasoningDetail>;
 
-/** OpenRouter's unified reasoning switch; `reasoning_effort` is the same as `{ effort }`. */
-export interface ChatReasoningOptions {
-  effort?: string | null;
-  max_tokens?: number | null;
-  exclude?: boolean | null;
-  enabled?: boolean | null;
-}
+const chatRoles = ['system', 'developer', 'user', 'assistant', 'tool', 'function'] as const;
+export type ChatRole = (typeof chatRoles)[number];
 
-export interface ChatFunctionTool {
-  type: 'function';
-  function: { name: string; description?: string; parameters?: Record<string, unknown>; strict?: boolean };
-  cache_control?: CacheControl;
-}
+const chatMessage = WithUnchecked<{
+  /** Non-standard but widespread (DeepSeek, vLLM, OpenRouter): reasoning text of the turn. */
+  reasoning_content?: string;
+}>()(
+  Type.Object({
+    role: StringEnum(chatRoles, { typed: true }),
+    content: Type.Optional(StringOrArray(chatContentPart, { nullable: true })),
+    name: Type.Optional(Type.String()),
+    refusal: Type.Optional(Nullable(Type.String())),
+    tool_call_id: Type.Optional(Type.String()),
+    tool_calls: Type.Optional(Type.Array(chatToolCall)),
+    /** The turn's reasoning blocks with their signatures (OpenRouter's field), sent back as they came. */
+    reasoning_details: Type.Optional(Type.Array(reasoningDetail)),
+    cache_control: Type.Optional(AnyObject<CacheControl>()),
+  }),
+);
+export type ChatMessage = Static<typeof chatMessage>;
+
+const functionTool = WithUnchecked<{ cache_control?: CacheControl }>()(
+  When('function', {
+    function: Type.Object({
+      name: Type.String(),
+      description: Type.Optional(Type.String()),
+      parameters: Type.Optional(AnyObject()),
+      strict: Type.Optional(Nullable(Type.Boolean())),
+    }),
+  }),
+);
+export type ChatFunctionTool = Static<typeof functionTool>;
 /** Tools the router itself understands (`router:fusion`) or passes through untouched. */
-export interface ChatOtherTool {
-  type: string;
-  [key: string]: unknown;
-}
+export type ChatOtherTool = OtherKind;
 export type ChatTool = ChatFunctionTool | ChatOtherTool;
 
-export type ChatToolChoice =
-  | 'none'
-  | 'auto'
-  | 'required'
-  | { type: 'function'; function: { name: string } }
-  | { type: string; [key: string]: unknown };
+export type ChatToolChoice = 'none' | 'auto' | 'required' | { type: 'function'; function: { name: string } } | OtherKind;
 
-export type ChatResponseFormat =
-  | { type: 'text' }
-  | { type: 'json_object' }
-  | { type: 'json_schema'; json_schema: { name: string; description?: string; schema?: Record<string, unknown>; strict?: boolean } };
+/** The schema checks the kinds a translator reads; the type names the rest the API defines. */
+const chatToolChoice = Declared<ChatToolChoice | null>(
+  Type.Unsafe({
+    type: ['string', 'object', 'null'],
+    if: { type: 'object' },
+    then: Kinds([
+      When('function', { function: Type.Object({ name: Type.String() }) }),
+      When('allowed_tools', { allowed_tools: Type.Object({ mode: Type.Optional(Type.String()), tools: Type.Array(AnyObject()) }) }),
+    ]),
+  }),
+);
 
-export interface ChatRequest {
-  model: string;
-  messages: ChatMessage[];
-  stream?: boolean;
-  stream_options?: { include_usage?: boolean } | null;
-  max_tokens?: number | null;
-  max_completion_tokens?: number | null;
-  temperature?: number | null;
-  top_p?: number | null;
-  n?: number | null;
-  stop?: string | string[] | null;
-  seed?: number | null;
-  presence_penalty?: number | null;
-  frequency_penalty?: number | null;
-  logit_bias?: Record<string, number> | null;
-  logprobs?: boolean | null;
-  top_logprobs?: number | null;
-  tools?: ChatTool[];
-  tool_choice?: ChatToolChoice | null;
-  parallel_tool_calls?: boolean | null;
-  response_format?: ChatResponseFormat | null;
-  reasoning_effort?: string | null;
-  reasoning?: ChatReasoningOptions | null;
-  user?: string;
-  safety_identifier?: string;
-  prompt_cache_key?: string;
-  metadata?: Record<string, string>;
+const jsonSchemaFormat = When('json_schema', {
+  json_schema: Type.Object({
+    name: Type.String(),
+    description: Type.Optional(Type.String()),
+    schema: Type.Optional(AnyObject()),
+    strict: Type.Optional(Nullable(Type.Boolean())),
+  }),
+});
+export type ChatResponseFormat = { type: 'text' } | { type: 'json_object' } | Static<typeof jsonSchemaFormat>;
+
+/** OpenRouter's unified reasoning switch; `reasoning_effort` is the same as `{ effort }`. */
+const chatReasoningOptions = Type.Object({
+  effort: Type.Optional(Nullable(Type.String())),
+  max_tokens: Type.Optional(Nullable(Type.Integer({ minimum: 0, maximum: MAX_OUTPUT_TOKENS }))),
+  exclude: Type.Optional(Nullable(Type.Boolean())),
+  enabled: Type.Optional(Nullable(Type.Boolean())),
+});
+export type ChatReasoningOptions = Static<typeof chatReasoningOptions>;
+
+const outputCap = Nullable(Type.Integer({ minimum: 1, maximum: MAX_OUTPUT_TOKENS }));
+/** Integers JavaScript holds exactly. */
+const safeInteger = Nullable(Type.Integer({ minimum: Number.MIN_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER }));
+const penalty = Nullable(Type.Number({ minimum: -2, maximum: 2 }));
+
+export const chatRequestSchema = Type.Object({
+  model: Type.String({ minLength: 1 }),
+  messages: Type.Array(chatMessage, { minItems: 1 }),
+  stream: Type.Optional(Nullable(Type.Boolean())),
+  stream_options: Type.Optional(Nullable(Type.Object({ include_usage: Type.Optional(Type.Boolean()) }))),
+  max_tokens: Type.Optional(outputCap),
+  max_completion_tokens: Type.Optional(outputCap),
+  temperature: Type.Optional(Nullable(Type.Number({ minimum: 0, maximum: 2 }))),
+  top_p: Type.Optional(Nullable(Type.Number({ minimum: 0, maximum: 1 }))),
+  n: Type.Optional(Nullable(Type.Integer({ minimum: 1, maximum: 128 }))),
+  stop: Type.Optional(StringOrArray(Type.String(), { nullable: true, maxItems: 4 })),
+  seed: Type.Optional(safeInteger),
+  presence_penalty: Type.Optional(penalty),
+  frequency_penalty: Type.Optional(penalty),
+  logit_bias: Type.Optional(Nullable(AnyObject<Record<string, number>>())),
+  logprobs: Type.Optional(Nullable(Type.Boolean())),
+  top_logprobs: Type.Optional(Nullable(Type.Integer({ minimum: 0, maximum: 20 }))),
+  tools: Type.Optional(Declared<ChatTool[]>(Type.Array(Kinds([functionTool]), { maxItems: 512 }))),
+  tool_choice: Type.Optional(chatToolChoice),
+  parallel_tool_calls: Type.Optional(Nullable(Type.Boolean())),
+  response_format: Type.Optional(Declared<ChatResponseFormat | null>(Nullable(Kinds([jsonSchemaFormat])))),
+  reasoning_effort: Type.Optional(Nullable(Type.String())),
+  reasoning: Type.Optional(Nullable(chatReasoningOptions)),
+  user: Type.Optional(Type.String()),
+  safety_identifier: Type.Optional(Type.String()),
+  prompt_cache_key: Type.Optional(Type.String()),
+  metadata: Type.Optional(Nullable(AnyObject<Record<string, string>>())),
+});
+
+export interface ChatRequest extends Static<typeof chatRequestSchema> {
   /** Anything else the client sent: passed to OpenAI-compatible upstreams, dropped elsewhere. */
   [key: string]: unknown;
 }
@@ -165,7 +203,8 @@ export interface ChatCompletion {
       role: 'assistant';
       content: string | null;
       refusal: string | null;
-      tool_calls?: ChatToolCall[];
+      /** The router always names the type in what it answers (a request's may leave it out). */
+      tool_calls?: Array<ChatToolCall & { type: 'function' }>;
       reasoning_content?: string;
       reasoning_details?: ReasoningDetail[];
     };
