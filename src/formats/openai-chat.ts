@@ -203,8 +203,7 @@ export interface ChatCompletion {
       role: 'assistant';
       content: string | null;
       refusal: string | null;
-      /** The router always names the type in what it answers (a request's may leave it out). */
-      tool_calls?: Array<ChatToolCall & { type: 'function' }>;
+      tool_calls?: ChatToolCall[];
       reasoning_content?: string;
       reasoning_details?: ReasoningDetail[];
     };
