@@ -5,74 +5,70 @@
  * The provider adapter's own, narrower request types live in providers/anthropic/anthropic-types.ts.
  */
 
-export interface MessagesTextBlock {
-  type: 'text';
-  text: string;
-  cache_control?: unknown;
-}
+import { Type, type Static } from '@sinclair/typebox';
+import { AnyObject, Const, Declared, Kinds, MAX_OUTPUT_TOKENS, Nullable, OrOtherKind, type OtherKind, StringEnum, StringOrArray, When, WithUnchecked } from './wire-schema.js';
 
-export type MessagesImageSource =
-  | { type: 'base64'; media_type: string; data: string }
-  | { type: 'url'; url: string };
+// ---- The request: its JSON Schema (what POST /v1/messages accepts) and the types derived from it ----
+// Anthropic's required fields, and the shape of every field the translator reads (an image block
+// carries a source, a tool_result a tool_use_id, a tool a name, …), so a body that passes always
+// translates or is refused with a 400 naming the field. Fields the router does not read (betas,
+// cache_control, context_management) are passed on unchecked.
 
-export interface MessagesImageBlock {
-  type: 'image';
-  source: MessagesImageSource;
-}
+const textBlock = WithUnchecked<{ cache_control?: unknown }>()(When('text', { text: Type.String() }));
 
-export interface MessagesDocumentBlock {
-  type: 'document';
-  source: { type: string; media_type?: string; data?: string; url?: string };
-  title?: string;
-}
+const imageSource = Kinds([
+  When('base64', { media_type: Type.String(), data: Type.String() }),
+  When('url', { url: Type.String() }),
+]);
+const imageBlock = When('image', { source: imageSource });
 
-export interface MessagesToolUseBlock {
-  type: 'tool_use';
-  id: string;
-  name: string;
-  input: unknown;
-}
+const documentBlock = WithUnchecked<{ title?: string }>()(
+  When('document', {
+    source: WithUnchecked<{ media_type?: string; url?: string }>()(Type.Object({ type: Type.String(), data: Type.Optional(Type.String()) })),
+  }),
+);
 
-export interface MessagesToolResultBlock {
-  type: 'tool_result';
-  tool_use_id: string;
-  content?: string | MessagesBlock[];
-  is_error?: boolean;
-}
+/** Blocks a tool_result may hold that the translator reads; other types pass unchecked. */
+const innerBlock = Kinds([textBlock, imageBlock, documentBlock]);
 
-export interface MessagesThinkingBlock {
-  type: 'thinking';
-  thinking: string;
-  signature?: string;
-}
+const toolUseBlock = When('tool_use', { id: Type.String(), name: Type.String(), input: Type.Optional(AnyObject()) });
+const toolResultBlock = When('tool_result', {
+  tool_use_id: Type.String(),
+  is_error: Type.Optional(Type.Boolean()),
+  content: Type.Optional(StringOrArray(innerBlock)),
+});
+const thinkingBlock = WithUnchecked<{ signature?: string }>()(When('thinking', { thinking: Type.Optional(Type.String()) }));
 
+/** Blocks the translator reads; other types (redacted_thinking, server-tool results, future ones) pass unchecked. */
+const block = Kinds([textBlock, imageBlock, documentBlock, toolUseBlock, toolResultBlock, thinkingBlock]);
+
+export type MessagesTextBlock = Static<typeof textBlock>;
+export type MessagesImageSource = Static<typeof imageSource>;
+export type MessagesImageBlock = Static<typeof imageBlock>;
+export type MessagesDocumentBlock = Static<typeof documentBlock>;
+export type MessagesToolUseBlock = Static<typeof toolUseBlock>;
+export type MessagesToolResultBlock = Static<typeof toolResultBlock>;
+export type MessagesThinkingBlock = Static<typeof thinkingBlock>;
 /** Any block, including types the router does not translate (redacted_thinking, tool_reference, server tools). */
-export interface MessagesOtherBlock {
-  type: string;
-  [key: string]: unknown;
-}
+export type MessagesOtherBlock = OtherKind;
+export type MessagesBlock = Static<typeof block>;
 
-export type MessagesBlock =
-  | MessagesTextBlock
-  | MessagesImageBlock
-  | MessagesDocumentBlock
-  | MessagesToolUseBlock
-  | MessagesToolResultBlock
-  | MessagesThinkingBlock;
-
-export interface MessagesMessage {
+const message = Type.Object({
   /** `system` is not in Anthropic's API, but Claude Code's first request may carry one. */
-  role: 'user' | 'assistant' | 'system';
-  content: string | Array<MessagesBlock | MessagesOtherBlock>;
-}
+  role: StringEnum(['user', 'assistant', 'system']),
+  content: StringOrArray(OrOtherKind(block)),
+});
+export type MessagesMessage = Static<typeof message>;
 
-export interface MessagesTool {
-  type?: string;
-  name: string;
-  description?: string;
-  input_schema?: Record<string, unknown>;
-  [key: string]: unknown;
-}
+const tool = WithUnchecked<{ [key: string]: unknown }>()(
+  Type.Object({
+    type: Type.Optional(Type.String()),
+    name: Type.Optional(Type.String()),
+    description: Type.Optional(Type.String()),
+    input_schema: Type.Optional(AnyObject()),
+  }),
+);
+export type MessagesTool = Static<typeof tool>;
 
 export type MessagesToolChoice =
   | { type: 'auto'; disable_parallel_tool_use?: boolean }
@@ -80,19 +76,39 @@ export type MessagesToolChoice =
   | { type: 'tool'; name: string; disable_parallel_tool_use?: boolean }
   | { type: 'none' };
 
-export interface MessagesRequest {
-  model: string;
-  max_tokens: number;
-  messages: MessagesMessage[];
-  system?: string | MessagesTextBlock[];
-  stream?: boolean;
-  stop_sequences?: string[];
-  temperature?: number;
-  top_p?: number;
-  top_k?: number;
-  tools?: MessagesTool[];
-  tool_choice?: MessagesToolChoice;
-  metadata?: { user_id?: string };
+/** The schema checks the type and a tool's name; the type says which fields go with which type. */
+const toolChoice = Declared<MessagesToolChoice>(
+  Type.Unsafe({
+    type: 'object',
+    required: ['type'],
+    properties: { type: StringEnum(['auto', 'any', 'tool', 'none']), disable_parallel_tool_use: Type.Boolean() },
+    allOf: [When('tool', { name: Type.String() })],
+  }),
+);
+
+const messagesRequestFields = Type.Object({
+  model: Type.String({ minLength: 1 }),
+  max_tokens: Type.Integer({ minimum: 1, maximum: MAX_OUTPUT_TOKENS }),
+  messages: Type.Array(message),
+  system: Type.Optional(StringOrArray(WithUnchecked<{ cache_control?: unknown }>()(Type.Object({ type: Const('text'), text: Type.String() })))),
+  stream: Type.Optional(Type.Boolean()),
+  stop_sequences: Type.Optional(Type.Array(Type.String())),
+  temperature: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
+  top_p: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
+  top_k: Type.Optional(Type.Integer({ minimum: 0 })),
+  metadata: Type.Optional(Type.Object({ user_id: Type.Optional(Nullable(Type.String())) })),
+  tools: Type.Optional(Type.Array(tool)),
+  tool_choice: Type.Optional(toolChoice),
+});
+
+/** The required fields in the order a missing one is reported (the body stage names the first). */
+export const messagesRequestSchema = { ...messagesRequestFields, required: ['model', 'messages', 'max_tokens'] };
+
+/** count_tokens takes the same body without `max_tokens` (and without `stream`). */
+export const countTokensRequestSchema = { ...messagesRequestFields, required: ['model', 'messages'] };
+
+export interface MessagesRequest extends Static<typeof messagesRequestFields> {
+  /** Extended thinking, read by the translator and passed on as it came. */
   thinking?: { type: string; budget_tokens?: number };
   [key: string]: unknown;
 }

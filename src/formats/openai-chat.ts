@@ -6,10 +6,19 @@
  */
 
 import { Type, type Static } from '@sinclair/typebox';
-import { AnyObject, Declared, Kinds, Nullable, type OtherKind, StringEnum, StringOrArray, When, WithUnchecked } from './wire-schema.js';
-
-/** The API's own bound on an output cap; a plan's maxOutputTokens may lower it (http/output-token-cap.ts). */
-export const MAX_OUTPUT_TOKENS = 1_000_000;
+import {
+  AnyObject,
+  Declared,
+  Kinds,
+  MAX_OUTPUT_TOKENS,
+  Nullable,
+  OrOtherKind,
+  type OtherKind,
+  StringEnum,
+  StringOrArray,
+  When,
+  WithUnchecked,
+} from './wire-schema.js';
 
 /**
  * Anthropic's prompt-cache breakpoint, as OpenRouter lets clients put it on content parts, messages and
@@ -161,7 +170,7 @@ export const chatRequestSchema = Type.Object({
   logit_bias: Type.Optional(Nullable(AnyObject<Record<string, number>>())),
   logprobs: Type.Optional(Nullable(Type.Boolean())),
   top_logprobs: Type.Optional(Nullable(Type.Integer({ minimum: 0, maximum: 20 }))),
-  tools: Type.Optional(Declared<ChatTool[]>(Type.Array(Kinds([functionTool]), { maxItems: 512 }))),
+  tools: Type.Optional(Type.Array(OrOtherKind(Kinds([functionTool])), { maxItems: 512 })),
   tool_choice: Type.Optional(chatToolChoice),
   parallel_tool_calls: Type.Optional(Nullable(Type.Boolean())),
   response_format: Type.Optional(Declared<ChatResponseFormat | null>(Nullable(Kinds([jsonSchemaFormat])))),

@@ -8,6 +8,9 @@ import { Type, type Static, type TObject, type TProperties, type TSchema, type T
 
 type Json = Record<string, unknown>;
 
+/** The API's own bound on an output cap, for every client API; a plan's maxOutputTokens may lower it (http/output-token-cap.ts). */
+export const MAX_OUTPUT_TOKENS = 1_000_000;
+
 /** The schema, or null: its `type` with `'null'` added, as one `type` array. */
 export function Nullable<T extends TSchema>(schema: T): TUnsafe<Static<T> | null> {
   const { type, ...rest } = schema as Json;
@@ -70,6 +73,16 @@ export function AnyObject<Shape = Record<string, unknown>>(): TUnsafe<Shape> {
  */
 export function WithUnchecked<Extra>() {
   return <T extends TSchema>(schema: T): TUnsafe<Static<T> & Extra> => schema as unknown as TUnsafe<Static<T> & Extra>;
+}
+
+/** Exactly this string, as a bare `const` (TypeBox's Literal would add `type: 'string'`). */
+export function Const<const Value extends string>(value: Value): TUnsafe<Value> {
+  return Type.Unsafe<Value>({ const: value });
+}
+
+/** {@link Kinds} whose type admits what the schema lets through besides the kinds it names: any other `type`. */
+export function OrOtherKind<T extends TSchema>(kinds: T): TUnsafe<Static<T> | OtherKind> {
+  return kinds as unknown as TUnsafe<Static<T> | OtherKind>;
 }
 
 /** An object of a kind none of the schema's `When`s names: only its `type` string is checked. */

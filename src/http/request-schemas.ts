@@ -6,9 +6,10 @@
  * router does not read are passed on unchecked, and each provider adapter decides what it can honour.
  */
 
-import { MAX_OUTPUT_TOKENS } from '../formats/openai-chat.js';
+import { MAX_OUTPUT_TOKENS } from '../formats/wire-schema.js';
 
-export { chatRequestSchema, MAX_OUTPUT_TOKENS } from '../formats/openai-chat.js';
+export { chatRequestSchema } from '../formats/openai-chat.js';
+export { MAX_OUTPUT_TOKENS } from '../formats/wire-schema.js';
 
 type Schema = Record<string, unknown>;
 
