@@ -11,7 +11,7 @@ import { UpstreamTransportError } from '../upstream/upstream-client.js';
 import { shuttingDown } from './drain.js';
 import { setLimitHeaders } from './limit-headers.js';
 import { HTTP_REQUEST_METHOD, HTTP_ROUTE, ROUTER } from '../tracing/span-attributes.js';
-import { endpointOf, observeRequestOutcome, type RequestOutcome } from './request-outcome.js';
+import { endpointOf, OutcomeReporter, type RequestOutcome } from './request-outcome.js';
 import type { RouterDeps } from './router-deps.js';
 import { establishing, requestContext, type AdmittedCount, type RequestState, type ServingRecord, type Standing } from './request-context.js';
 import { sendRouterError } from './send-error.js';
@@ -73,14 +73,14 @@ export function createV1Handler<Admitted>(
   kind: RequestOutcome['kind'] = 'other',
   sendError: ErrorSender = sendRouterError,
 ): EventHandler {
-  const observing = { kind, observers: deps.observers, now: () => deps.clock.now(), logger: deps.logger };
+  const outcomes = new OutcomeReporter(kind, deps.observers, () => deps.clock.now(), deps.logger);
   // The list's types were checked when it was built; here it runs as the array it is, on the one object,
   // and the route gets that object as what the list established (its stages set every field of it).
   const steps = (admission.stages as readonly Stage<RequestState>[]).map((run) => ({ run, span: STAGE_SPANS[run.name] }));
   const serve = handle as unknown as RouteHandler<RequestState>;
   const handleV1 = async (event: H3Event) => {
     const request = requestContext(event);
-    const handled = observeRequestOutcome(event, request, observing);
+    const outcome = outcomes.watch(event, request);
     try {
       if (deps.drain.draining) throw shuttingDown('refused');
       for (const step of steps) {
@@ -102,7 +102,7 @@ export function createV1Handler<Admitted>(
       const release = request.releaseSlot;
       request.releaseSlot = undefined;
       release?.();
-      handled();
+      outcome?.pipelineDone();
     }
   };
   const { tracing } = deps;

@@ -3,6 +3,7 @@
  * metrics) when its response has finished or its client has gone. Observers only read: they never
  * change the response, never throw into the pipeline, and never see the prompt, the key or provider bodies.
  */
+import type { ServerResponse } from 'node:http';
 import type { H3Event } from 'h3';
 import type { ConsolaInstance } from 'consola';
 import { describeError } from '../core/describe-error.js';
@@ -61,38 +62,75 @@ export interface RequestObserver {
 }
 
 /**
- * Call once per request, as early as its context exists. Reports to the observers once the response has
- * closed AND the pipeline has finished with the request (call the returned function when it has), so a
- * refund or an error code decided after a client left is in the outcome.
+ * Hands the outcome of each request of one /v1 route to the observers: made once per route
+ * (pipeline.ts), so a request costs one small record and no closure.
  */
-export function observeRequestOutcome(
-  event: H3Event,
-  request: RequestState,
-  options: { kind: RequestOutcome['kind']; observers: readonly RequestObserver[]; now: () => number; logger: ConsolaInstance },
-): () => void {
-  if (options.observers.length === 0) return () => undefined;
-  const res = event.node.res;
-  let closed: { at: number; clientClosed: boolean } | undefined;
-  let handled = false;
-  const report = () => {
-    if (!closed || !handled) return;
-    const outcome = buildOutcome(event, request, options.kind, closed.at, closed.clientClosed);
-    for (const observer of options.observers) {
+export class OutcomeReporter {
+  constructor(
+    readonly kind: RequestOutcome['kind'],
+    private readonly observers: readonly RequestObserver[],
+    readonly now: () => number,
+    private readonly logger: ConsolaInstance,
+  ) {}
+
+  /**
+   * Call once per request, as early as its object exists. It is reported once the response has closed
+   * AND the pipeline has finished with it (`PendingOutcome.pipelineDone`), so a refund or an error code
+   * decided after a client left is in the outcome. Undefined when nobody observes.
+   */
+  watch(event: H3Event, request: RequestState): PendingOutcome | undefined {
+    if (this.observers.length === 0) return undefined;
+    const pending = new PendingOutcome(event, request, this);
+    const res = event.node.res as WatchedResponse;
+    res[PENDING_OUTCOME] = pending;
+    // One listener function for every response (it finds its request on the response), and `on`
+    // rather than `once`, whose wrapper is made per call: a response closes once.
+    res.on('close', onResponseClose);
+    return pending;
+  }
+
+  reportIfDone(pending: PendingOutcome): void {
+    if (pending.closedAt === undefined || !pending.handled) return;
+    const { event, request } = pending;
+    const outcome = buildOutcome(event, request, this.kind, pending.closedAt, pending.clientClosed);
+    for (const observer of this.observers) {
       try {
         observer.onRequestFinished(outcome);
       } catch (error) {
-        options.logger.warn(`[${request.requestId}] request observer failed: ${describeError(error)}`);
+        this.logger.warn(`[${request.requestId}] request observer failed: ${describeError(error)}`);
       }
     }
-  };
-  res.once('close', () => {
-    closed = { at: options.now(), clientClosed: !res.writableFinished };
-    report();
-  });
-  return () => {
-    handled = true;
-    report();
-  };
+  }
+}
+
+/** One request waiting for both its response's close and the pipeline's end. */
+export class PendingOutcome {
+  closedAt: number | undefined = undefined;
+  clientClosed = false;
+  handled = false;
+
+  constructor(
+    readonly event: H3Event,
+    readonly request: RequestState,
+    readonly reporter: OutcomeReporter,
+  ) {}
+
+  /** The pipeline has finished with the request (served, failed, refunded). */
+  pipelineDone(): void {
+    this.handled = true;
+    this.reporter.reportIfDone(this);
+  }
+}
+
+const PENDING_OUTCOME = Symbol('router.pendingOutcome');
+type WatchedResponse = ServerResponse & { [PENDING_OUTCOME]?: PendingOutcome };
+
+function onResponseClose(this: WatchedResponse): void {
+  const pending = this[PENDING_OUTCOME];
+  if (!pending || pending.closedAt !== undefined) return;
+  pending.closedAt = pending.reporter.now();
+  pending.clientClosed = !this.writableFinished;
+  pending.reporter.reportIfDone(pending);
 }
 
 /** What the request established and what serving it recorded, as the observers read it. */

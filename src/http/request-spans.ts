@@ -5,9 +5,9 @@
 import type { SpanScope } from '../tracing/tracing.js';
 import type { Received } from './request-context.js';
 
-/** Spread into a FailoverCall: its attempts' spans go under the request's server span. */
-export function attemptsTraced(request: Pick<Received, 'trace'>): { trace?: SpanScope } {
-  return request.trace ? { trace: request.trace.server } : {};
+/** A FailoverCall's `trace`: its attempts' spans go under the request's server span (none when tracing is off). */
+export function attemptsParent(request: Pick<Received, 'trace'>): SpanScope | undefined {
+  return request.trace?.server;
 }
 
 /** The spend gate's reservation in its own span (`router.spend_gate`), a refusal marked with its code. */

@@ -16,7 +16,7 @@ export interface FusionCallContext {
   accountId: string;
   signal: AbortSignal;
   /** The request's server span (tracing on): the plan's calls go under it. */
-  trace?: SpanScope;
+  trace?: SpanScope | undefined;
 }
 
 /** The request's fusion record, its trace under the request's span: started before any call of the plan. */

@@ -14,7 +14,7 @@ import { authorizeRoute } from '../authorize-route.js';
 import type { RouterDeps } from '../router-deps.js';
 import type { CountTokensRequest } from '../request-context.js';
 import { setRoutingHeaders } from './routing-headers.js';
-import { attemptsTraced } from '../request-spans.js';
+import { attemptsParent } from '../request-spans.js';
 
 const TOKEN_COUNT_HEADER = 'x-router-token-count';
 
@@ -26,7 +26,7 @@ export function createCountTokensRoute(deps: RouterDeps) {
     const route = authorizeRoute(admitted, deps.plans);
     const request = admitted.body as unknown as MessagesRequest;
     const { 'anthropic-version': version, 'anthropic-beta': beta } = event.node.req.headers;
-    const call = { route, accountId: admitted.caller.accountId, signal: abortOnDisconnect(event, deps.drain.deadline), ...attemptsTraced(admitted) };
+    const call = { route, accountId: admitted.caller.accountId, signal: abortOnDisconnect(event, deps.drain.deadline), trace: attemptsParent(admitted) };
     const client = { version: typeof version === 'string' ? version : undefined, betas: splitHeaderList(beta) };
     try {
       const counted = await deps.engine.countMessageTokens(call, { request, client });

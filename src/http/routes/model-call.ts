@@ -13,7 +13,7 @@ import { abortOnDisconnect } from '../abort-on-disconnect.js';
 import { authorizeRoute } from '../authorize-route.js';
 import { fusionPlanOf, requireFusionAccess, toolFusionOf, type FusionPlan } from '../fusion/fusion-plan.js';
 import type { AdmittedRequest, ServingRecord } from '../request-context.js';
-import { attemptsTraced, inSpendGateSpan } from '../request-spans.js';
+import { attemptsParent, inSpendGateSpan } from '../request-spans.js';
 import type { RouterDeps } from '../router-deps.js';
 import { setRoutingHeaders } from './routing-headers.js';
 
@@ -21,7 +21,7 @@ import { setRoutingHeaders } from './routing-headers.js';
 export interface ModelCall {
   route: RouteProfileConfig;
   fusion: FusionPlan | undefined;
-  call: { route: RouteProfileConfig; accountId: string; signal: AbortSignal; trace?: SpanScope };
+  call: { route: RouteProfileConfig; accountId: string; signal: AbortSignal; trace: SpanScope | undefined };
 }
 
 /** An API's rule for the plan's output cap on the body (refuse above it, or lower it to it). */
@@ -38,7 +38,7 @@ export async function prepareModelCall(event: H3Event, request: AdmittedRequest,
   const fusion = fusionPlanOf(route, body, deps.routes);
   if (fusion?.kind === 'profile') await requireFusionAccess(deps, caller.accountId, fusion.route);
   serving.spendReservation = await inSpendGateSpan(request, () => deps.spend.reserve({ accountId: caller.accountId, plan, route, body, ...toolFusionOf(fusion) }));
-  const call = { route, accountId: caller.accountId, signal: abortOnDisconnect(event, deps.drain.deadline), ...attemptsTraced(request) };
+  const call = { route, accountId: caller.accountId, signal: abortOnDisconnect(event, deps.drain.deadline), trace: attemptsParent(request) };
   return { route, fusion, call };
 }
 
