@@ -1,6 +1,7 @@
 /** Responses of the web pages: security headers on every page, bounded form bodies, redirects. */
 import { getRequestHeader, getRequestIP, sendRedirect, setResponseHeader, setResponseStatus, type H3Event } from 'h3';
 import { clientAddress, type ProxyTrust } from '../core/proxy-trust.js';
+import { readBoundedBody, type BodyReadErrors } from '../core/read-bounded-body.js';
 
 /** Strict: no inline script or style, nothing from other origins, never framed. */
 const CSP = [
@@ -47,18 +48,14 @@ const FORM_LIMIT_BYTES = 16 * 1024;
 
 export class BodyTooLargeError extends Error {}
 
-/** The raw body, read up to `limitBytes` (anything larger is refused, never buffered). */
-export async function readBodyUpTo(event: H3Event, limitBytes: number): Promise<Buffer> {
-  const declared = Number(getRequestHeader(event, 'content-length') ?? '0');
-  if (declared > limitBytes) throw new BodyTooLargeError();
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of event.node.req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > limitBytes) throw new BodyTooLargeError();
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks);
+const READ_ERRORS: BodyReadErrors = {
+  tooLarge: () => new BodyTooLargeError(),
+  aborted: () => new Error('the client closed the connection while sending the request body'),
+};
+
+/** The raw body, read up to `limitBytes` (anything larger is refused, never buffered; the API's body stage reads the same way). */
+export function readBodyUpTo(event: H3Event, limitBytes: number): Promise<Buffer> {
+  return readBoundedBody(event.node.req, limitBytes, READ_ERRORS);
 }
 
 /** A urlencoded form body, read up to 16 KiB. */

@@ -1,9 +1,9 @@
-import type { IncomingMessage } from 'node:http';
 import { Ajv, type ErrorObject } from 'ajv';
 import type { RouteProfileConfig } from '../../config/types.js';
 import { checkJsonBounds, type JsonBounds } from '../../core/check-json-bounds.js';
 import { RouterError } from '../../core/errors.js';
 import { findNonFiniteNumber } from '../../core/find-non-finite-number.js';
+import { readBoundedBody, type BodyReadErrors } from '../../core/read-bounded-body.js';
 import { establishing, type Authenticated, type WithBody } from '../request-context.js';
 import type { Stage } from './stage.js';
 
@@ -32,9 +32,13 @@ export function createReadJsonBodyStage(options: {
   refuse?: BodyRule | undefined;
 }): Stage<Authenticated, WithBody> {
   const validate = createBodyValidator(options.schema);
+  const readErrors: BodyReadErrors = {
+    tooLarge: () => new RouterError('request_too_large', `The request body is larger than the limit of ${options.limitBytes} bytes.`),
+    aborted: () => new RouterError('client_closed_request', 'The client closed the connection while sending the request body.'),
+  };
   // Authenticated first: a caller without a valid key learns nothing from how its body is judged.
   return async (event, request) => {
-    const body = parseBoundedJson(await readBoundedBody(event.node.req, options.limitBytes));
+    const body = parseBoundedJson((await readBoundedBody(event.node.req, options.limitBytes, readErrors)).toString('utf8'));
     const invalid = validate(body);
     if (invalid) throw invalid;
     options.refuse?.(body as Record<string, unknown>);
@@ -91,80 +95,4 @@ function invalidField(error: ErrorObject | undefined): RouterError {
 
 function unescapePointer(segment: string): string {
   return segment.replaceAll('~1', '/').replaceAll('~0', '~');
-}
-
-/**
- * Past the limit, how much more of an upload is read and thrown away (and for how long) before the
- * connection is cut. Closing at once while the client is still sending makes its TCP stack reset the
- * connection, and many clients then never read the 413; lingering this long lets them.
- */
-const LINGER_BYTES = 16 * 1024 * 1024;
-const LINGER_MS = 5000;
-
-/**
- * Reads the body up to the limit. Past it (declared, or counted on a chunked upload) the 413 goes out at
- * once while the rest of the upload is discarded, within bounds (discardRest); never buffered.
- */
-function readBoundedBody(req: IncomingMessage, limitBytes: number): Promise<string> {
-  const tooLarge = () => new RouterError('request_too_large', `The request body is larger than the limit of ${limitBytes} bytes.`);
-  const declared = Number(req.headers['content-length']);
-  if (Number.isFinite(declared) && declared > limitBytes) {
-    discardRest(req);
-    return Promise.reject(tooLarge());
-  }
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const settle = (outcome: () => void) => {
-      req.off('data', onData);
-      req.off('end', onEnd);
-      req.off('error', onError);
-      req.off('aborted', onError);
-      outcome();
-    };
-    const onData = (chunk: Buffer) => {
-      size += chunk.length;
-      if (size <= limitBytes) return void chunks.push(chunk);
-      settle(() => {
-        discardRest(req);
-        reject(tooLarge());
-      });
-    };
-    const onEnd = () => settle(() => resolve(Buffer.concat(chunks, size).toString('utf8')));
-    // An upload cut off half-way (the client left, or its framing broke) ends in 'aborted' or an error.
-    const onError = () => settle(() => reject(new RouterError('client_closed_request', 'The client closed the connection while sending the request body.')));
-    req.on('data', onData);
-    req.once('end', onEnd);
-    req.once('error', onError);
-    req.once('aborted', onError);
-  });
-}
-
-/**
- * Reads and drops the rest of an oversized upload: if it ends within LINGER_BYTES and LINGER_MS the
- * connection stays usable; otherwise the request (and with it the connection) is destroyed. Never
- * through `req.socket`, which Node sets to null once the response has released it.
- */
-function discardRest(req: IncomingMessage): void {
-  let discarded = 0;
-  const cut = () => {
-    stop();
-    req.destroy();
-  };
-  const onData = (chunk: Buffer) => {
-    discarded += chunk.length;
-    if (discarded > LINGER_BYTES) cut();
-  };
-  const timer = setTimeout(cut, LINGER_MS);
-  timer.unref();
-  const stop = () => {
-    clearTimeout(timer);
-    req.off('data', onData);
-    req.off('end', stop);
-    req.off('close', stop);
-  };
-  req.on('data', onData);
-  req.once('end', stop);
-  req.once('close', stop);
-  req.resume();
 }
