@@ -19,7 +19,7 @@ const mayImport = {
   // The /v1 pipeline: never the app or the composition root that builds it.
   http: ['accounts', 'alerts', 'billing', 'config', 'core', 'formats', 'mail', 'metrics', 'providers', 'routing', 'stores', 'tracing', 'translators', 'upstream', 'usage'],
   // The account web app: never the /v1 pipeline or the composition root; it gets narrow AppServices.
-  app: ['accounts', 'alerts', 'billing', 'config', 'core', 'formats', 'mail', 'routing', 'stores', 'upstream', 'usage'],
+  app: ['accounts', 'alerts', 'billing', 'config', 'core', 'mail', 'routing', 'stores', 'upstream', 'usage'],
   accounts: ['config', 'core', 'routing', 'stores'],
   alerts: ['config', 'core', 'mail', 'routing', 'stores'],
   billing: ['config', 'core', 'stores'],
