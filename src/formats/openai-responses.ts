@@ -5,216 +5,55 @@
  * Codex CLI (`wire_api = "responses"`) and the openai SDKs' `responses.create()` / `.stream()` speak.
  */
 
-// Request: input items
+// The request: its schema and the types derived from it (openai-responses-request.ts)
 
-export interface ResponsesInputText {
-  type: 'input_text';
-  text: string;
-}
-export interface ResponsesInputImage {
-  type: 'input_image';
-  image_url?: string | null;
-  file_id?: string | null;
-  detail?: 'auto' | 'low' | 'high' | 'original';
-}
-export interface ResponsesInputFile {
-  type: 'input_file';
-  file_id?: string | null;
-  file_data?: string;
-  file_url?: string;
-  filename?: string;
-}
-/** Assistant history parts, as the model produced them in an earlier turn. */
-export interface ResponsesOutputText {
-  type: 'output_text';
-  text: string;
-  annotations?: unknown[];
-  logprobs?: unknown[];
-}
-export interface ResponsesRefusal {
-  type: 'refusal';
-  refusal: string;
-}
-export type ResponsesInputContent = ResponsesInputText | ResponsesInputImage | ResponsesInputFile;
-export type ResponsesMessageContent = ResponsesInputContent | ResponsesOutputText | ResponsesRefusal;
+import type {
+  ResponsesItemStatus,
+  ResponsesReasoningConfig,
+  ResponsesRefusal,
+  ResponsesSummaryText,
+  ResponsesTextConfig,
+  ResponsesTool,
+  ResponsesToolChoice,
+} from './openai-responses-request.js';
 
-export type ResponsesMessageRole = 'user' | 'assistant' | 'system' | 'developer';
-
-/** A message item; the "easy" form omits `type`. */
-export interface ResponsesMessageItem {
-  type?: 'message';
-  id?: string;
-  role: ResponsesMessageRole;
-  content: string | ResponsesMessageContent[];
-  status?: ResponsesItemStatus;
-  phase?: 'commentary' | 'final_answer' | null;
-}
-export interface ResponsesFunctionCallItem {
-  type: 'function_call';
-  id?: string;
-  call_id: string;
-  name: string;
-  /** A JSON string, as the model wrote it (it may not parse). */
-  arguments: string;
-  status?: ResponsesItemStatus;
-}
-export interface ResponsesFunctionCallOutputItem {
-  type: 'function_call_output';
-  id?: string | null;
-  call_id: string;
-  output: string | ResponsesInputContent[];
-  status?: ResponsesItemStatus | null;
-}
-export interface ResponsesCustomToolCallItem {
-  type: 'custom_tool_call';
-  id?: string;
-  call_id: string;
-  name: string;
-  /** Free-form text (e.g. a patch), not JSON. */
-  input: string;
-}
-export interface ResponsesCustomToolCallOutputItem {
-  type: 'custom_tool_call_output';
-  id?: string;
-  call_id: string;
-  output: string | ResponsesInputContent[];
-}
-export interface ResponsesSummaryText {
-  type: 'summary_text';
-  text: string;
-}
-export interface ResponsesReasoningText {
-  type: 'reasoning_text';
-  text: string;
-}
-export interface ResponsesReasoningItem {
-  type: 'reasoning';
-  id: string;
-  summary: ResponsesSummaryText[];
-  content?: ResponsesReasoningText[];
-  encrypted_content?: string | null;
-  status?: ResponsesItemStatus;
-}
-/** Points at an item stored server-side; the router stores nothing, so it cannot resolve these. */
-export interface ResponsesItemReference {
-  type: 'item_reference';
-  id: string;
-}
-/** Calls and results of hosted tools, and compaction items: carried by clients, never executed here. */
-export interface ResponsesHostedItem {
-  type:
-    | 'local_shell_call' | 'local_shell_call_output' | 'shell_call' | 'shell_call_output' | 'apply_patch_call'
-    | 'apply_patch_call_output' | 'web_search_call' | 'file_search_call' | 'computer_call' | 'computer_call_output'
-    | 'image_generation_call' | 'code_interpreter_call' | 'mcp_call' | 'mcp_list_tools' | 'mcp_approval_request'
-    | 'mcp_approval_response' | 'tool_search_call' | 'tool_search_output' | 'compaction';
-  [key: string]: unknown;
-}
-
-export type ResponsesInputItem =
-  | ResponsesMessageItem
-  | ResponsesFunctionCallItem
-  | ResponsesFunctionCallOutputItem
-  | ResponsesCustomToolCallItem
-  | ResponsesCustomToolCallOutputItem
-  | ResponsesReasoningItem
-  | ResponsesItemReference
-  | ResponsesHostedItem;
-
-// Request: tools, tool choice, text and reasoning options
-
-/** Function tools are flat in the Responses API (no nested `function` object). */
-export interface ResponsesFunctionTool {
-  type: 'function';
-  name: string;
-  description?: string | null;
-  parameters?: Record<string, unknown> | null;
-  strict?: boolean | null;
-}
-export type ResponsesCustomToolFormat =
-  | { type: 'text' }
-  | { type: 'grammar'; syntax: 'lark' | 'regex'; definition: string };
-/** A free-form tool: the model answers with raw text (`custom_tool_call.input`), not JSON arguments. */
-export interface ResponsesCustomTool {
-  type: 'custom';
-  name: string;
-  description?: string;
-  format?: ResponsesCustomToolFormat;
-}
-/** Tools OpenAI runs server-side (web_search, file_search, local_shell, mcp, …). */
-export interface ResponsesHostedTool {
-  type:
-    | 'web_search' | 'web_search_2025_08_26' | 'web_search_preview' | 'web_search_preview_2025_03_11' | 'file_search'
-    | 'local_shell' | 'shell' | 'apply_patch' | 'computer' | 'computer_use' | 'computer_use_preview' | 'code_interpreter'
-    | 'image_generation' | 'mcp' | 'namespace' | 'tool_search';
-  [key: string]: unknown;
-}
-/** The router's own server tools, e.g. `{type: "router:fusion"}`. */
-export interface ResponsesRouterTool {
-  type: `router:${string}`;
-  [key: string]: unknown;
-}
-export type ResponsesTool = ResponsesFunctionTool | ResponsesCustomTool | ResponsesHostedTool | ResponsesRouterTool;
-
-export type ResponsesToolChoice =
-  | 'none'
-  | 'auto'
-  | 'required'
-  | { type: 'function'; name: string }
-  | { type: 'custom'; name: string }
-  | { type: 'allowed_tools'; mode: 'auto' | 'required'; tools: Array<{ type: string; name?: string; [key: string]: unknown }> }
-  | { type: ResponsesHostedTool['type'] };
-
-/** Structured output config; note the JSON schema is flat here (nested under `json_schema` in chat). */
-export type ResponsesTextFormat =
-  | { type: 'text' }
-  | { type: 'json_object' }
-  | { type: 'json_schema'; name: string; schema: Record<string, unknown>; description?: string; strict?: boolean | null };
-
-export interface ResponsesTextConfig {
-  format?: ResponsesTextFormat;
-  verbosity?: 'low' | 'medium' | 'high' | null;
-}
-
-export interface ResponsesReasoningConfig {
-  effort?: 'none' | 'minimal' | 'low' | 'medium' | 'high' | 'xhigh' | 'max' | null;
-  summary?: 'auto' | 'concise' | 'detailed' | null;
-  generate_summary?: 'auto' | 'concise' | 'detailed' | null;
-}
-
-export interface ResponsesRequest {
-  model: string;
-  input: string | ResponsesInputItem[];
-  instructions?: string | null;
-  tools?: ResponsesTool[];
-  tool_choice?: ResponsesToolChoice;
-  parallel_tool_calls?: boolean | null;
-  stream?: boolean | null;
-  stream_options?: { include_obfuscation?: boolean } | null;
-  store?: boolean | null;
-  previous_response_id?: string | null;
-  conversation?: string | { id: string } | null;
-  prompt?: { id: string; [key: string]: unknown } | null;
-  reasoning?: ResponsesReasoningConfig | null;
-  text?: ResponsesTextConfig | null;
-  max_output_tokens?: number | null;
-  max_tool_calls?: number | null;
-  include?: string[] | null;
-  temperature?: number | null;
-  top_p?: number | null;
-  top_logprobs?: number | null;
-  truncation?: 'auto' | 'disabled' | null;
-  metadata?: Record<string, string> | null;
-  user?: string;
-  safety_identifier?: string | null;
-  prompt_cache_key?: string | null;
-  prompt_cache_retention?: string | null;
-  service_tier?: string | null;
-  background?: boolean | null;
-}
+export { responsesRequestSchema } from './openai-responses-request.js';
+export type {
+  ResponsesItemStatus,
+  ResponsesInputText,
+  ResponsesInputImage,
+  ResponsesInputFile,
+  ResponsesOutputText,
+  ResponsesRefusal,
+  ResponsesInputContent,
+  ResponsesMessageContent,
+  ResponsesMessageRole,
+  ResponsesMessageItem,
+  ResponsesFunctionCallItem,
+  ResponsesFunctionCallOutputItem,
+  ResponsesCustomToolCallItem,
+  ResponsesCustomToolCallOutputItem,
+  ResponsesSummaryText,
+  ResponsesReasoningText,
+  ResponsesReasoningItem,
+  ResponsesItemReference,
+  ResponsesHostedItem,
+  ResponsesInputItem,
+  ResponsesFunctionTool,
+  ResponsesCustomToolFormat,
+  ResponsesCustomTool,
+  ResponsesHostedTool,
+  ResponsesRouterTool,
+  ResponsesTool,
+  ResponsesToolChoice,
+  ResponsesTextFormat,
+  ResponsesTextConfig,
+  ResponsesReasoningConfig,
+  ResponsesRequest,
+} from './openai-responses-request.js';
 
 // Response object and output items
 
-export type ResponsesItemStatus = 'in_progress' | 'completed' | 'incomplete';
 export type ResponseStatus = 'completed' | 'failed' | 'in_progress' | 'cancelled' | 'queued' | 'incomplete';
 
 /** `logprobs` is required by the official schema even though the router never has any to report. */

@@ -40,18 +40,26 @@ export function Declared<Declared>(schema: TSchema): TUnsafe<Declared> {
   return Type.Unsafe<Declared>(schema);
 }
 
-/**
- * One kind of a {@link Kinds} object: when its `type` is `value`, these properties (required unless
- * Optional). `optionalType`: an object without a `type` is this kind too (Responses' message items).
- */
+/** One kind of a {@link Kinds} object: when its `type` is `value`, these properties (required unless Optional). */
 export function When<const Value extends string, Properties extends TProperties>(
   value: Value,
   properties: Properties,
-  options: { optionalType?: boolean } = {},
 ): TUnsafe<{ type: Value } & Static<TObject<Properties>>> {
+  return Type.Unsafe(kindCheck(value, properties, true));
+}
+
+/** {@link When}, and an object without a `type` is this kind too (the Responses API's "easy" message items). */
+export function WhenOrUntyped<const Value extends string, Properties extends TProperties>(
+  value: Value,
+  properties: Properties,
+): TUnsafe<{ type?: Value } & Static<TObject<Properties>>> {
+  return Type.Unsafe(kindCheck(value, properties, false));
+}
+
+function kindCheck(value: string, properties: TProperties, typeRequired: boolean): Json {
   const { type: _object, ...then } = Type.Object(properties) as unknown as Json;
-  const match = { properties: { type: { const: value } }, ...(options.optionalType ? {} : { required: ['type'] }) };
-  return Type.Unsafe({ if: match, then });
+  const match = { properties: { type: { const: value } }, ...(typeRequired ? { required: ['type'] } : {}) };
+  return { if: match, then };
 }
 
 /**
@@ -83,6 +91,14 @@ export function Const<const Value extends string>(value: Value): TUnsafe<Value> 
 /** {@link Kinds} whose type admits what the schema lets through besides the kinds it names: any other `type`. */
 export function OrOtherKind<T extends TSchema>(kinds: T): TUnsafe<Static<T> | OtherKind> {
   return kinds as unknown as TUnsafe<Static<T> | OtherKind>;
+}
+
+/**
+ * {@link Kinds} whose type adds the kinds the schema lets through unchecked but the router reads (typed
+ * by hand: hosted tools, reasoning items). Curried so `Other` is written and the schema inferred.
+ */
+export function OrKinds<Other>() {
+  return <T extends TSchema>(kinds: T): TUnsafe<Static<T> | Other> => kinds as unknown as TUnsafe<Static<T> | Other>;
 }
 
 /** An object of a kind none of the schema's `When`s names: only its `type` string is checked. */

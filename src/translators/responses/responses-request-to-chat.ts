@@ -40,7 +40,7 @@ function copyGenerationOptions(chat: ChatRequest, request: ResponsesRequest): vo
   if (typeof request.temperature === 'number') chat.temperature = request.temperature;
   if (typeof request.top_p === 'number') chat.top_p = request.top_p;
   if (typeof request.reasoning?.effort === 'string') chat.reasoning_effort = request.reasoning.effort;
-  const responseFormat = responseFormatToChat(request.text?.format);
+  const responseFormat = responseFormatToChat(request.text?.format ?? undefined);
   if (responseFormat !== undefined) chat.response_format = responseFormat;
 }
 
@@ -60,7 +60,7 @@ function responseFormatToChat(format: ResponsesTextFormat | undefined): ChatResp
       const { name, description, schema, strict } = format;
       return {
         type: 'json_schema',
-        json_schema: { name, schema, ...(description !== undefined && { description }), ...(strict != null && { strict }) },
+        json_schema: { name, schema, ...(description != null && { description }), ...(strict != null && { strict }) },
       };
     }
     default:

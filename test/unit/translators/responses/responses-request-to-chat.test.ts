@@ -313,6 +313,12 @@ describe('responsesRequestToChat: options', () => {
     expect(chat.response_format).toStrictEqual({ type: 'json_schema', json_schema: { name: 'codex_output_schema', schema, strict: true } });
   });
 
+  it('leaves out a null description and a null format, which the body schema lets through', () => {
+    const chat = translate({ text: { format: { type: 'json_schema', name: 'n', schema: {}, description: null, strict: null } } });
+    expect(chat.response_format).toStrictEqual({ type: 'json_schema', json_schema: { name: 'n', schema: {} } });
+    expect('response_format' in translate({ text: { format: null } })).toBe(false);
+  });
+
   it('maps json_object and leaves plain text to the upstream default', () => {
     expect(translate({ text: { format: { type: 'json_object' } } }).response_format).toStrictEqual({ type: 'json_object' });
     expect('response_format' in translate({ text: { format: { type: 'text' } } })).toBe(false);
