@@ -1,4 +1,5 @@
 import type { KeyLimitService } from '../../accounts/key-limit-service.js';
+import type { KeyLimits } from '../../stores/key-limit-store.js';
 import { RouterError } from '../../core/errors.js';
 import { quotaPeriod } from '../../core/quota-period.js';
 import type { RouterDeps } from '../router-deps.js';
@@ -11,10 +12,8 @@ import type { Stage } from './stage.js';
  * refused here gives back the account's count (the pipeline refunds it) and its own.
  */
 export function createKeyLimitsStage(deps: Pick<RouterDeps, 'store' | 'rateLimiter' | 'clock'>, limits: KeyLimitService): Stage<Authenticated & Counted> {
-  return async (_event, request) => {
+  const enforce = async (request: Authenticated & Counted, own: KeyLimits): Promise<void> => {
     const keyId = request.caller.keyId;
-    const own = await limits.get(keyId);
-    if (own.monthlyRequests === null && own.requestsPerMinute === null) return;
     const now = deps.clock.now();
     if (own.monthlyRequests !== null) {
       const period = quotaPeriod(now);
@@ -44,4 +43,14 @@ export function createKeyLimitsStage(deps: Pick<RouterDeps, 'store' | 'rateLimit
       }
     }
   };
+  // Most keys have no limits of their own and their (lack of) limits is cached: that costs no await.
+  return (_event, request) => {
+    const cached = limits.cached(request.caller.keyId);
+    if (cached) return hasOwnLimits(cached) ? enforce(request, cached) : undefined;
+    return limits.get(request.caller.keyId).then((own) => (hasOwnLimits(own) ? enforce(request, own) : undefined));
+  };
+}
+
+function hasOwnLimits(own: KeyLimits): boolean {
+  return own.monthlyRequests !== null || own.requestsPerMinute !== null;
 }
