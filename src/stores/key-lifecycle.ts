@@ -13,3 +13,51 @@ export function assertKeyLive(key: { id: string; revoked: boolean; expiresAtMs: 
 export function graceExpiry(currentExpiryMs: ExpiryMs, nowMs: number, graceSeconds: number): string {
   return new Date(Math.min(nowMs + graceSeconds * 1000, currentExpiryMs ?? Number.POSITIVE_INFINITY)).toISOString();
 }
+
+/** A key as rotation reads it: the shared lifecycle view plus what the replacement inherits. */
+export interface RotatingKey {
+  id: string;
+  accountId: string;
+  revoked: boolean;
+  expiresAtMs: ExpiryMs;
+  /** The stored expiry, carried to the replacement as written. */
+  expiresAt: string | null;
+}
+
+export interface RotationPlan {
+  /** Grace 0: the old key is revoked now; otherwise it expires at the grace's end (never later than it would have). */
+  retireOld: { revokedAt: string } | { expiresAt: string };
+  /** The replacement row: the old key's account and expiry, the new secret. Its own limits and its count
+   * against its own monthly cap are copied from the old key (`copyFromKeyId`), so a rotation never resets a cap. */
+  newKey: { id: string; accountId: string; name: string | null; hash: string; last4: string; createdAt: string; expiresAt: string | null };
+  copyFromKeyId: string;
+  /** Written in this order, in the same transaction. */
+  audit: ReadonlyArray<{ action: 'key.create' | 'key.rotate'; accountId: string; keyId: string; details: Record<string, unknown> }>;
+}
+
+/**
+ * Rotation written once for every store: checks that the grace is sane and the old key live, and says
+ * what the store writes in one transaction. Pure; the store supplies the new key's id and the time.
+ */
+export function planRotation(input: {
+  old: RotatingKey;
+  replacement: { name: string | null; hash: string; last4: string };
+  graceSeconds: number;
+  nowMs: number;
+  newKeyId: string;
+}): RotationPlan {
+  const { old, replacement, graceSeconds, nowMs, newKeyId } = input;
+  if (!(graceSeconds >= 0)) throw new Error(`grace period must be zero or more seconds, got ${graceSeconds}`);
+  assertKeyLive(old, nowMs);
+  const now = new Date(nowMs).toISOString();
+  return {
+    retireOld: graceSeconds === 0 ? { revokedAt: now } : { expiresAt: graceExpiry(old.expiresAtMs, nowMs, graceSeconds) },
+    // Rotating changes the secret only: the replacement carries on the old key's expiry.
+    newKey: { id: newKeyId, accountId: old.accountId, name: replacement.name, hash: replacement.hash, last4: replacement.last4, createdAt: now, expiresAt: old.expiresAt },
+    copyFromKeyId: old.id,
+    audit: [
+      { action: 'key.create', accountId: old.accountId, keyId: newKeyId, details: { name: replacement.name, rotatedFrom: old.id } },
+      { action: 'key.rotate', accountId: old.accountId, keyId: old.id, details: { replacementKeyId: newKeyId, graceSeconds } },
+    ],
+  };
+}

@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { API_KEY_PREFIX } from '../../core/api-key.js';
 import type { Clock } from '../../core/clock.js';
-import { assertKeyLive, graceExpiry } from '../key-lifecycle.js';
+import { assertKeyLive, planRotation, type RotatingKey } from '../key-lifecycle.js';
 import { postgresMigrations } from '../migrations/postgres-migrations.js';
 import { NotFoundInStoreError, type Store } from '../store.js';
 import { migratePostgres } from './migrate-postgres.js';
@@ -44,7 +44,8 @@ export interface PostgresStoreOptions {
 // Lower-case only: the name goes unquoted into search_path and quoted into CREATE SCHEMA, and both must agree.
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
 
-type KeyMaterial = { name: string | null; hash: string; last4: string; expiresAt?: string | null };
+/** A new key's row; `id` and `createdAt` are given when a rotation plan already chose them. */
+type KeyMaterial = { name: string | null; hash: string; last4: string; expiresAt?: string | null; id?: string; createdAt?: string };
 
 const newId = (prefix: string): string => prefix + randomBytes(12).toString('hex');
 
@@ -110,32 +111,26 @@ export function createPostgresStore(options: PostgresStoreOptions): Store {
       db,
       `INSERT INTO api_keys (id, account_id, name, prefix, last4, hash, created_at, expires_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING *`,
-      [newId('key_'), accountId, input.name, API_KEY_PREFIX, input.last4, input.hash, isoAt(clock.now()), input.expiresAt ?? null],
+      [input.id ?? newId('key_'), accountId, input.name, API_KEY_PREFIX, input.last4, input.hash, input.createdAt ?? isoAt(clock.now()), input.expiresAt ?? null],
     );
     if (!row) throw new Error('api key insert returned no row');
     return row;
   }
 
+  /** Executes the shared rotation plan (key-lifecycle.ts) in the caller's transaction, the old key locked. */
   async function rotate(db: Queryable, oldKeyId: string, replacement: KeyMaterial, graceSeconds: number, actor: string) {
-    if (!(graceSeconds >= 0)) throw new Error(`grace period must be zero or more seconds, got ${graceSeconds}`);
     const old = await lockKey(db, oldKeyId);
-    const nowMs = clock.now();
-    assertKeyLive(lifecycleOf(old), nowMs);
-    const retired =
-      graceSeconds === 0
-        ? await updateKey(db, old.id, 'revoked_at', isoAt(nowMs))
-        : await updateKey(db, old.id, 'expires_at', graceExpiry(lifecycleOf(old).expiresAtMs, nowMs, graceSeconds));
-    // The replacement carries on the old key's expiry and its own limits: rotating changes the secret only.
-    const created = await insertKey(db, old.account_id, { ...replacement, expiresAt: old.expires_at?.toISOString() ?? null });
+    const plan = planRotation({ old: rotatingKey(old), replacement, graceSeconds, nowMs: clock.now(), newKeyId: newId('key_') });
+    const { retireOld } = plan;
+    const retired = 'revokedAt' in retireOld ? await updateKey(db, old.id, 'revoked_at', retireOld.revokedAt) : await updateKey(db, old.id, 'expires_at', retireOld.expiresAt);
+    const created = await insertKey(db, plan.newKey.accountId, plan.newKey);
     await queryRows(
       db,
       'INSERT INTO api_key_limits (key_id, monthly_requests, requests_per_minute) SELECT $1, monthly_requests, requests_per_minute FROM api_key_limits WHERE key_id = $2',
-      [created.id, old.id],
+      [created.id, plan.copyFromKeyId],
     );
-    // The count against the key's own monthly cap comes along too, so a rotation never resets a cap.
-    await queryRows(db, 'INSERT INTO key_quota_usage (key_id, period, used) SELECT $1, period, used FROM key_quota_usage WHERE key_id = $2', [created.id, old.id]);
-    await audit(db, actor, 'key.create', created.account_id, created.id, { name: created.name, rotatedFrom: old.id });
-    await audit(db, actor, 'key.rotate', old.account_id, old.id, { replacementKeyId: created.id, graceSeconds });
+    await queryRows(db, 'INSERT INTO key_quota_usage (key_id, period, used) SELECT $1, period, used FROM key_quota_usage WHERE key_id = $2', [created.id, plan.copyFromKeyId]);
+    for (const event of plan.audit) await audit(db, actor, event.action, event.accountId, event.keyId, event.details);
     return { revoked: toApiKey(retired), created: toApiKey(created) };
   }
 
@@ -271,4 +266,8 @@ export function createPostgresStore(options: PostgresStoreOptions): Store {
 /** The row as the shared key-lifecycle rules see it. */
 function lifecycleOf(key: ApiKeyRow) {
   return { id: key.id, revoked: key.revoked_at !== null, expiresAtMs: key.expires_at === null ? null : key.expires_at.getTime() };
+}
+
+function rotatingKey(key: ApiKeyRow): RotatingKey {
+  return { ...lifecycleOf(key), accountId: key.account_id, expiresAt: key.expires_at?.toISOString() ?? null };
 }

@@ -10,7 +10,7 @@ import { dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { API_KEY_PREFIX } from '../../core/api-key.js';
 import type { Clock } from '../../core/clock.js';
-import { assertKeyLive, graceExpiry } from '../key-lifecycle.js';
+import { assertKeyLive, planRotation, type RotatingKey } from '../key-lifecycle.js';
 import { sqliteMigrations } from '../migrations/sqlite-migrations.js';
 import { NotFoundInStoreError, StoreUnavailableError, type QuotaAdmission, type QuotaAdmitInput, type Store } from '../store.js';
 import { migrateSqlite } from './migrate-sqlite.js';
@@ -57,7 +57,8 @@ export function openDatabase(path: string, busyTimeoutMs: number): Database.Data
   return db;
 }
 
-type KeyMaterial = { name: string | null; hash: string; last4: string; expiresAt?: string | null };
+/** A new key's row; `id` and `createdAt` are given when a rotation plan already chose them. */
+type KeyMaterial = { name: string | null; hash: string; last4: string; expiresAt?: string | null; id?: string; createdAt?: string };
 
 const newId = (prefix: string): string => prefix + randomBytes(12).toString('hex');
 
@@ -101,13 +102,13 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
 
   function insertKey(accountId: string, input: KeyMaterial): ApiKeyRow {
     const row: ApiKeyRow = {
-      id: newId('key_'),
+      id: input.id ?? newId('key_'),
       account_id: accountId,
       name: input.name,
       prefix: API_KEY_PREFIX,
       last4: input.last4,
       hash: input.hash,
-      created_at: isoAt(clock.now()),
+      created_at: input.createdAt ?? isoAt(clock.now()),
       revoked_at: null,
       expires_at: input.expiresAt ?? null,
     };
@@ -143,23 +144,17 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
     return { ...base, admitted: false, used: readCommitted(input.accountId, input.period) };
   }
 
+  /** Executes the shared rotation plan (key-lifecycle.ts) in the caller's transaction. */
   function rotate(oldKeyId: string, replacement: KeyMaterial, graceSeconds: number, actor: string) {
-    if (!(graceSeconds >= 0)) throw new Error(`grace period must be zero or more seconds, got ${graceSeconds}`);
     const old = requireKey(oldKeyId);
-    const nowMs = clock.now();
-    assertKeyLive(lifecycleOf(old), nowMs);
-    const retired =
-      graceSeconds === 0
-        ? sql().revokeApiKey.get(isoAt(nowMs), old.id)
-        : sql().expireApiKey.get(graceExpiry(lifecycleOf(old).expiresAtMs, nowMs, graceSeconds), old.id);
-    // The replacement carries on the old key's expiry and its own limits: rotating changes the secret only.
-    const created = insertKey(old.account_id, { ...replacement, expiresAt: old.expires_at });
+    const plan = planRotation({ old: rotatingKey(old), replacement, graceSeconds, nowMs: clock.now(), newKeyId: newId('key_') });
+    const { retireOld } = plan;
+    const retired = 'revokedAt' in retireOld ? sql().revokeApiKey.get(retireOld.revokedAt, old.id) : sql().expireApiKey.get(retireOld.expiresAt, old.id);
+    const created = insertKey(plan.newKey.accountId, plan.newKey);
     // Prepared here, not with the other statements: rotation is rare, and the tables exist only after migration.
-    // The count against the key's own monthly cap comes along too, so a rotation never resets a cap.
-    db.prepare('INSERT INTO api_key_limits (key_id, monthly_requests, requests_per_minute) SELECT ?, monthly_requests, requests_per_minute FROM api_key_limits WHERE key_id = ?').run(created.id, old.id);
-    db.prepare('INSERT INTO key_quota_usage (key_id, period, used) SELECT ?, period, used FROM key_quota_usage WHERE key_id = ?').run(created.id, old.id);
-    audit(actor, 'key.create', created.account_id, created.id, { name: created.name, rotatedFrom: old.id });
-    audit(actor, 'key.rotate', old.account_id, old.id, { replacementKeyId: created.id, graceSeconds });
+    db.prepare('INSERT INTO api_key_limits (key_id, monthly_requests, requests_per_minute) SELECT ?, monthly_requests, requests_per_minute FROM api_key_limits WHERE key_id = ?').run(created.id, plan.copyFromKeyId);
+    db.prepare('INSERT INTO key_quota_usage (key_id, period, used) SELECT ?, period, used FROM key_quota_usage WHERE key_id = ?').run(created.id, plan.copyFromKeyId);
+    for (const event of plan.audit) audit(actor, event.action, event.accountId, event.keyId, event.details);
     return { revoked: toApiKey(retired ?? old), created: toApiKey(created) };
   }
 
@@ -267,4 +262,8 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
 /** The row as the shared key-lifecycle rules see it. */
 function lifecycleOf(key: ApiKeyRow) {
   return { id: key.id, revoked: key.revoked_at !== null, expiresAtMs: key.expires_at === null ? null : Date.parse(key.expires_at) };
+}
+
+function rotatingKey(key: ApiKeyRow): RotatingKey {
+  return { ...lifecycleOf(key), accountId: key.account_id, expiresAt: key.expires_at };
 }
