@@ -36,8 +36,8 @@ export function StringEnum<const Values extends readonly string[]>(values: Value
  * documents where the router accepts any string and leaves it to the upstream, or an open union the
  * schema cannot express). Used only where the translators rely on the narrower type.
  */
-export function Declared<Declared>(schema: TSchema): TUnsafe<Declared> {
-  return Type.Unsafe<Declared>(schema);
+export function Declared<Shape>(schema: TSchema): TUnsafe<Shape> {
+  return Type.Unsafe<Shape>(schema);
 }
 
 /** One kind of a {@link Kinds} object: when its `type` is `value`, these properties (required unless Optional). */

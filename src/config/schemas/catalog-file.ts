@@ -1,6 +1,6 @@
 /** schemas/catalog.schema.json is generated from this definition (npm run schemas); edit here, never there. */
 import { Type, type Static } from '@sinclair/typebox';
-import { ConfigObject, Const, FileSchema, LocalRef, OneOf, StringMap } from './schema-builders.js';
+import { ConfigObject, FileSchema, OneOf } from './schema-builders.js';
 
 export const CatalogFileSchema = FileSchema(
   'catalog.yaml',
@@ -10,7 +10,7 @@ export const CatalogFileSchema = FileSchema(
       id: Type.String({
         description: 'Used in the catalog page path /model-catalog/{id}.',
         pattern: '^[a-z0-9][a-z0-9_-]*$',
-        "x-pattern-meaning": 'lowercase letters, digits, - and _',
+        'x-pattern-meaning': 'lowercase letters, digits, - and _',
       }),
       title: Type.String({ minLength: 1 }),
       profile: Type.String({ description: 'A route profile id from routes.yaml.', minLength: 1 }),
@@ -45,7 +45,7 @@ export const CatalogFileSchema = FileSchema(
       id: Type.String({
         description: 'What clients put in model, e.g. openai/gpt-4.1.',
         pattern: '^[a-z0-9][a-z0-9_.-]*/[A-Za-z0-9][A-Za-z0-9_.:-]*$',
-        "x-pattern-meaning": 'vendor/model, e.g. openai/gpt-4.1',
+        'x-pattern-meaning': 'vendor/model, e.g. openai/gpt-4.1',
       }),
       name: Type.String({ minLength: 1 }),
       description: Type.String({ default: '' }),

@@ -1,6 +1,6 @@
 /** schemas/plans.schema.json is generated from this definition (npm run schemas); edit here, never there. */
 import { Type, type Static } from '@sinclair/typebox';
-import { ConfigObject, Const, FileSchema, LocalRef, OneOf, StringMap } from './schema-builders.js';
+import { ConfigObject, FileSchema } from './schema-builders.js';
 
 export const PlansFileSchema = FileSchema(
   'plans.yaml',
@@ -10,7 +10,7 @@ export const PlansFileSchema = FileSchema(
       id: Type.String({
         description: 'Stable plan id, used in URLs (checkout?plan=) and stored on accounts.',
         pattern: '^[a-z0-9][a-z0-9_-]*$',
-        "x-pattern-meaning": 'lowercase letters, digits, - and _',
+        'x-pattern-meaning': 'lowercase letters, digits, - and _',
       }),
       name: Type.String({ minLength: 1 }),
       monthlyRequests: Type.Integer({ description: 'Monthly request quota.', minimum: 0 }),
@@ -28,7 +28,7 @@ export const PlansFileSchema = FileSchema(
       stripePriceId: Type.Optional(Type.String({
         description: 'Stripe price (price_…, a recurring monthly price) a subscription to this plan uses. Required for every paid plan when billing.provider is stripe.',
         pattern: '^price_[A-Za-z0-9_]+$',
-        "x-pattern-meaning": 'a Stripe price id, price_…',
+        'x-pattern-meaning': 'a Stripe price id, price_…',
       })),
       maxOutputTokens: Type.Optional(Type.Integer({
         description: 'Most output tokens one request may ask for (max_tokens, max_completion_tokens, max_output_tokens); a request that asks for none gets this cap. Absent: no cap beyond the API\'s own bound.',

@@ -1,6 +1,6 @@
 /** schemas/pricing.schema.json is generated from this definition (npm run schemas); edit here, never there. */
 import { Type, type Static } from '@sinclair/typebox';
-import { ConfigObject, Const, FileSchema, LocalRef, OneOf, StringMap } from './schema-builders.js';
+import { FileSchema, StringMap } from './schema-builders.js';
 
 export const PricingFileSchema = FileSchema(
   'pricing.yaml',
@@ -9,7 +9,7 @@ export const PricingFileSchema = FileSchema(
     currency: Type.String({
       description: 'ISO 4217 code.',
       pattern: '^[A-Z]{3}$',
-      "x-pattern-meaning": 'a three-letter currency code such as USD',
+      'x-pattern-meaning': 'a three-letter currency code such as USD',
     }),
     features: StringMap(Type.Array(Type.String({ minLength: 1 })), { description: 'Marketing lines per plan id (plans.yaml).', default: {} }),
   });

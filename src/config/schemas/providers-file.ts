@@ -1,6 +1,6 @@
 /** schemas/providers.schema.json is generated from this definition (npm run schemas); edit here, never there. */
 import { Type, type Static } from '@sinclair/typebox';
-import { ConfigObject, Const, FileSchema, LocalRef, OneOf, StringMap } from './schema-builders.js';
+import { ConfigObject, FileSchema, OneOf, StringMap } from './schema-builders.js';
 
 export const ProvidersFileSchema = FileSchema(
   'providers.yaml',
@@ -10,14 +10,14 @@ export const ProvidersFileSchema = FileSchema(
       id: Type.String({
         description: 'Named by route targets.',
         pattern: '^[a-z0-9][a-z0-9_-]*$',
-        "x-pattern-meaning": 'lowercase letters, digits, - and _',
+        'x-pattern-meaning': 'lowercase letters, digits, - and _',
       }),
       name: Type.String({ minLength: 1 }),
       format: OneOf(['openai', 'anthropic', 'gemini'], { description: 'Wire format the host speaks.' }),
       baseUrl: Type.String({
         description: 'The only place upstream addresses come from.',
         pattern: '^https?://\\S+$',
-        "x-pattern-meaning": 'an http:// or https:// URL',
+        'x-pattern-meaning': 'an http:// or https:// URL',
       }),
       managedKey: Type.Optional(Type.String({ description: 'The operator\'s own credential, as an ${ENV} reference; empty means none.' })),
       nativeResponses: Type.Boolean({ description: 'OpenAI-compatible hosts only: the host serves /responses natively.', default: false }),
@@ -72,7 +72,7 @@ export const ProvidersFileSchema = FileSchema(
         region: Type.String({
           description: 'Where requests are processed, e.g. us, eu.',
           pattern: '^[a-z]{2}(-[a-z0-9]+)*$',
-          "x-pattern-meaning": 'a lowercase region code such as us, eu or us-east',
+          'x-pattern-meaning': 'a lowercase region code such as us, eu or us-east',
         }),
       }, {
         description: 'What the provider does with prompts, as its terms state it. A request stating provider.data_collection: deny or provider.zdr: true only goes to providers whose policy meets it; a provider without a policy meets none.',

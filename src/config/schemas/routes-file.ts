@@ -1,6 +1,6 @@
 /** schemas/routes.schema.json is generated from this definition (npm run schemas); edit here, never there. */
 import { Type, type Static } from '@sinclair/typebox';
-import { ConfigObject, Const, FileSchema, LocalRef, OneOf, StringMap } from './schema-builders.js';
+import { ConfigObject, FileSchema, LocalRef, OneOf } from './schema-builders.js';
 
 const tiers = Type.Array(Type.Array(ConfigObject({
   provider: Type.String({ description: 'A provider id from providers.yaml.', minLength: 1 }),
@@ -23,7 +23,7 @@ export const RoutesFileSchema = FileSchema(
       id: Type.String({
         description: 'What clients send as `model`, e.g. router/frontier.',
         pattern: '^[a-z0-9][a-z0-9._-]*(/[a-z0-9][a-z0-9._-]*)*$',
-        "x-pattern-meaning": 'lowercase segments of letters, digits, ., - and _ separated by /, e.g. router/frontier',
+        'x-pattern-meaning': 'lowercase segments of letters, digits, ., - and _ separated by /, e.g. router/frontier',
       }),
       family: Type.String({ description: 'Catalog family the profile belongs to.', minLength: 1 }),
       description: Type.String(),
@@ -79,7 +79,7 @@ export const RoutesFileSchema = FileSchema(
       model: Type.String({
         description: 'The model name or glob, e.g. claude-sonnet-*.',
         pattern: '^[A-Za-z0-9*][A-Za-z0-9._:*/@-]*$',
-        "x-pattern-meaning": 'letters, digits, ., -, _, :, /, @ and * (matches any run of characters), e.g. claude-opus-*',
+        'x-pattern-meaning': 'letters, digits, ., -, _, :, /, @ and * (matches any run of characters), e.g. claude-opus-*',
       }),
       route: Type.String({ description: 'The route profile the name reaches.' }),
     }), {

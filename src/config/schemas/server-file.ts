@@ -1,8 +1,8 @@
 /** schemas/server.schema.json is generated from this definition (npm run schemas); edit here, never there. */
 import { Type, type Static } from '@sinclair/typebox';
-import { ConfigObject, Const, FileSchema, LocalRef, OneOf, StringMap } from './schema-builders.js';
+import { ConfigObject, Const, FileSchema, LocalRef, OneOf } from './schema-builders.js';
 
-const httpUrl = Type.String({ pattern: '^https?://\\S+$', "x-pattern-meaning": 'an http:// or https:// URL' });
+const httpUrl = Type.String({ pattern: '^https?://\\S+$', 'x-pattern-meaning': 'an http:// or https:// URL' });
 
 export const ServerFileSchema = FileSchema(
   'server.yaml',
@@ -35,7 +35,7 @@ export const ServerFileSchema = FileSchema(
       }),
       workers: Type.Union([Type.Integer({ minimum: 1, maximum: 256 }), Const('auto')], {
         description: 'Processes serving the listener: 1 serves in the one process; N > 1 forks N workers that share the socket and the limits (cluster mode); auto is one per available core. Overridden by ROUTER_WORKERS.',
-        "x-pattern-meaning": 'a whole number from 1 to 256, or auto',
+        'x-pattern-meaning': 'a whole number from 1 to 256, or auto',
         default: 1,
       }),
     }, { default: {} }),
@@ -46,7 +46,7 @@ export const ServerFileSchema = FileSchema(
     storage: Type.String({
       description: 'sqlite:PATH or postgres://… (postgresql:// too). Overridden by ROUTER_STORAGE.',
       pattern: '^(sqlite:\\S.*|postgres(ql)?://\\S+)$',
-      "x-pattern-meaning": 'sqlite:PATH, postgres://… or postgresql://…',
+      'x-pattern-meaning': 'sqlite:PATH, postgres://… or postgresql://…',
     }),
     rateLimit: ConfigObject({
       backend: OneOf(['memory', 'redis'], {
@@ -56,12 +56,12 @@ export const ServerFileSchema = FileSchema(
       redisUrl: Type.Optional(Type.String({
         description: 'Required when backend is redis. ROUTER_REDIS_URL sets it and switches backend to redis.',
         pattern: '^rediss?://\\S+$',
-        "x-pattern-meaning": 'a redis:// or rediss:// URL',
+        'x-pattern-meaning': 'a redis:// or rediss:// URL',
       })),
       keyPrefix: Type.String({
         description: 'Prefix of every Redis key the router writes (windows and quota gate), so several deployments can share one Redis.',
         pattern: '^[A-Za-z0-9:_.-]{1,64}$',
-        "x-pattern-meaning": '1 to 64 letters, digits or : _ . -',
+        'x-pattern-meaning': '1 to 64 letters, digits or : _ . -',
         default: 'rl:',
       }),
       quotaGate: Type.Boolean({
@@ -218,7 +218,7 @@ export const ServerFileSchema = FileSchema(
         smtpUrl: Type.Optional(Type.String({
           description: 'smtp://user:pass@host:port (STARTTLS where the server offers it) or smtps://… (TLS from the start). Use an ${ENV} reference (ROUTER_SMTP_URL); required with transport smtp.',
           pattern: '^smtps?://\\S+$',
-          "x-pattern-meaning": 'an smtp:// or smtps:// URL',
+          'x-pattern-meaning': 'an smtp:// or smtps:// URL',
         })),
         from: Type.String({
           description: 'The From header of every message the app sends.',
