@@ -107,7 +107,7 @@ export async function buildRuntime(config: RouterConfig, options: BuildOptions =
   const providers = new Map(config.providers.providers.map((provider) => [provider.id, provider]));
   // Measured routing's figures from live traffic; a cluster worker shares them through the primary.
   const measurements = new RouteMeasurements(clock);
-  if (options.primary) shareMeasurements(measurements, options.primary);
+  const stopSharingMeasurements = options.primary ? shareMeasurements(measurements, options.primary) : undefined;
   const usage = await openUsage(config, {
     clock,
     logger,
@@ -256,6 +256,7 @@ export async function buildRuntime(config: RouterConfig, options: BuildOptions =
     async close() {
       statusHistory.stop();
       stopBillingSweep?.();
+      stopSharingMeasurements?.();
       await alerts.stop();
       await mail.close();
       await usage.close();

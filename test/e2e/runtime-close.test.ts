@@ -16,7 +16,8 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startStripeFake, type StripeFake } from '../fakes/stripe-fake.js';
 import { BILLING_ENV, billingPatch } from './billing-harness.js';
-import { startTestRouter } from './router-harness.js';
+import type { ClusterChannel } from '../../src/stores/cluster/cluster-channel.js';
+import { startTestRouter, type TestRouter } from './router-harness.js';
 
 const SRC = fileURLToPath(new URL('../../src/', import.meta.url));
 /** Resource types that hold the process: timers, sockets, servers, file and DNS requests. */
@@ -65,7 +66,8 @@ describe('the runtime closes what it opened', () => {
     await stripe.close();
   });
 
-  it('leaves no timer, socket or server behind after close(), with the app, billing and alerts on', async () => {
+  /** Opens the runtime with `start`, sends traffic through each side of the app, closes it, and finds nothing it made alive. */
+  async function expectNothingLeftBy(start: () => Promise<TestRouter>) {
     const before = countByType(process.getActiveResourcesInfo());
     const alive = new Map<number, { type: string; stack: string }>();
     const previousLimit = Error.stackTraceLimit;
@@ -81,11 +83,10 @@ describe('the runtime closes what it opened', () => {
       },
     }).enable();
     try {
-      const router = await startTestRouter({ env: BILLING_ENV, patch: billingPatch(stripe.url) });
+      const router = await start();
       const { runtime } = router.server;
       expect(runtime.config.server.app.enabled).toBe(true);
       expect(runtime.app.billing).not.toBeNull();
-      // Traffic through each side of the app: the API, a public page, an app page.
       expect(await get(`${router.url}/healthz`)).toBe(200);
       expect(await get(`${router.url}/status`, { accept: 'text/html' })).toBe(200);
       expect(await get(`${router.url}/app/signin`, { accept: 'text/html' })).toBe(200);
@@ -99,5 +100,15 @@ describe('the runtime closes what it opened', () => {
       hook.disable();
       Error.stackTraceLimit = previousLimit;
     }
+  }
+
+  it('leaves no timer, socket or server behind after close(), with the app, billing and alerts on', async () => {
+    await expectNothingLeftBy(() => startTestRouter({ env: BILLING_ENV, patch: billingPatch(stripe.url) }));
+  });
+
+  it('as a cluster worker too (measured routing figures shared with the primary on a timer)', async () => {
+    // A primary that never answers: the pages asked for here need none of its decisions.
+    const primary: ClusterChannel = { send: () => undefined, onMessage: () => () => undefined };
+    await expectNothingLeftBy(() => startTestRouter({ env: BILLING_ENV, patch: billingPatch(stripe.url), build: { primary } }));
   });
 });
