@@ -54,17 +54,26 @@ export class KeyService {
 
   /** Resolve an Authorization header value to an active key, or throw the contract's 401. */
   async verify(authorization: string | undefined): Promise<VerifiedKey> {
-    if (authorization === undefined || authorization.trim() === '') {
-      throw new RouterError('missing_api_key', 'No API key was sent. Create a key in your account and send it as "Authorization: Bearer sk_router_…".');
-    }
-    const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
-    const key = match?.[1];
-    if (key === undefined || !isWellFormedApiKey(key)) {
-      throw new RouterError('malformed_api_key', 'The Authorization header does not hold a well-formed router key. Send "Authorization: Bearer sk_router_…" with the key exactly as it was shown.');
-    }
+    const key = presentedKey(authorization);
     const hash = hashApiKey(key, this.#secret);
     const found = await this.#lookup(hash);
     if (!found || !hashesEqual(found.key.hash, hash)) throw await this.#unknownKey(key);
+    return this.#judge(key, found);
+  }
+
+  /**
+   * `verify` without a store read, for a key the cache holds (the pipeline's stage then needs no await);
+   * undefined when it does not hold it, and then only `verify` can tell.
+   */
+  verifyCached(authorization: string | undefined): VerifiedKey | undefined {
+    const key = presentedKey(authorization);
+    const hash = hashApiKey(key, this.#secret);
+    const found = this.#cache.get(hash);
+    return found && hashesEqual(found.key.hash, hash) ? this.#judge(key, found) : undefined;
+  }
+
+  /** A known key is usable while neither it nor its account has been retired. */
+  #judge(key: string, found: CachedLookup): VerifiedKey {
     const now = this.#clock.now();
     if (found.key.revokedAt !== null || (found.key.expiresAt !== null && Date.parse(found.key.expiresAt) <= now)) {
       throw new RouterError('revoked_api_key', `The API key ending in ${lastFour(key)} has been revoked or rotated. Use its replacement or generate a new key.`);
@@ -139,4 +148,16 @@ export class KeyService {
     if (found) this.#cache.set(hash, found);
     return found;
   }
+}
+
+/** The key an Authorization header value presents, or the contract's 401 for none or a malformed one. */
+function presentedKey(authorization: string | undefined): string {
+  if (authorization === undefined || authorization.trim() === '') {
+    throw new RouterError('missing_api_key', 'No API key was sent. Create a key in your account and send it as "Authorization: Bearer sk_router_…".');
+  }
+  const key = /^Bearer\s+(\S+)\s*$/i.exec(authorization)?.[1];
+  if (key === undefined || !isWellFormedApiKey(key)) {
+    throw new RouterError('malformed_api_key', 'The Authorization header does not hold a well-formed router key. Send "Authorization: Bearer sk_router_…" with the key exactly as it was shown.');
+  }
+  return key;
 }

@@ -9,10 +9,19 @@ import type { Stage } from './stage.js';
  * send the key as `x-api-key` (ANTHROPIC_API_KEY), checked exactly like a bearer token.
  */
 export function createAuthenticateStage(keys: KeyService): Stage<Received, Authenticated> {
-  return async (event, request) => {
+  return (event, request) => {
+    const authorization = presentedAuthorization(event.node.req.rawHeaders);
     const authenticated = establishing<Authenticated>(request);
-    authenticated.caller = await keys.verify(presentedAuthorization(event.node.req.rawHeaders));
-    return authenticated;
+    // A key verified within the cache's TTL (nearly every request) costs no await.
+    const cached = keys.verifyCached(authorization);
+    if (cached) {
+      authenticated.caller = cached;
+      return undefined;
+    }
+    return keys.verify(authorization).then((caller) => {
+      authenticated.caller = caller;
+      return authenticated;
+    });
   };
 }
 
