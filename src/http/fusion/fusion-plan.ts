@@ -37,6 +37,6 @@ function isFusionRoute(route: RouteProfileConfig): route is FusionRoute {
 }
 
 /** The spend gate's view: a request offering the tool may run this profile's pipeline too. */
-export function toolFusionOf(plan: FusionPlan | undefined): { toolFusion?: RouteProfileConfig } {
-  return plan?.kind === 'tool' ? { toolFusion: plan.fusionRoute } : {};
+export function toolFusionOf(plan: FusionPlan | undefined): RouteProfileConfig | undefined {
+  return plan?.kind === 'tool' ? plan.fusionRoute : undefined;
 }

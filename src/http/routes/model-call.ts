@@ -13,7 +13,7 @@ import { abortOnDisconnect } from '../abort-on-disconnect.js';
 import { authorizeRoute } from '../authorize-route.js';
 import { fusionPlanOf, requireFusionAccess, toolFusionOf, type FusionPlan } from '../fusion/fusion-plan.js';
 import type { AdmittedRequest, ServingRecord } from '../request-context.js';
-import { attemptsParent, inSpendGateSpan } from '../request-spans.js';
+import { attemptsParent, reserveSpend } from '../request-spans.js';
 import type { RouterDeps } from '../router-deps.js';
 import { setRoutingHeaders } from './routing-headers.js';
 
@@ -37,7 +37,7 @@ export async function prepareModelCall(event: H3Event, request: AdmittedRequest,
   capOutput(body, plan);
   const fusion = fusionPlanOf(route, body, deps.routes);
   if (fusion?.kind === 'profile') await requireFusionAccess(deps, caller.accountId, fusion.route);
-  serving.spendReservation = await inSpendGateSpan(request, () => deps.spend.reserve({ accountId: caller.accountId, plan, route, body, ...toolFusionOf(fusion) }));
+  serving.spendReservation = await reserveSpend(request, deps.spend, { accountId: caller.accountId, plan, route, body, toolFusion: toolFusionOf(fusion) });
   const call = { route, accountId: caller.accountId, signal: abortOnDisconnect(event, deps.drain.deadline), trace: attemptsParent(request) };
   return { route, fusion, call };
 }
