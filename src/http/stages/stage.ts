@@ -4,8 +4,9 @@ import type { Received } from '../request-context.js';
 /**
  * One step of the /v1 admission. It reads what earlier stages established (`Needs`) and throws a
  * RouterError to end the request; otherwise it sets what it establishes (`Adds`) on the request's one
- * object and returns that object typed as `Adds`. A synchronous stage refines what is there and returns
- * nothing, so it costs no promise and no await.
+ * object and returns that object (a promise of it) typed as `Adds`. A stage that finishes synchronously
+ * (the edge rule, a key found in the cache) returns nothing, its facts set all the same, and so costs
+ * no promise and no await.
  */
 export type Stage<Needs, Adds = unknown> = (event: H3Event, request: Needs) => void | Promise<Adds>;
 
