@@ -12,12 +12,11 @@ import { ERROR_TYPE, GEN_AI_OPERATION_NAME, GEN_AI_PROVIDER_NAME, GEN_AI_REQUEST
 import { injectTraceContext, SpanKind, SpanStatusCode, type RequestTrace, type ServedAnswer, type Span, type SpanScope } from '../tracing/tracing.js';
 import { tokenUsageFromChat } from '../translators/chat-token-usage.js';
 import type { ChatCompletionChunk } from '../formats/openai-chat.js';
-import type { CommittedStream } from './chat-attempts.js';
-import type { MessagesStreamOutcome } from './messages-attempts.js';
+import type { CommittedStream, MessagesStreamOutcome } from './committed-stream.js';
 import type { MessagesStreamEvent } from '../formats/anthropic-messages.js';
 import { UpstreamTransportError, type UpstreamClient, type UpstreamResponse } from '../upstream/upstream-client.js';
 import { shouldFailOver } from './failover-policy.js';
-import { AttemptFailed, CandidateUnfit, oneWord, type Candidate } from './failover.js';
+import { AttemptFailed, CandidateUnfit, oneWord, type Candidate } from './attempt.js';
 
 export function startAttemptSpan(parent: SpanScope, candidate: Candidate, number: number): SpanScope {
   return parent.request.startSpan(`chat ${candidate.target.model}`, SpanKind.CLIENT, {

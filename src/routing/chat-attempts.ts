@@ -18,13 +18,9 @@ import type { SseEvent } from '../upstream/sse-event.js';
 import { UpstreamTransportError, type UpstreamClient, type UpstreamResponse } from '../upstream/upstream-client.js';
 import { AttemptFailed, type Candidate } from './failover.js';
 import { withinCandidateLimit, type OutputLimits } from './output-limits.js';
+import type { CommittedStream } from './committed-stream.js';
 
-export interface CommittedStream<T> {
-  /** Output produced before the commit point, to send first. */
-  head: T[];
-  /** The rest of the upstream stream; throws UpstreamStreamError or UpstreamTransportError mid-stream. */
-  tail: AsyncIterator<T>;
-}
+export type { CommittedStream };
 
 export interface AttemptDeps {
   adapters: AdapterRegistry;

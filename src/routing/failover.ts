@@ -9,7 +9,7 @@
  * provider away from the others; 5xx, transport failures and the operator's managed key's 401/403/429
  * are the provider's (provider-health.ts).
  */
-import type { ProviderConfig, RouteProfileConfig, RouteTarget } from '../config/types.js';
+import type { ProviderConfig, RouteProfileConfig } from '../config/types.js';
 import type { Clock } from '../core/clock.js';
 import { RouterError } from '../core/errors.js';
 import { UpstreamStreamError, type UpstreamFailure } from '../upstream/upstream-failure.js';
@@ -23,30 +23,10 @@ import type { ProviderHealth } from './provider-health.js';
 import type { Span, SpanScope } from '../tracing/tracing.js';
 import { attemptServed, attemptThrew, recordSkippedAttempt, startAttemptSpan } from './attempt-span.js';
 import { upstreamRefusal } from './upstream-refusal.js';
+import { AttemptFailed, CandidateUnfit, oneWord, type Candidate, type CredentialSource } from './attempt.js';
 
-/** How one attempt failed: an HTTP-level failure from the provider, or no response at all. */
-export class AttemptFailed extends Error {
-  constructor(readonly failure: UpstreamFailure, readonly transport?: UpstreamTransportError) {
-    super(failure.message);
-    this.name = 'AttemptFailed';
-  }
-
-  static fromTransport(error: UpstreamTransportError): AttemptFailed {
-    const status = error.timedOut ? 504 : 502;
-    return new AttemptFailed({ status, type: 'upstream_error', code: error.reason, message: error.message }, error);
-  }
-}
-
-/**
- * The upstream answered (so its health is fine) but the answer cannot serve this call, e.g. a fusion
- * judge whose JSON fails its schema: the attempt counts as sent, and the next candidate is tried.
- */
-export class CandidateUnfit extends Error {
-  constructor(readonly code: string, message: string) {
-    super(message);
-    this.name = 'CandidateUnfit';
-  }
-}
+/** Defined in attempt.ts so attempt-span.ts needs no import of this loop; named from here as before. */
+export { AttemptFailed, CandidateUnfit, oneWord, type Candidate, type CredentialSource };
 
 export interface AttemptSummary {
   provider: string;
@@ -64,9 +44,6 @@ export interface AttemptSummary {
   skipped?: true;
 }
 
-/** Whose provider credential an attempt used: the account's own (BYOK) or the operator's (managed access). */
-export type CredentialSource = 'byok' | 'managed';
-
 export interface ResolvedCredential {
   value: string;
   source: CredentialSource;
@@ -80,15 +57,6 @@ export interface RoutedMeta {
   credentialSource: CredentialSource;
   /** Every candidate tried or skipped, in order; the last one served the request. */
   attempts: readonly AttemptSummary[];
-}
-
-export interface Candidate {
-  target: RouteTarget;
-  provider: ProviderConfig;
-  credential: string;
-  credentialSource: CredentialSource;
-  /** This attempt's client span (tracing on): its context goes upstream as `traceparent` (chat-attempts.ts sendOrFail). */
-  span?: SpanScope;
 }
 
 export interface FailoverDeps {
@@ -290,11 +258,6 @@ function clientFault(failure: UpstreamFailure, retryCount: number): RouterError 
     wire: { type: failure.type, code: failure.code ?? 'upstream_rejected_request' },
     headers: { 'x-router-retry-count': String(retryCount) },
   });
-}
-
-/** An upstream's error code as one safe word for summaries, logs and spans (codes are upstream-controlled text). */
-export function oneWord(code: string): string {
-  return code.toLowerCase().replace(/[^a-z0-9_]+/g, '_').slice(0, 40) || 'error';
 }
 
 interface NotTried {

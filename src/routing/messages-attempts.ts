@@ -17,6 +17,9 @@ import { synthesizeCommittedStream } from './synthesize-committed-stream.js';
 import { AttemptFailed, type Candidate } from './failover.js';
 import { translateStream } from './translate-stream.js';
 import { withinCandidateLimit } from './output-limits.js';
+import type { MessagesStreamOutcome } from './committed-stream.js';
+
+export type { MessagesStreamOutcome };
 
 export interface MessagesCall {
   request: MessagesRequest;
@@ -25,13 +28,6 @@ export interface MessagesCall {
   /** The client's Messages API headers, for a native upstream. */
   client: NativeMessagesHeaders;
   signal: AbortSignal;
-}
-
-export interface MessagesStreamOutcome {
-  head: MessagesStreamEvent[];
-  tail: AsyncIterator<MessagesStreamEvent>;
-  /** The in-stream `error` event to send when the tail fails after the commit point. */
-  fail(failure: { type: string; message: string }): MessagesStreamEvent[];
 }
 
 function messageContext(call: MessagesCall): MessageContext {
