@@ -94,10 +94,10 @@ module.exports = {
       to: { path: '^src/providers/registry\\.ts$' },
     },
     {
-      name: 'routing-tracing-facade-only',
-      comment: "routing/ uses tracing's facade only (tracing.ts, span-attributes.ts), never the SDK's setup",
-      severity: severityOf('routing-tracing-facade-only'),
-      from: { path: '^src/routing/' },
+      name: 'tracing-facade-only',
+      comment: "of tracing/ only the composition root (runtime/) builds the SDK (open-tracing.ts); routing/, http/ and the rest use the facade (tracing.ts, span-attributes.ts)",
+      severity: severityOf('tracing-facade-only'),
+      from: { path: '^src/', pathNot: '^src/(tracing|runtime)/' },
       to: { path: '^src/tracing/', pathNot: '^src/tracing/(tracing|span-attributes)\\.ts$' },
     },
     {
