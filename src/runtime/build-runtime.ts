@@ -9,13 +9,6 @@ import { createCredentialResolver } from '../accounts/provider-credentials.js';
 import { KeyService } from '../accounts/key-service.js';
 import { KeyLimitService } from '../accounts/key-limit-service.js';
 import type { AppServices } from '../app/app-services.js';
-import { openBilling } from '../app/billing/open-billing.js';
-import { clientAddressOf } from '../app/http-helpers.js';
-import { SessionManager } from '../app/session-manager.js';
-import { webPaths } from '../app/web-paths.js';
-import { createProxyTrust } from '../core/proxy-trust.js';
-import { SigninThrottle } from '../app/signin-throttle.js';
-import { StatusHistory } from '../app/status-history.js';
 import { systemClock, type Clock } from '../core/clock.js';
 import { describeError } from '../core/describe-error.js';
 import { RouterMetrics } from '../metrics/router-metrics.js';
@@ -53,7 +46,7 @@ import { shareMeasurements } from '../stores/cluster/share-measurements.js';
 import { openTracing } from '../tracing/open-tracing.js';
 import { routerVersion } from '../usage/support-bundle.js';
 import { createTracingObserver } from './observers/tracing-observer.js';
-import { createLedgerViews } from './ledger-views.js';
+import { openAppServices } from './open-app-services.js';
 
 export interface BuildOptions {
   clock?: Clock;
@@ -177,44 +170,6 @@ export async function buildRuntime(config: RouterConfig, options: BuildOptions =
     ledgerQueue: () => (usage.ledger ? { queued: usage.ledger.status().queued, behind: usage.ledger.behind } : null),
   });
   // In order: the operator's log lines, the usage ledger, metrics, the alerts' note of the account, then any the caller added (tests).
-  const keys = new KeyService({ store, clock, secret, cacheTtlMs: config.server.keyCacheTtlMs });
-  const keyLimits = new KeyLimitService(store, clock, config.server.keyCacheTtlMs);
-  const plans = new Map(config.plans.map((plan) => [plan.id, plan]));
-  const drain = new Drain();
-  const usageViews = { store: usage.store, ledger: usage.ledger, prices: usage.prices };
-
-  // The public status page's history is sampled every minute whether or not the account app is on.
-  const statusHistory = new StatusHistory(health, providerIds, clock);
-  statusHistory.start();
-  const billing = config.server.app.enabled ? openBilling({ config, store, clock, logger }) : null;
-  const stopBillingSweep = billing?.service.startSweep(() => drain.draining);
-  const clientAddress = clientAddressOf(createProxyTrust(config.server.trustedProxies));
-  const app: AppServices = {
-    config,
-    store,
-    clock,
-    logger,
-    keys,
-    keyLimits,
-    engine,
-    health,
-    statusHistory,
-    measurements,
-    credentialHealth,
-    managedAccess,
-    plans,
-    quota,
-    quotaLimits,
-    ledger: createLedgerViews({ usage: usageViews, clock }),
-    mail,
-    alerts,
-    sessions: new SessionManager(store, clock, config.server.app, webPaths(config.server).secure, clientAddress),
-    // In the shared limiter: every worker and (with Redis) every instance counts the same failures.
-    throttle: new SigninThrottle(rateLimiter, clock),
-    clientAddress,
-    billing,
-  };
-
   const observers: RequestObserver[] = [
     logRequestOutcomes(logger),
     createMeasurementsObserver(measurements),
@@ -225,7 +180,7 @@ export async function buildRuntime(config: RouterConfig, options: BuildOptions =
     ...(options.observers ?? []),
   ];
 
-  return {
+  const deps: RouterDeps = {
     config,
     store,
     rateLimiter,
@@ -233,29 +188,34 @@ export async function buildRuntime(config: RouterConfig, options: BuildOptions =
     quota,
     clock,
     logger,
-    keys,
-    keyLimits,
+    keys: new KeyService({ store, clock, secret, cacheTtlMs: config.server.keyCacheTtlMs }),
+    // Set in the account app and enforced by the key-limits stage: one service, so changes apply at once.
+    keyLimits: new KeyLimitService(store, clock, config.server.keyCacheTtlMs),
     engine,
     health,
     measurements,
     credentialHealth,
     managedAccess,
-    plans,
+    plans: new Map(config.plans.map((plan) => [plan.id, plan])),
     routes: new Map(config.routes.map((route) => [route.id, route])),
     quotaLimits,
     observers,
-    usage: usageViews,
+    usage: { store: usage.store, ledger: usage.ledger, prices: usage.prices },
     spend,
     metrics,
-    drain,
+    drain: new Drain(),
     mail,
     alerts,
     ...(tracing ? { tracing } : {}),
-    app,
+  };
+  const app = openAppServices(deps);
+
+  return {
+    ...deps,
+    app: app.services,
     /** Called after the drain: timers stop, the ledger is flushed (no request is left to add to it), then the stores close. */
     async close() {
-      statusHistory.stop();
-      stopBillingSweep?.();
+      app.stop();
       stopSharingMeasurements?.();
       await alerts.stop();
       await mail.close();
