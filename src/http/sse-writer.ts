@@ -52,7 +52,7 @@ export class SseWriter {
    * more: at once, unless the response's buffer is full.
    */
   send(data: unknown, eventName?: string): Promise<void> {
-    const frame = eventName === undefined ? `data: ${JSON.stringify(data)}\n\n` : `event: ${eventName}\ndata: ${JSON.stringify(data)}\n\n`;
+    const frame = eventName === undefined ? `data: ${JSON.stringify(data)}\n\n` : `event: ${eventLine(eventName)}\ndata: ${JSON.stringify(data)}\n\n`;
     return this.write(frame);
   }
 
@@ -116,3 +116,14 @@ export class SseWriter {
     });
   }
 }
+
+/**
+ * An event name on one line: a native upstream's own event `type` is passed on as the name, and a line
+ * break in it must not end the field and start an event of the upstream's making.
+ */
+function eventLine(name: string): string {
+  return LINE_BREAK.test(name) ? name.replace(LINE_BREAKS, ' ') : name;
+}
+
+const LINE_BREAK = /[\r\n]/;
+const LINE_BREAKS = /[\r\n]+/g;

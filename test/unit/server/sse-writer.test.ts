@@ -82,6 +82,21 @@ describe('SseWriter', () => {
     expect(text.endsWith('0\r\n\r\n')).toBe(true);
   });
 
+  it("keeps an event name on one line: a native upstream's event type cannot start an event of its own", async () => {
+    const { server, client, reads, done } = await serveOnce(async (res) => {
+      const writer = new SseWriter(res);
+      writer.open({});
+      await writer.send({ n: 1 }, 'response.output_text.delta\r\n\ndata: {"injected":true}\n\nevent: x');
+      writer.end();
+    });
+    cleanups.push(() => client.destroy(), () => server.close());
+    await done;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const body = Buffer.concat(reads).toString('utf8');
+    expect(body).toContain('event: response.output_text.delta data: {"injected":true} event: x\ndata: {"n":1}\n\n');
+    expect(body).not.toContain('\ndata: {"injected"');
+  });
+
   it('still waits for a slow reader to drain when the buffer is full, and finishes once it reads', async () => {
     const big = 'x'.repeat(256 * 1024);
     let paused = 0;
