@@ -40,7 +40,7 @@ describe('provider preferences over three fakes of different latency, price and 
             baseUrl: fakes[id].baseUrl,
             streamUsage: true,
             timeouts: { connectMs: 1000, firstByteMs: 3000, idleMs: 3000 },
-            prices: { m: PRICE[id] },
+            prices: { m: PRICE[id], 'm-measured': PRICE[id] },
             policy: POLICY[id],
             ...(UNSUPPORTED[id] ? { unsupportedParameters: UNSUPPORTED[id] } : {}),
           }));
@@ -49,7 +49,8 @@ describe('provider preferences over three fakes of different latency, price and 
         routes: (doc) => {
           const frontier = doc.routes.find((route: { id: string }) => route.id === 'router/frontier');
           frontier.tiers = IDS.map((provider) => [{ provider, model: 'm' }]);
-          doc.routes.push({ id: 'router/measured', family: 'frontier', description: 'ranked by TTFB', quotaWeight: 1, retryBudget: 2, order: 'measured', tiers: [IDS.map((provider) => ({ provider, model: 'm' }))] });
+          // Its own model name, so its figures hold only the measured-routing test's answers, whatever ran before.
+          doc.routes.push({ id: 'router/measured', family: 'frontier', description: 'ranked by TTFB', quotaWeight: 1, retryBudget: 2, order: 'measured', tiers: [IDS.map((provider) => ({ provider, model: 'm-measured' }))] });
           doc.routes = doc.routes.filter((route: { id: string }) => route.id !== 'router/fusion');
           doc.aliases = [];
         },
@@ -156,10 +157,12 @@ describe('provider preferences over three fakes of different latency, price and 
     const after: Array<string | null> = [];
     while (after.length < 30 && after.at(-1) !== 'p-private') after.push(await servedBy({ sort: 'latency' }, 'router/measured'));
     expect(after.at(-1)).toBe('p-private');
+    // /status shows the figures the ranking used: p-cheap's time to first byte now above p-private's.
     const status = await json(await fetch(`${router.url}/status`));
-    const figures = status.measured.find((entry: { provider: string }) => entry.provider === 'p-private');
-    expect(figures).toMatchObject({ model: 'm', errorRate: 0 });
-    expect(figures.ttfbMs).toBeGreaterThanOrEqual(100);
+    const figuresOf = (provider: string) => status.measured.find((entry: { provider: string; model: string }) => entry.provider === provider && entry.model === 'm-measured');
+    expect(figuresOf('p-private')).toMatchObject({ errorRate: 0 });
+    expect(figuresOf('p-private').ttfbMs).toBeGreaterThanOrEqual(100);
+    expect(figuresOf('p-cheap').ttfbMs).toBeGreaterThan(figuresOf('p-private').ttfbMs);
   }, 45_000);
 
   it("one account's preferences never change another's routing", async () => {
