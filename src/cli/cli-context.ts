@@ -1,15 +1,9 @@
 /** Config and store for operator commands, opened per invocation and always closed. */
 import type { Command } from 'commander';
 import { consola } from 'consola';
-import { KeyService } from '../accounts/key-service.js';
-import { loadConfig } from '../config/load-config.js';
-import { resolveConfigDir } from '../config/resolve-config-dir.js';
+import type { KeyService } from '../accounts/key-service.js';
 import type { RouterConfig } from '../config/types.js';
-import { systemClock } from '../core/clock.js';
-import { openQuotaLedger } from '../stores/open-quota-ledger.js';
 import type { LedgerStore } from '../stores/ledger-store.js';
-import { openLedgerStore } from '../stores/open-ledger-store.js';
-import { openStore } from '../stores/open-store.js';
 import { NotFoundInStoreError, type Store } from '../stores/store.js';
 
 export interface CliContext {
@@ -19,6 +13,15 @@ export interface CliContext {
 }
 
 export async function withCliContext<T>(configFlag: string | undefined, run: (ctx: CliContext) => Promise<T>): Promise<T> {
+  // Loaded here, not at the top: `router --help` and commands that open no store start without them.
+  const [{ KeyService }, { loadConfig }, { resolveConfigDir }, { systemClock }, { openQuotaLedger }, { openStore }] = await Promise.all([
+    import('../accounts/key-service.js'),
+    import('../config/load-config.js'),
+    import('../config/resolve-config-dir.js'),
+    import('../core/clock.js'),
+    import('../stores/open-quota-ledger.js'),
+    import('../stores/open-store.js'),
+  ]);
   const config = loadConfig(resolveConfigDir(configFlag, process.env), process.env);
   const rawStore = await openStore(config.server.storage, systemClock);
   // Plan changes and deactivations made here must reach the quota gate the running instances share.
@@ -38,6 +41,7 @@ export async function withCliContext<T>(configFlag: string | undefined, run: (ct
 
 /** The usage ledger's store on the configured database, for commands that read usage; always closed. */
 export async function withLedgerStore<T>(config: RouterConfig, run: (ledger: LedgerStore) => Promise<T>): Promise<T> {
+  const [{ openLedgerStore }, { systemClock }] = await Promise.all([import('../stores/open-ledger-store.js'), import('../core/clock.js')]);
   const ledger = await openLedgerStore(config.server.storage, systemClock);
   try {
     await ledger.migrate();

@@ -2,8 +2,6 @@
 import { Command, CommanderError } from 'commander';
 import { ConfigError } from '../config/config-error.js';
 import { formatConfigProblem } from '../config/config-error.js';
-import { NotFoundInStoreError } from '../stores/store.js';
-import { CliFailure } from './cli-io.js';
 import { registerAccountCommands } from './commands/accounts.js';
 import { registerAuditCommand } from './commands/audit.js';
 import { registerCheckCommand } from './commands/check.js';
@@ -69,7 +67,7 @@ function describeFailure(error: unknown): Failure | undefined {
     process.stderr.write(`router: ${message}\n`);
     return { exitCode: 1, document: { type: 'config', message, problems } };
   }
-  const reason = (error instanceof CliFailure || error instanceof NotFoundInStoreError || error instanceof Error ? error.message : String(error)).split('\n')[0]!;
+  const reason = (error instanceof Error ? error.message : String(error)).split('\n')[0]!;
   process.stderr.write(`router: ${reason}\n`);
   return { exitCode: 1, document: { type: 'failure', message: reason } };
 }

@@ -1,5 +1,4 @@
 import type { Command } from 'commander';
-import { checkConfig } from '../../config/check-config.js';
 import { formatConfigProblem } from '../../config/config-error.js';
 import { resolveConfigDir } from '../../config/resolve-config-dir.js';
 import { emit, log } from '../cli-io.js';
@@ -10,7 +9,9 @@ export function registerCheckCommand(program: Command): void {
     .description('validate the configuration (schemas and cross-file references); exit 1 on any problem')
     .option('--config <dir>', 'configuration directory (default $ROUTER_CONFIG or ./config)')
     .option('--json', 'print one JSON document')
-    .action((options: { config?: string; json?: boolean }) => {
+    .action(async (options: { config?: string; json?: boolean }) => {
+      // The validators load only for this command (and serving), not for every CLI start.
+      const { checkConfig } = await import('../../config/check-config.js');
       const result = checkConfig(resolveConfigDir(options.config, process.env), process.env);
       emit(options, result, () => {
         for (const warning of result.warnings) process.stderr.write(`${formatConfigProblem(warning)} (warning)\n`);
