@@ -19,7 +19,12 @@ import type { MessagesRequest } from '../../formats/anthropic-messages.js';
 import { decodeReasoningDetails, encodeReasoningDetails } from '../../formats/reasoning-carrier.js';
 
 /** Anthropic's effort words that chat has too; `max` is chat's `high`, the highest every reasoning model takes. */
-const EFFORTS: Readonly<Record<string, string>> = { low: 'low', medium: 'medium', high: 'high', max: 'high' };
+const EFFORTS: ReadonlyMap<unknown, string> = new Map([
+  ['low', 'low'],
+  ['medium', 'medium'],
+  ['high', 'high'],
+  ['max', 'high'],
+]);
 
 export function thinkingToReasoning(request: Pick<MessagesRequest, 'thinking' | 'output_config'>): ChatReasoningOptions | undefined {
   const thinking = request.thinking;
@@ -27,8 +32,7 @@ export function thinkingToReasoning(request: Pick<MessagesRequest, 'thinking' | 
   const budget = thinking.budget_tokens;
   if (thinking.type === 'enabled' && typeof budget === 'number' && Number.isSafeInteger(budget) && budget > 0) return { max_tokens: budget };
   if (thinking.type !== 'enabled' && thinking.type !== 'adaptive') return undefined;
-  const effort = request.output_config?.effort;
-  return { effort: (typeof effort === 'string' ? EFFORTS[effort] : undefined) ?? 'medium' };
+  return { effort: EFFORTS.get(request.output_config?.effort) ?? 'medium' };
 }
 
 /** The router's signature for a turn's reasoning details (also the `data` of a redacted_thinking block it issues). */
