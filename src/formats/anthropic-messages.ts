@@ -108,8 +108,10 @@ export const messagesRequestSchema = { ...messagesRequestFields, required: ['mod
 export const countTokensRequestSchema = { ...messagesRequestFields, required: ['model', 'messages'] };
 
 export interface MessagesRequest extends Static<typeof messagesRequestFields> {
-  /** Extended thinking, read by the translator and passed on as it came. */
-  thinking?: { type: string; budget_tokens?: number };
+  /** Extended thinking (`enabled` with `budget_tokens`, `adaptive`, `disabled`), unchecked: the translator reads it defensively. */
+  thinking?: { type?: unknown; budget_tokens?: unknown };
+  /** `effort` (low, medium, high, max) tunes adaptive thinking. */
+  output_config?: { effort?: unknown; [key: string]: unknown };
   [key: string]: unknown;
 }
 
@@ -129,6 +131,7 @@ export interface MessagesUsage {
 export type MessagesResponseBlock =
   | { type: 'text'; text: string }
   | { type: 'thinking'; thinking: string; signature: string }
+  | { type: 'redacted_thinking'; data: string }
   | { type: 'tool_use'; id: string; name: string; input: unknown };
 
 export interface MessagesResponse {

@@ -79,6 +79,9 @@ const reasoningDetail = WithUnchecked<{ id?: string | null }>()(
 );
 export type ReasoningDetail = Static<typeof reasoningDetail>;
 
+/** The `format` of a detail holding an Anthropic thinking (or redacted_thinking) block, signature and all. */
+export const ANTHROPIC_REASONING_FORMAT = 'anthropic-claude-v1';
+
 const chatRoles = ['system', 'developer', 'user', 'assistant', 'tool', 'function'] as const;
 export type ChatRole = (typeof chatRoles)[number];
 

@@ -54,8 +54,9 @@ export function thinkingPlan(request: ChatRequest, model: CatalogModel | undefin
   const table = model?.reasoning;
   if (asked === undefined || table === undefined) return undefined;
   if (asked.effort === 'none' && asked.maxTokens === undefined) return { kind: 'off' };
-  if (asked.maxTokens !== undefined) return { kind: 'budget', budget: asked.maxTokens, exclude: asked.exclude };
-  const effort = knownEffort(asked.effort ?? 'medium', table);
+  if (asked.maxTokens !== undefined && table.levels !== true) return { kind: 'budget', budget: asked.maxTokens, exclude: asked.exclude };
+  // A model that takes a level gets the effort nearest to the budget asked (Anthropic's budget_tokens, OpenRouter's max_tokens).
+  const effort = asked.maxTokens === undefined ? knownEffort(asked.effort ?? 'medium', table) : effortForBudget(asked.maxTokens, table);
   if (table.levels === true) return { kind: 'level', level: effort === 'xhigh' ? 'high' : effort, exclude: asked.exclude };
   return { kind: 'budget', budget: table[effort] ?? DEFAULT_BUDGETS[effort], exclude: asked.exclude };
 }
@@ -64,4 +65,34 @@ function knownEffort(effort: string, table: ModelReasoning): (typeof EFFORT_ORDE
   if (effort === 'max' || effort === 'xhigh') return table.xhigh === undefined ? 'high' : 'xhigh';
   if (effort === 'minimal') return table.minimal === undefined ? 'low' : 'minimal';
   return (EFFORT_ORDER as readonly string[]).includes(effort) ? (effort as (typeof EFFORT_ORDER)[number]) : 'medium';
+}
+
+/**
+ * The effort whose budget on this model's table (the defaults for what it leaves out) is nearest to
+ * `budget`, on a log scale, for hosts that take an effort by name. Only `low`, `medium` and `high`
+ * unless the table lists `minimal` or `xhigh`: those three are the words every reasoning model accepts.
+ */
+export function effortForBudget(budget: number, table: ModelReasoning | undefined): (typeof EFFORT_ORDER)[number] {
+  let nearest: (typeof EFFORT_ORDER)[number] = 'medium';
+  let distance = Number.POSITIVE_INFINITY;
+  for (const effort of EFFORT_ORDER) {
+    const listed = table?.[effort];
+    if (listed === undefined && (effort === 'minimal' || effort === 'xhigh')) continue;
+    const gap = Math.abs(Math.log(Math.max(1, budget)) - Math.log(Math.max(1, listed ?? DEFAULT_BUDGETS[effort])));
+    if (gap < distance) {
+      nearest = effort;
+      distance = gap;
+    }
+  }
+  return nearest;
+}
+
+/**
+ * The lowest and highest budgets the model's table names, or undefined when it names none. quirk(gemini):
+ * thinkingBudget has a range per model (2.5 Pro 128 to 32768, Flash 0 to 24576) and the catalog's budgets
+ * for `minimal` and `xhigh` are set at its ends, so a budget asked outside them is brought inside.
+ */
+export function budgetBounds(table: ModelReasoning | undefined): { min: number; max: number } | undefined {
+  const budgets = EFFORT_ORDER.map((effort) => table?.[effort]).filter((budget): budget is number => budget !== undefined);
+  return budgets.length === 0 ? undefined : { min: Math.min(...budgets), max: Math.max(...budgets) };
 }

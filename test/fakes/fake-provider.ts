@@ -51,6 +51,12 @@ export interface FakeReply {
    * with text otherwise, as a model does in a tool round trip.
    */
   toolCallsWhenOffered?: boolean;
+  /**
+   * Reasoning the model shows before its answer, only to a request that asks for it: the OpenAI fake's
+   * `reasoning_content` when `reasoning_effort` is set, the Gemini fake's thought part when
+   * `thinkingConfig.includeThoughts` is.
+   */
+  thoughts?: string;
   /** Usage the fake reports. */
   usage?: { inputTokens: number; outputTokens: number };
   /** Fixed latency before answering, in ms (the benchmark uses 20). */

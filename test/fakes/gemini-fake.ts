@@ -69,7 +69,7 @@ export async function startGeminiFake(): Promise<FakeProvider> {
       res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
       return void res.end(Buffer.concat(recordedStream(current.recorded, '\r\n')));
     }
-    const events = replyEvents(asToolTurn(current, body), route[1] ?? '', issuedSignatures);
+    const events = replyEvents(asToolTurn(current, body), route[1] ?? '', issuedSignatures, includesThoughts(body));
     if (route[2] === 'generateContent') return sendJson(res, 200, mergeEvents(events));
     // Without alt=sse Gemini streams one JSON array instead of SSE.
     if (url.searchParams.get('alt') !== 'sse') return sendJson(res, 200, events);
@@ -133,13 +133,20 @@ function asToolTurn(reply: FakeReply, body: unknown): FakeReply {
   return text;
 }
 
-function replyEvents(reply: FakeReply, model: string, issuedSignatures: Set<string>): Json[] {
+/** Gemini shows thought summaries only when asked to. */
+function includesThoughts(body: unknown): boolean {
+  const config = isObject(body) && isObject(body.generationConfig) ? body.generationConfig.thinkingConfig : undefined;
+  return isObject(config) && config.includeThoughts === true;
+}
+
+function replyEvents(reply: FakeReply, model: string, issuedSignatures: Set<string>, thoughts = false): Json[] {
   const responseId = `fake${Math.random().toString(36).slice(2, 14)}`;
   const promptTokens = reply.usage?.inputTokens ?? 8;
   const outputTokens = reply.usage?.outputTokens ?? 12;
   const finalUsage = { promptTokenCount: promptTokens, candidatesTokenCount: outputTokens, totalTokenCount: promptTokens + outputTokens };
   const runningUsage = { promptTokenCount: promptTokens, totalTokenCount: promptTokens };
   const slices = reply.toolCalls ? [functionCallParts(reply.toolCalls, issuedSignatures)] : textSlices(reply.text ?? DEFAULT_TEXT);
+  if (thoughts && reply.thoughts !== undefined) slices.unshift([{ text: reply.thoughts, thought: true }]);
   return slices.map((parts, index) => {
     const last = index === slices.length - 1;
     const candidate: Json = { content: { parts, role: 'model' }, index: 0 };
@@ -177,9 +184,12 @@ function mergeEvents(events: Json[]): Json {
   return { ...last, candidates: [{ content: { parts: merged, role: 'model' }, finishReason: 'STOP', index: 0 }] };
 }
 
+/** The answer's text parts joined into one, after the thought parts. */
 function mergeTextParts(parts: Json[]): Json[] {
-  if (!parts.every((part) => typeof part.text === 'string')) return parts;
-  return [{ text: parts.map((part) => part.text).join('') }];
+  const thoughts = parts.filter((part) => part.thought === true);
+  const answer = parts.filter((part) => part.thought !== true);
+  if (!answer.every((part) => typeof part.text === 'string')) return parts;
+  return [...thoughts, { text: answer.map((part) => part.text).join('') }];
 }
 
 async function streamEvents(

@@ -28,6 +28,8 @@ interface Reply {
   usage: { inputTokens: number; outputTokens: number };
   /** vLLM's `stop_reason` beside a `stop` finish, when set. */
   stopReason?: string;
+  /** `reasoning_content` before the answer (DeepSeek's and vLLM's field), when the request asked for reasoning. */
+  thoughts?: string;
 }
 interface Shape {
   api: 'chat' | 'responses';
@@ -38,6 +40,8 @@ interface Shape {
   toolTurn: boolean;
   /** Responses: whether the host keeps the response (OpenAI's default is true), echoed in the answer. */
   store: boolean;
+  /** Chat: the request set `reasoning_effort`. */
+  reasoning: boolean;
 }
 /** One complete answer: a JSON body, or SSE events each already framed and encoded. */
 interface Encoded {
@@ -67,7 +71,7 @@ export async function startOpenAIFake(options: { name?: string } = {}): Promise<
   }
 
   function encodedFor(shape: Shape): Encoded {
-    const key = `${shape.api}|${shape.stream}|${shape.includeUsage}|${shape.model}|${shape.store}|${shape.toolTurn}`;
+    const key = `${shape.api}|${shape.stream}|${shape.includeUsage}|${shape.model}|${shape.store}|${shape.toolTurn}|${shape.reasoning}`;
     let entry = encoded.get(key);
     if (entry === undefined) {
       entry = encodeReply(shape, resolveReply(replyFor(shape.model), name, shape), `${encoded.size + 1}`);
@@ -180,6 +184,7 @@ function route(method: string, path: string, body: unknown, name: string): Shape
     model: modelOf(body),
     store: body.store !== false,
     toolTurn: isToolTurn(body),
+    reasoning: typeof body.reasoning_effort === 'string',
   };
 }
 
@@ -231,6 +236,7 @@ function resolveReply(reply: FakeReply, name: string, shape: Shape): Reply {
     toolCalls: toolCalls.map((call, i) => ({ id: `call_fake${i}`, name: call.name, arguments: JSON.stringify(call.arguments) })),
     usage: reply.usage ?? OPENAI_FAKE_DEFAULT_USAGE,
     ...(reply.stopReason !== undefined ? { stopReason: reply.stopReason } : {}),
+    ...(reply.thoughts !== undefined && shape.reasoning ? { thoughts: reply.thoughts } : {}),
   };
 }
 
@@ -261,6 +267,7 @@ function chatCompletion(id: string, model: string, reply: Reply): Json {
   const toolCalls = reply.toolCalls.map((call) => ({ id: call.id, type: 'function', function: { name: call.name, arguments: call.arguments } }));
   const message: Json = { role: 'assistant', content: toolCalls.length > 0 ? null : reply.text, refusal: null, annotations: [] };
   if (toolCalls.length > 0) message.tool_calls = toolCalls;
+  if (reply.thoughts !== undefined) message.reasoning_content = reply.thoughts;
   const finishReason = toolCalls.length > 0 ? 'tool_calls' : 'stop';
   return {
     id, object: 'chat.completion', created: CREATED, model,
@@ -278,6 +285,7 @@ function chatChunks(id: string, shape: Shape, reply: Reply): Json[] {
   });
   const hasTools = reply.toolCalls.length > 0;
   const chunks = [chunk({ role: 'assistant', content: hasTools ? null : '', refusal: null })];
+  if (reply.thoughts !== undefined) for (const piece of textPieces(reply.thoughts)) chunks.push(chunk({ reasoning_content: piece }));
   if (!hasTools) for (const piece of textPieces(reply.text)) chunks.push(chunk({ content: piece }));
   reply.toolCalls.forEach((call, index) => {
     chunks.push(chunk({ tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.name, arguments: '' } }] }));

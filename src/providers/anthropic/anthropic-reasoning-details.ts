@@ -5,10 +5,8 @@
  * rejects the turn; redacted_thinking carries opaque data that must come back as it was. So each block
  * becomes one detail with the same index, and a detail goes back as the block it came from.
  */
-import type { ReasoningDetail } from '../../formats/openai-chat.js';
+import { ANTHROPIC_REASONING_FORMAT, type ReasoningDetail } from '../../formats/openai-chat.js';
 import type { AnthropicAssistantBlock, AnthropicResponseBlock } from './anthropic-types.js';
-
-export const ANTHROPIC_REASONING_FORMAT = 'anthropic-claude-v1';
 
 /** The thinking and redacted_thinking blocks of a message, as details numbered in block order. */
 export function reasoningDetailsOf(blocks: readonly AnthropicResponseBlock[]): ReasoningDetail[] {

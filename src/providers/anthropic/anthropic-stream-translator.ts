@@ -1,9 +1,9 @@
-import type { ChatChunkDelta, ChatCompletionChunk, ChatFinishReason } from '../../formats/openai-chat.js';
+import { ANTHROPIC_REASONING_FORMAT, type ChatChunkDelta, type ChatCompletionChunk, type ChatFinishReason } from '../../formats/openai-chat.js';
 import type { SseEvent } from '../../upstream/sse-event.js';
 import { type ChatStreamTranslator } from '../adapter.js';
 import { UpstreamStreamError, truncatedStream } from '../../upstream/upstream-failure.js';
 import { anthropicFailure } from './anthropic-failure.js';
-import { ANTHROPIC_REASONING_FORMAT, detailOf } from './anthropic-reasoning-details.js';
+import { detailOf } from './anthropic-reasoning-details.js';
 import type { AnthropicStreamEventData as EventData, AnthropicUsage } from './anthropic-types.js';
 import { mapStopReason } from './map-stop-reason.js';
 import { mapUsage } from './map-usage.js';

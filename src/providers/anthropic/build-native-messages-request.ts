@@ -1,7 +1,8 @@
 /**
  * Native Messages pass-through: a client's `/v1/messages` body goes to `{baseUrl}/messages` as it is
  * (system blocks, cache_control, thinking, tool_choice, metadata, images, documents, betas' fields),
- * with only the model and the credential rewritten, and the router's own `router:fusion` tool removed.
+ * with only the model and the credential rewritten, the router's own `router:fusion` tool removed, and
+ * thinking blocks the router signed on another upstream turned back into Anthropic's (native-thinking.ts).
  * `anthropic-beta` values pass only when on the allow list: a beta can change billing or reach stored
  * data (files, skills, MCP), so an unknown one is dropped rather than forwarded on the operator's key.
  */
@@ -9,6 +10,7 @@ import type { MessagesRequest } from '../../formats/anthropic-messages.js';
 import type { AdapterContext, NativeMessagesHeaders } from '../adapter.js';
 import type { UpstreamRequest } from '../../upstream/upstream-request.js';
 import { splitHeaderList } from '../../core/split-header-list.js';
+import { withoutRouterThinking } from './native-thinking.js';
 
 const DEFAULT_ANTHROPIC_VERSION = '2023-06-01';
 
@@ -34,6 +36,7 @@ export function buildNativeMessagesRequest(request: MessagesRequest, ctx: Adapte
   const body: Record<string, unknown> = { ...request, model: ctx.upstreamModel };
   if (ctx.stream) body.stream = true;
   else delete body.stream;
+  withoutRouterThinking(body, request.messages);
   if (Array.isArray(request.tools)) {
     const tools = request.tools.filter((tool) => tool.type !== 'router:fusion');
     if (tools.length > 0) body.tools = tools;

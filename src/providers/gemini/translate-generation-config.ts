@@ -1,7 +1,7 @@
 import { RouterError } from '../../core/errors.js';
 import type { CatalogModel } from '../../config/types.js';
 import type { ChatRequest } from '../../formats/openai-chat.js';
-import { thinkingPlan } from '../requested-reasoning.js';
+import { budgetBounds, thinkingPlan } from '../requested-reasoning.js';
 import type { GeminiGenerationConfig, GeminiThinkingConfig } from './gemini-types.js';
 
 /** Sampling, limits, output format and thinking → `generationConfig`; undefined when nothing is set. */
@@ -55,5 +55,8 @@ function thinking(request: ChatRequest, model: CatalogModel | undefined): Gemini
   if (plan.kind === 'off') return { thinkingBudget: 0 };
   const includeThoughts = !plan.exclude;
   if (plan.kind === 'level') return { thinkingLevel: plan.level, includeThoughts };
-  return plan.budget === 0 ? { thinkingBudget: 0 } : { thinkingBudget: plan.budget, includeThoughts };
+  if (plan.budget === 0) return { thinkingBudget: 0 };
+  const bounds = budgetBounds(model?.reasoning);
+  const budget = bounds === undefined ? plan.budget : Math.min(bounds.max, Math.max(bounds.min, plan.budget));
+  return { thinkingBudget: budget, includeThoughts };
 }

@@ -1,11 +1,14 @@
 /**
- * A chat completion → an Anthropic Message: reasoning as a thinking block, then the text, then one
- * tool_use block per tool call with its id unchanged (so the client's tool_result finds it next turn).
+ * A chat completion → an Anthropic Message: reasoning as a thinking block signed with the router's
+ * encoding of the turn's reasoning details (or, details without text, a redacted_thinking block:
+ * messages-thinking.ts), then the text, then one tool_use block per tool call with its id unchanged (so
+ * the client's tool_result finds it next turn).
  */
 import type { ChatCompletion, ChatToolCall } from '../../formats/openai-chat.js';
 import type { MessagesResponse, MessagesResponseBlock } from '../../formats/anthropic-messages.js';
 import { chatFinishToStopReason, chatUsageToMessages } from './chat-usage-to-messages.js';
 import { matchedStopSequence } from './matched-stop-sequence.js';
+import { thinkingSignature } from './messages-thinking.js';
 
 export interface MessageContext {
   /** `msg_…`, minted by the caller. */
@@ -20,7 +23,9 @@ export function chatCompletionToMessage(completion: ChatCompletion, context: Mes
   const choice = completion.choices[0];
   const message = choice?.message;
   const content: MessagesResponseBlock[] = [];
-  if (message?.reasoning_content) content.push({ type: 'thinking', thinking: message.reasoning_content, signature: '' });
+  const details = message?.reasoning_details ?? [];
+  if (message?.reasoning_content) content.push({ type: 'thinking', thinking: message.reasoning_content, signature: thinkingSignature(details) });
+  else if (details.length > 0) content.push({ type: 'redacted_thinking', data: thinkingSignature(details) });
   const text = message?.content ?? message?.refusal ?? '';
   if (text !== '') content.push({ type: 'text', text });
   for (const call of message?.tool_calls ?? []) content.push(toolUseBlock(call));

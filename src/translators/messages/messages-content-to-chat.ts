@@ -2,9 +2,12 @@
  * Messages `system` and `messages[]` → chat messages. Anthropic keeps tool results inside the next user
  * turn (before its text) while chat wants one `tool` message per result right after the assistant's
  * tool calls, so a user turn becomes its tool messages first, then the rest of its content.
+ * A `cache_control` breakpoint on a block becomes the breakpoint of the chat message the block lands in
+ * (an Anthropic adapter puts it on that message's last block, where Claude Code puts its own); adapters
+ * of providers without breakpoints drop it.
  */
 import { RouterError } from '../../core/errors.js';
-import type { ChatContentPart, ChatMessage, ChatToolCall } from '../../formats/openai-chat.js';
+import type { CacheControl, ChatContentPart, ChatMessage, ChatToolCall } from '../../formats/openai-chat.js';
 import type {
   MessagesBlock,
   MessagesImageBlock,
@@ -13,13 +16,15 @@ import type {
   MessagesRequest,
   MessagesToolResultBlock,
 } from '../../formats/anthropic-messages.js';
+import { reasoningOfBlocks } from './messages-thinking.js';
 
 type AnyBlock = MessagesBlock | MessagesOtherBlock;
 
 export function systemToChat(system: MessagesRequest['system']): ChatMessage[] {
   if (system === undefined || system === null) return [];
   const text = typeof system === 'string' ? system : system.map((block) => (block.type === 'text' ? block.text : '')).join('\n');
-  return text === '' ? [] : [{ role: 'system', content: text }];
+  if (text === '') return [];
+  return [withBreakpoint({ role: 'system', content: text }, typeof system === 'string' ? [] : system)];
 }
 
 export function messagesToChat(messages: readonly MessagesMessage[]): ChatMessage[] {
@@ -40,18 +45,17 @@ export function messagesToChat(messages: readonly MessagesMessage[]): ChatMessag
 function assistantToChat(blocks: readonly AnyBlock[]): ChatMessage {
   const message: ChatMessage = { role: 'assistant', content: textOf(blocks) || null };
   const toolCalls: ChatToolCall[] = [];
-  let reasoning = '';
   for (const block of blocks) {
     if (block.type === 'tool_use') {
       const { id, name, input } = block as { id: string; name: string; input: unknown };
       toolCalls.push({ id, type: 'function', function: { name, arguments: JSON.stringify(input ?? {}) } });
-    } else if (block.type === 'thinking') {
-      reasoning += String((block as { thinking?: unknown }).thinking ?? '');
     }
   }
   if (toolCalls.length > 0) message.tool_calls = toolCalls;
-  if (reasoning !== '') message.reasoning_content = reasoning;
-  return message;
+  const reasoning = reasoningOfBlocks(blocks);
+  if (reasoning.text !== '') message.reasoning_content = reasoning.text;
+  if (reasoning.details.length > 0) message.reasoning_details = reasoning.details;
+  return withBreakpoint(message, blocks);
 }
 
 function userToChat(blocks: readonly AnyBlock[], messageIndex: number): ChatMessage[] {
@@ -71,7 +75,7 @@ function userToChat(blocks: readonly AnyBlock[], messageIndex: number): ChatMess
   if (parts.length === 0) return toolMessages;
   const onlyText = parts.every((part) => part.type === 'text');
   const content = onlyText ? parts.map((part) => (part as { text: string }).text).join('\n') : parts;
-  return [...toolMessages, { role: 'user', content }];
+  return [...toolMessages, withBreakpoint({ role: 'user', content }, blocks.filter((block) => block.type !== 'tool_result'))];
 }
 
 function toolResultToChat(block: MessagesToolResultBlock): { message: ChatMessage; images: ChatContentPart[] } {
@@ -80,7 +84,17 @@ function toolResultToChat(block: MessagesToolResultBlock): { message: ChatMessag
   const text = inner.map(toolResultText).filter((piece) => piece !== '').join('\n');
   // The upstream must still be told the call failed; chat has no is_error flag.
   const content = block.is_error === true ? `Error: ${text}` : text;
-  return { message: { role: 'tool', tool_call_id: block.tool_use_id, content }, images };
+  return { message: withBreakpoint({ role: 'tool', tool_call_id: block.tool_use_id, content }, [block]), images };
+}
+
+/** The message with the last breakpoint its blocks carry, or as it is when they carry none. */
+function withBreakpoint(message: ChatMessage, blocks: readonly object[]): ChatMessage {
+  const breakpoint = (blocks as ReadonlyArray<{ cache_control?: unknown }>).findLast((block) => isCacheControl(block.cache_control))?.cache_control as CacheControl | undefined;
+  return breakpoint === undefined ? message : { ...message, cache_control: breakpoint };
+}
+
+function isCacheControl(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && (value as { type?: unknown }).type === 'ephemeral';
 }
 
 /** `tool_reference` (Claude Code's deferred tools) names a tool the model may now call: said as text. */

@@ -1,13 +1,16 @@
 /**
- * A Messages request (`POST /v1/messages`) → the internal chat request, for upstreams that are not
- * Anthropic (OpenAI-format, Gemini). What has no chat equivalent and only tunes Anthropic's own serving
- * is dropped: `cache_control`, `thinking` and `output_config.effort` (a chat `reasoning_effort` would be
- * refused by non-reasoning models), `context_management`, `top_k`, `service_tier`, betas.
+ * A Messages request (`POST /v1/messages`) → the internal chat request, for upstreams served through
+ * chat (OpenAI-format, Gemini, and every member of a fusion run). `thinking` becomes chat's `reasoning`
+ * (messages-thinking.ts) and `cache_control` the chat breakpoints, which each adapter honours or drops
+ * for its own provider (reasoning only for a model its catalog entry says reasons). What has no chat
+ * equivalent and only tunes Anthropic's own serving is dropped: `context_management`, `top_k`,
+ * `service_tier`, betas.
  */
 import type { ChatRequest } from '../../formats/openai-chat.js';
 import type { MessagesRequest } from '../../formats/anthropic-messages.js';
 import { messagesToChat, systemToChat } from './messages-content-to-chat.js';
 import { messagesToolsToChat } from './messages-tools-to-chat.js';
+import { thinkingToReasoning } from './messages-thinking.js';
 
 export function messagesRequestToChat(request: MessagesRequest): ChatRequest {
   const chat: ChatRequest = {
@@ -19,6 +22,8 @@ export function messagesRequestToChat(request: MessagesRequest): ChatRequest {
   if (typeof request.temperature === 'number') chat.temperature = request.temperature;
   if (typeof request.top_p === 'number') chat.top_p = request.top_p;
   if (Array.isArray(request.stop_sequences) && request.stop_sequences.length > 0) chat.stop = request.stop_sequences;
+  const reasoning = thinkingToReasoning(request);
+  if (reasoning !== undefined) chat.reasoning = reasoning;
   const userId = request.metadata?.user_id;
   if (typeof userId === 'string' && userId !== '') chat.user = userId;
   if (request.stream === true) {

@@ -3,14 +3,19 @@
  * content blocks in order (`content_block_start`, deltas, `content_block_stop`; one block open at a
  * time), then `message_delta` with the stop reason and usage, and `message_stop`. A chat stream may
  * interleave text and tool calls; each change of kind closes the open block and starts the next one.
+ * A thinking block ends with a `signature_delta`: the router's encoding of the reasoning details that
+ * came while it was open (messages-thinking.ts). Details arriving with no thinking block open (Gemini
+ * signs a call after its text) come as a redacted_thinking block of their own, where they arrive.
  */
-import type { ChatCompletionChunk, ChatFinishReason, ChatUsage } from '../../formats/openai-chat.js';
+import type { ChatCompletionChunk, ChatFinishReason, ChatUsage, ReasoningDetail } from '../../formats/openai-chat.js';
+import { mergeReasoningDetails } from '../../formats/reasoning-carrier.js';
 import type { MessagesStreamEvent } from '../../formats/anthropic-messages.js';
 import type { MessageContext } from './chat-to-message.js';
 import { chatFinishToStopReason, chatUsageToMessages } from './chat-usage-to-messages.js';
 import { matchedStopSequence } from './matched-stop-sequence.js';
+import { thinkingSignature } from './messages-thinking.js';
 
-type OpenBlock = { kind: 'text' } | { kind: 'thinking' } | { kind: 'tool'; toolIndex: number };
+type OpenBlock = { kind: 'text' } | { kind: 'thinking' } | { kind: 'redacted' } | { kind: 'tool'; toolIndex: number };
 
 export interface MessagesStreamSynthesizer {
   /** message_start and a first ping. */
@@ -29,11 +34,19 @@ export function createMessagesStreamSynthesizer(context: MessageContext): Messag
   let stopSequence: string | null = null;
   let usage: ChatUsage | undefined;
   const toolsSeen = new Set<number>();
+  /** Details that came while the open thinking block was open: its signature. */
+  let signed: ReasoningDetail[] = [];
 
   const close = (): MessagesStreamEvent[] => {
     if (!open) return [];
+    const events: MessagesStreamEvent[] = [];
+    if (open.kind === 'thinking') {
+      events.push(delta({ type: 'signature_delta', signature: thinkingSignature(mergeReasoningDetails(signed)) }));
+      signed = [];
+    }
     open = undefined;
-    return [{ type: 'content_block_stop', index: blockIndex }];
+    events.push({ type: 'content_block_stop', index: blockIndex });
+    return events;
   };
   const startBlock = (block: OpenBlock, contentBlock: Record<string, unknown>): MessagesStreamEvent[] => {
     const events = close();
@@ -52,6 +65,15 @@ export function createMessagesStreamSynthesizer(context: MessageContext): Messag
   const onThinking = (thinking: string): MessagesStreamEvent[] => {
     const events = open?.kind === 'thinking' ? [] : startBlock({ kind: 'thinking' }, { type: 'thinking', thinking: '', signature: '' });
     events.push(delta({ type: 'thinking_delta', thinking }));
+    return events;
+  };
+  const onDetails = (details: readonly ReasoningDetail[]): MessagesStreamEvent[] => {
+    if (open?.kind === 'thinking') {
+      signed.push(...details);
+      return [];
+    }
+    const events = startBlock({ kind: 'redacted' }, { type: 'redacted_thinking', data: thinkingSignature(mergeReasoningDetails(details)) });
+    events.push(...close());
     return events;
   };
   const onToolCall = (call: NonNullable<ChatCompletionChunk['choices'][number]['delta']['tool_calls']>[number]): MessagesStreamEvent[] => {
@@ -90,8 +112,9 @@ export function createMessagesStreamSynthesizer(context: MessageContext): Messag
       if (chunk.usage) usage = chunk.usage;
       const events: MessagesStreamEvent[] = [];
       for (const choice of chunk.choices) {
-        const { reasoning_content: reasoning, content, refusal, tool_calls: toolCalls } = choice.delta;
+        const { reasoning_content: reasoning, reasoning_details: details, content, refusal, tool_calls: toolCalls } = choice.delta;
         if (reasoning) events.push(...onThinking(reasoning));
+        if (details && details.length > 0) events.push(...onDetails(details));
         if (content) events.push(...onText(content));
         if (refusal) events.push(...onText(refusal));
         for (const call of toolCalls ?? []) events.push(...onToolCall(call));

@@ -4,7 +4,7 @@
  * execution, …) run at Anthropic only and are refused on a translated route rather than silently lost.
  */
 import { RouterError } from '../../core/errors.js';
-import type { ChatRequest, ChatTool, ChatToolChoice } from '../../formats/openai-chat.js';
+import type { CacheControl, ChatRequest, ChatTool, ChatToolChoice } from '../../formats/openai-chat.js';
 import type { MessagesRequest, MessagesTool } from '../../formats/anthropic-messages.js';
 
 const FUSION_TOOL = 'router:fusion';
@@ -31,10 +31,13 @@ function toolToChat(tool: MessagesTool, index: number): ChatTool {
     throw new RouterError('invalid_request', `Missing required parameter: 'tools[${index}].name'.`, { param: `tools[${index}].name` });
   }
   const parameters = tool.input_schema === undefined ? { type: 'object', properties: {} } : portableSchema(tool.input_schema);
-  return {
+  const chat: ChatTool = {
     type: 'function',
     function: { name: tool.name, ...(typeof tool.description === 'string' ? { description: tool.description } : {}), parameters: parameters as Record<string, unknown> },
   };
+  // A breakpoint on a tool caches the tool list up to it, for an Anthropic adapter; the others drop it.
+  const breakpoint = tool.cache_control;
+  return typeof breakpoint === 'object' && breakpoint !== null ? { ...chat, cache_control: breakpoint as CacheControl } : chat;
 }
 
 function toolChoiceToChat(choice: NonNullable<MessagesRequest['tool_choice']>): ChatToolChoice {

@@ -41,6 +41,15 @@ describe('fields of other providers, removed for OpenAI-compatible hosts', () =>
     expect(bodyOf({ reasoning: { effort: 'high' }, reasoning_effort: 'low' }, true).reasoning_effort).toBe('low');
   });
 
+  it("turns a reasoning budget alone into the effort whose budget is nearest, on the model's table or the defaults", () => {
+    const build = (maxTokens: number, reasoning: object = {}) =>
+      JSON.parse(buildChatRequest({ model: 'm', messages: [{ role: 'user', content: 'Hi' }], reasoning: { max_tokens: maxTokens } }, openaiContext({}, { model: { provider: 'openai', model: 'x', maxOutputTokens: 128000, reasoning } })).body);
+    expect([build(1), build(2048), build(8000), build(31999), build(100000)].map((body) => body.reasoning_effort)).toEqual(['low', 'low', 'medium', 'high', 'high']);
+    expect(build(500, { minimal: 512 }).reasoning_effort).toBe('minimal');
+    expect(build(40000, { xhigh: 48000 }).reasoning_effort).toBe('xhigh');
+    expect(build(0)).not.toHaveProperty('reasoning_effort');
+  });
+
   it('drops reasoning_effort for a model the catalog lists as not reasoning, keeps it for a reasoning or unlisted one', () => {
     const build = (model?: { reasoning?: object }) =>
       JSON.parse(buildChatRequest({ model: 'm', messages: [{ role: 'user', content: 'Hi' }], reasoning_effort: 'high' }, openaiContext({}, model ? { model: { provider: 'openai', model: 'x', maxOutputTokens: 1000, ...model } } : {})).body);
