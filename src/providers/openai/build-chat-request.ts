@@ -24,7 +24,8 @@ const SET_BY_ROUTER: ReadonlySet<string> = new Set(['model', 'max_tokens', 'max_
 export function buildChatRequest(request: ChatRequest, ctx: AdapterContext): UpstreamRequest {
   // Copied field by field, leaving out what the router sets: measured faster than a spread followed by
   // deletes (which turn the body into a slow dictionary) and than object rest (1.1 vs 1.5 vs 1.8 µs).
-  const body: Record<string, unknown> = { model: ctx.upstreamModel };
+  // Null prototype: a caller's `__proto__` field is copied as data, never made the object's prototype.
+  const body: Record<string, unknown> = Object.assign(Object.create(null) as Record<string, unknown>, { model: ctx.upstreamModel });
   for (const key of Object.keys(request)) if (!SET_BY_ROUTER.has(key)) body[key] = (request as unknown as Record<string, unknown>)[key];
   // `max_completion_tokens` wins when a client sends both; it is the current name of the same cap.
   const cap = request.max_completion_tokens ?? request.max_tokens;

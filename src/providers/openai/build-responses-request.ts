@@ -18,7 +18,8 @@ import { isRouterCarrier } from '../../formats/reasoning-carrier.js';
 const LEFT_OUT: ReadonlySet<string> = new Set(['model', 'store', 'stream', ...REDIRECTING_FIELDS]);
 
 export function buildResponsesRequest(body: Record<string, unknown>, ctx: AdapterContext): UpstreamRequest {
-  const upstreamBody: Record<string, unknown> = { model: ctx.upstreamModel };
+  // Null prototype: a caller's `__proto__` field is copied as data (and sent, to be refused upstream), never made the object's prototype.
+  const upstreamBody: Record<string, unknown> = Object.assign(Object.create(null) as Record<string, unknown>, { model: ctx.upstreamModel });
   for (const key of Object.keys(body)) if (!LEFT_OUT.has(key)) upstreamBody[key] = body[key];
   upstreamBody.store = false;
   if (ctx.stream) upstreamBody.stream = true;
