@@ -10,9 +10,10 @@ import { removeForeignFields } from './remove-foreign-fields.js';
 
 /**
  * Fields of the client's request the router sets itself (or leaves out) in the upstream body, and those
- * that could redirect or re-credential it (one set: one look-up per field on the copy below).
+ * that could redirect or re-credential it (one set: one look-up per field on the copy below); and
+ * `__proto__`, which copied onto the plain body would set the body's prototype rather than a field.
  */
-const SET_BY_ROUTER: ReadonlySet<string> = new Set(['model', 'max_tokens', 'max_completion_tokens', 'stream', 'stream_options', ...REDIRECTING_FIELDS]);
+const SET_BY_ROUTER: ReadonlySet<string> = new Set(['model', 'max_tokens', 'max_completion_tokens', 'stream', 'stream_options', '__proto__', ...REDIRECTING_FIELDS]);
 
 /**
  * The client's chat request as the OpenAI-compatible host should see it. Everything the client sent is
@@ -24,8 +25,7 @@ const SET_BY_ROUTER: ReadonlySet<string> = new Set(['model', 'max_tokens', 'max_
 export function buildChatRequest(request: ChatRequest, ctx: AdapterContext): UpstreamRequest {
   // Copied field by field, leaving out what the router sets: measured faster than a spread followed by
   // deletes (which turn the body into a slow dictionary) and than object rest (1.1 vs 1.5 vs 1.8 µs).
-  // Null prototype: a caller's `__proto__` field is copied as data, never made the object's prototype.
-  const body: Record<string, unknown> = Object.assign(Object.create(null) as Record<string, unknown>, { model: ctx.upstreamModel });
+  const body: Record<string, unknown> = { model: ctx.upstreamModel };
   for (const key of Object.keys(request)) if (!SET_BY_ROUTER.has(key)) body[key] = (request as unknown as Record<string, unknown>)[key];
   // `max_completion_tokens` wins when a client sends both; it is the current name of the same cap.
   const cap = request.max_completion_tokens ?? request.max_tokens;

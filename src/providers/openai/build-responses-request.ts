@@ -14,12 +14,11 @@ import { isRouterCarrier } from '../../formats/reasoning-carrier.js';
  * `store: false` as on every other route. Fields that could send it elsewhere or with other credentials
  * are dropped (redirecting-fields.ts).
  */
-/** Set here, or never sent. */
-const LEFT_OUT: ReadonlySet<string> = new Set(['model', 'store', 'stream', ...REDIRECTING_FIELDS]);
+/** Set here, or never sent; `__proto__` too: copied onto the plain body it would set the body's prototype, not a field. */
+const LEFT_OUT: ReadonlySet<string> = new Set(['model', 'store', 'stream', '__proto__', ...REDIRECTING_FIELDS]);
 
 export function buildResponsesRequest(body: Record<string, unknown>, ctx: AdapterContext): UpstreamRequest {
-  // Null prototype: a caller's `__proto__` field is copied as data (and sent, to be refused upstream), never made the object's prototype.
-  const upstreamBody: Record<string, unknown> = Object.assign(Object.create(null) as Record<string, unknown>, { model: ctx.upstreamModel });
+  const upstreamBody: Record<string, unknown> = { model: ctx.upstreamModel };
   for (const key of Object.keys(body)) if (!LEFT_OUT.has(key)) upstreamBody[key] = body[key];
   upstreamBody.store = false;
   if (ctx.stream) upstreamBody.stream = true;
