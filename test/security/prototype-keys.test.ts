@@ -106,6 +106,12 @@ describe('names of Object.prototype sent wherever a caller names something', () 
       await expectRefused(await app.get(path), path);
     }
     await expectRefused(await get(`/model-catalog/${segment}`, { accept: 'application/json' }), 'catalog family as JSON');
+    // Query parameters that name a choice from a list: refused, or the page served without Object's members.
+    for (const path of [`/app/usage?by=${segment}`, `/app/usage?tz=${segment}`, `/app/usage.csv?by=${segment}`, `/app/usage.csv?tz=${segment}`]) {
+      const page = await app.get(path);
+      expect({ path, status: page.status }).toEqual({ path, status: expect.toSatisfy((status: number) => status === 200 || (status >= 400 && status < 500)) });
+      expect(page.html).not.toMatch(/native code|function \w*\(/);
+    }
     // A page whose query names a notice: the page is served, with no notice taken from Object.prototype.
     const billing = await app.get(`/app/billing?checkout=${segment}`);
     expect(billing.status).toBe(200);
