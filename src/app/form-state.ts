@@ -32,7 +32,7 @@ const MAX_KEPT_VALUE = 4000;
 
 /** The fields of a posted form that may be shown again (no secrets, bounded). */
 export function keptValues(form: Readonly<Record<string, string>>): Record<string, string> {
-  const kept: Record<string, string> = {};
+  const kept: Record<string, string> = Object.create(null) as Record<string, string>;
   for (const [name, value] of Object.entries(form)) {
     if (SECRET_FIELD.test(name) || name === 'next') continue;
     kept[name] = value.slice(0, MAX_KEPT_VALUE);

@@ -63,7 +63,8 @@ export async function readForm(event: H3Event): Promise<Record<string, string>> 
   const type = getRequestHeader(event, 'content-type') ?? '';
   const body = await readBodyUpTo(event, FORM_LIMIT_BYTES);
   if (!type.startsWith('application/x-www-form-urlencoded')) return {};
-  const form: Record<string, string> = {};
+  // Null prototype: a field named `constructor` or `__proto__` is a field like any other, never Object's.
+  const form: Record<string, string> = Object.create(null) as Record<string, string>;
   for (const [name, value] of new URLSearchParams(body.toString('utf8'))) form[name] ??= value;
   return form;
 }

@@ -14,6 +14,7 @@ import { StoreUnavailableError } from '../stores/store.js';
 import type { AppServices } from './app-services.js';
 import { STATIC_DIR } from './asset-dirs.js';
 import { CsrfGuard } from './csrf.js';
+import { DeviceCookies } from './device-cookie.js';
 import { KeyFlash } from './key-flash.js';
 import { KeptForms } from './kept-form.js';
 import { ZonePreference } from './time-zone.js';
@@ -46,13 +47,15 @@ export function createWebHandler(deps: AppServices): EventHandler {
   const paths = webPaths(server);
   const staticPath = `${paths.app}/static`;
   const renderer = new Renderer(siteInfo(deps));
-  // Without a server secret the form tokens are keyed per process: forms opened before a restart must be reloaded.
+  // Without a server secret the form tokens and device cookies are keyed per process: forms opened before a
+  // restart must be reloaded, and a browser is an unknown device to another process until it signs in there.
   const csrfSecret = server.secretKey?.reveal() ?? randomBytes(32).toString('hex');
   const web: WebDeps = {
     ...deps,
     paths,
     renderer,
     csrf: new CsrfGuard(csrfSecret, paths.appOrigin, paths.secure),
+    devices: new DeviceCookies(csrfSecret, paths.secure),
     flash: new KeyFlash(csrfSecret, paths.secure),
     keptForms: new KeptForms(csrfSecret, paths.secure),
     zones: new ZonePreference(paths.secure),

@@ -76,3 +76,28 @@ function plainAddress(text: string): string {
   const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
   return mapped ? mapped[1]! : address.toLowerCase();
 }
+
+/**
+ * The unit an address is counted in: an IPv4 address alone, an IPv6 address by its /64 (`2001:db8:1:2::/64`),
+ * since one subscriber or host is usually handed a whole /64 and can change the low bits at will. Null (no
+ * peer) and anything that is not an address are returned as they are.
+ */
+export function countingUnit(address: string | null): string | null {
+  if (address === null || isIP(address) !== 6) return address;
+  return `${ipv6Groups(address).slice(0, 4).join(':')}::/64`;
+}
+
+/** The eight groups of a valid IPv6 address, lower case without leading zeros (`::` expanded, a trailing dotted quad as two groups). */
+function ipv6Groups(address: string): string[] {
+  let text = address.toLowerCase().split('%')[0]!;
+  const quad = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
+  if (quad) {
+    const [a, b, c, d] = quad.slice(1).map(Number) as [number, number, number, number];
+    text = `${text.slice(0, quad.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
+  const [head = '', tail] = text.split('::');
+  const left = head === '' ? [] : head.split(':');
+  const right = tail === undefined || tail === '' ? [] : tail.split(':');
+  const zeros = tail === undefined ? [] : Array<string>(8 - left.length - right.length).fill('0');
+  return [...left, ...zeros, ...right].map((group) => parseInt(group, 16).toString(16));
+}

@@ -80,10 +80,17 @@ export function createApiRouter(deps: RouterDeps): ApiRouter {
 }
 
 /** Methods of the /v1 endpoints, so a wrong method gets 405 with Allow rather than 404. */
-const V1_METHODS: Readonly<Record<string, string>> = { '/v1/chat/completions': 'POST', '/v1/responses': 'POST', '/v1/messages': 'POST', '/v1/messages/count_tokens': 'POST', '/v1/models': 'GET', '/v1/generation': 'GET' };
+const V1_METHODS: ReadonlyMap<string, string> = new Map([
+  ['/v1/chat/completions', 'POST'],
+  ['/v1/responses', 'POST'],
+  ['/v1/messages', 'POST'],
+  ['/v1/messages/count_tokens', 'POST'],
+  ['/v1/models', 'GET'],
+  ['/v1/generation', 'GET'],
+]);
 
 async function unknownV1Endpoint(event: H3Event): Promise<never> {
-  const allowed = V1_METHODS[(event.path.split('?')[0] ?? '').replace(/\/+$/, '')];
+  const allowed = V1_METHODS.get((event.path.split('?')[0] ?? '').replace(/\/+$/, ''));
   if (allowed) {
     throw new RouterError('method_not_allowed', `${event.method} is not supported here; use ${allowed}.`, { headers: { allow: allowed } });
   }

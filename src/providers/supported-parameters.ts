@@ -16,14 +16,14 @@ const SUPPORTED: Readonly<Record<ProviderFormat, ReadonlySet<string>>> = {
 };
 
 /** A request field as the table names it: the Responses API's and the output-cap spellings fold into the chat names. */
-const FIELD_NAME: Readonly<Record<string, string>> = {
-  max_completion_tokens: 'max_tokens',
-  max_output_tokens: 'max_tokens',
-  text: 'response_format',
-  reasoning: 'reasoning_effort',
-  stop_sequences: 'stop',
-  top_k: 'top_k',
-};
+const FIELD_NAME: ReadonlyMap<string, string> = new Map([
+  ['max_completion_tokens', 'max_tokens'],
+  ['max_output_tokens', 'max_tokens'],
+  ['text', 'response_format'],
+  ['reasoning', 'reasoning_effort'],
+  ['stop_sequences', 'stop'],
+  ['top_k', 'top_k'],
+]);
 
 const KNOWN = new Set([...Object.values(SUPPORTED).flatMap((set) => [...set]), 'top_k']);
 
@@ -38,7 +38,7 @@ export function requestedParameters(body: Record<string, unknown>): string[] {
   const found = new Set<string>();
   for (const [field, value] of Object.entries(body)) {
     if (value === null || value === undefined) continue;
-    const name = FIELD_NAME[field] ?? field;
+    const name = FIELD_NAME.get(field) ?? field;
     if (KNOWN.has(name)) found.add(name);
   }
   return [...found];

@@ -102,6 +102,8 @@ type Exclusion = 'provider.only' | 'provider.ignore' | 'provider.data_collection
  */
 export function narrowRoute(route: RouteProfileConfig, preferences: ProviderPreferences, context: NarrowingContext): RouteProfileConfig | RouterError {
   if (preferences === NO_PREFERENCES) return route;
+  const unknown = unknownProviderIn(preferences, context.providers);
+  if (unknown) return unknown;
   const contradiction = contradictionIn(preferences);
   if (contradiction) return contradiction;
   const excluded = new Map<string, Exclusion>();
@@ -116,6 +118,16 @@ export function narrowRoute(route: RouteProfileConfig, preferences: ProviderPref
     .filter((tier) => tier.length > 0);
   if (tiers.length === 0) return noTargetLeft(route, excluded);
   return reorder(route, tiers, preferences, context);
+}
+
+/** An id that names no provider here is a mistake (or a probe), never a silent no-op: `ignore: ["opnai"]` would ignore nothing. */
+function unknownProviderIn(preferences: ProviderPreferences, providers: NarrowingContext['providers']): RouterError | undefined {
+  const known = new Set([...providers.keys()].map((id) => id.toLowerCase()));
+  for (const field of ['order', 'only', 'ignore'] as const) {
+    const id = preferences[field]?.find((candidate) => !known.has(candidate));
+    if (id !== undefined) return invalid(`provider.${field}`, `names '${id}', which is not a provider of this router; the status page lists them`);
+  }
+  return undefined;
 }
 
 function contradictionIn(preferences: ProviderPreferences): RouterError | undefined {

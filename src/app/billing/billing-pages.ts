@@ -16,11 +16,12 @@ import type { CheckoutStart } from '../../billing/billing-service.js';
 import { billingWebhook } from './billing-webhook.js';
 import { subscriptionView } from './billing-views.js';
 
-const RETURN_NOTICES: Readonly<Record<string, string>> = {
-  success: 'Thank you. Your plan changes as soon as Stripe confirms the payment, usually within seconds: reload this page to see it.',
-  confirmed: 'Thank you: Stripe confirmed the payment and your plan is active.',
-  cancelled: 'Checkout was cancelled. Nothing was charged.',
-};
+/** Keyed by the `checkout` query parameter: a Map, so `?checkout=constructor` finds nothing. */
+const RETURN_NOTICES: ReadonlyMap<string, string> = new Map([
+  ['success', 'Thank you. Your plan changes as soon as Stripe confirms the payment, usually within seconds: reload this page to see it.'],
+  ['confirmed', 'Thank you: Stripe confirmed the payment and your plan is active.'],
+  ['cancelled', 'Checkout was cancelled. Nothing was charged.'],
+]);
 
 const REFUSALS: Readonly<Record<string, string>> = {
   unknown_plan: 'There is no such plan.',
@@ -37,7 +38,7 @@ export function registerBillingPages(router: Router, deps: WebDeps): void {
     const record = page.billingRecord;
     const returned = query.get('checkout') ?? '';
     // Back from Stripe: the webhook may have arrived first (the plan is on) or not yet (nothing is granted here).
-    const notice = RETURN_NOTICES[returned === 'success' && isPaying(record?.status ?? null) ? 'confirmed' : returned] ?? null;
+    const notice = RETURN_NOTICES.get(returned === 'success' && isPaying(record?.status ?? null) ? 'confirmed' : returned) ?? null;
     const data: Record<string, unknown> = {
       title: 'Billing',
       billingOn: billing !== null,

@@ -14,7 +14,10 @@ import { sendVerificationLink } from '../email-verification.js';
 import { noteSignInDevice } from '../new-device-notes.js';
 
 const EMAIL = /^[^\s@]{1,64}@[^\s@]{1,190}\.[^\s@]{1,60}$/;
-const GENERIC_SIGNIN_PROBLEM = 'That email and password do not match an account, or there were too many attempts. Try again in a few minutes.';
+const GENERIC_SIGNIN_PROBLEM = 'That email and password do not match an account. Check both and try again.';
+/** Said for an email or an address over its limit whether or not the email has an account, so it tells no one which exist. */
+const THROTTLED_SIGNIN_PROBLEM =
+  'Too many failed sign-ins for this email or from this network, so sign-in from this browser is paused for up to 15 minutes. To get in now, get a reset link (below): signing in through it also lets this browser in from then on.';
 /** What every sign-up is answered, new email or not: the page must not tell anyone which accounts exist. */
 const SIGNUP_NEXT_STEP =
   'Next step: sign in. If this email is new here, its account is ready with the password you just chose; if it already had an account, nothing changed: use that account’s password, or get a reset link.';
@@ -50,18 +53,21 @@ export function registerAuthPages(router: Router, deps: WebDeps): void {
       const email = normalizeEmail(form.email ?? '').slice(0, 320);
       const password = (form.password ?? '').slice(0, 1024);
       const ip = deps.clientAddress(event);
-      // An account under attack is refused unchecked; an address that keeps failing is not (see signin-throttle.ts).
-      if (!(await deps.throttle.accountAllows(email))) {
-        await audit('signin.throttled', null, { email, ip });
-        return signinPage(event, { next: safeReturnPath(app, form.next), ...signinProblem(form) }, 429);
-      }
       const found = EMAIL.test(email) ? await store.findLoginByEmail(email) : null;
+      const accountId = found?.account.id ?? null;
+      const device = deps.devices.read(event);
+      const attempt = { email, address: ip, accountId, knownDevice: accountId && deps.devices.vouchesFor(device, accountId) ? device!.deviceId : null };
+      // Over a limit, the password is not checked: a known device is stopped only by its own failures, an unknown one by the email's or the address's (signin-throttle.ts).
+      const refusal = await deps.throttle.refusal(attempt);
+      if (refusal) {
+        await audit('signin.throttled', accountId, { email, ip, limit: refusal });
+        return signinPage(event, { next: safeReturnPath(app, form.next), ...formProblem(`${app}/signin`, form, { password: THROTTLED_SIGNIN_PROBLEM }) }, 429);
+      }
       const matches = await verifyPassword(password, found?.login.passwordHash ?? (await decoyHash()));
       if (!found || !matches) {
-        const addressAllowed = await deps.throttle.addressAllows(ip);
-        await deps.throttle.fail(ip, email);
-        await audit('signin.failure', found?.account.id ?? null, { email, ip, reason: found ? 'wrong_password' : 'unknown_email' });
-        return signinPage(event, { next: safeReturnPath(app, form.next), ...signinProblem(form) }, addressAllowed ? 401 : 429);
+        await deps.throttle.fail(attempt);
+        await audit('signin.failure', accountId, { email, ip, reason: found ? 'wrong_password' : 'unknown_email' });
+        return signinPage(event, { next: safeReturnPath(app, form.next), ...signinProblem(form) }, 401);
       }
       if (found.account.status !== 'active') {
         await audit('signin.refused_inactive', found.account.id, { ip });
@@ -69,7 +75,7 @@ export function registerAuthPages(router: Router, deps: WebDeps): void {
       }
       await deps.sessions.start(event, found.account.id);
       await audit('signin.success', found.account.id, { ip });
-      await noteSignInDevice(deps, event, found.account.id);
+      await noteSignInDevice(deps, event, found.account.id, deps.devices.remember(event, found.account.id));
       return redirectAfterPost(event, safeReturnPath(app, form.next) ?? `${app}/`);
     }),
   );
@@ -218,6 +224,8 @@ export function registerAuthPages(router: Router, deps: WebDeps): void {
       const account = await store.getAccount(accountId);
       if (!account || account.status !== 'active') return redirectAfterPost(event, `${app}/deactivated`);
       await deps.sessions.start(event, accountId);
+      // The mailbox vouched for this browser: it is a known device from now on, however many strangers fail on the email.
+      deps.devices.remember(event, accountId);
       await audit('signin.success', accountId, { ip: deps.clientAddress(event), via: `${link.kind}_link` });
       return redirectAfterPost(event, `${app}/`);
     }),

@@ -13,7 +13,7 @@ import type { WithBody } from '../request-context.js';
 import type { Stage } from './stage.js';
 
 /** OpenRouter's shortcuts: `:nitro` is the fastest measured throughput first, `:floor` the cheapest first. */
-const SUFFIX_SORT: Readonly<Record<string, PreferenceSort>> = { nitro: 'throughput', floor: 'price' };
+const SUFFIX_SORT: ReadonlyMap<string, PreferenceSort> = new Map([['nitro', 'throughput'], ['floor', 'price']]);
 
 export function createProviderPreferencesStage(routes: ReadonlyMap<string, RouteProfileConfig>, providers: ReadonlyMap<string, ProviderConfig>): Stage<WithBody> {
   return (_event, request) => {
@@ -52,7 +52,7 @@ function suffixOf(model: unknown, routes: ReadonlyMap<string, RouteProfileConfig
   const colon = model.lastIndexOf(':');
   if (colon < 0) return undefined;
   const name = model.slice(colon + 1);
-  const sort = SUFFIX_SORT[name];
+  const sort = SUFFIX_SORT.get(name);
   const route = routes.get(model.slice(0, colon));
   return sort && route ? { route, name, sort } : undefined;
 }

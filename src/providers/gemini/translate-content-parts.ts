@@ -4,15 +4,16 @@ import type { GeminiPart } from './gemini-types.js';
 
 const DATA_URL = /^data:([^;,]+)[^,]*;base64,(.*)$/s;
 
-const IMAGE_TYPES: Record<string, string> = {
-  png: 'image/png',
-  jpg: 'image/jpeg',
-  jpeg: 'image/jpeg',
-  gif: 'image/gif',
-  webp: 'image/webp',
-  heic: 'image/heic',
-  heif: 'image/heif',
-};
+/** Keyed by the extension of a URL the caller sends: a Map, so `.constructor` finds nothing. */
+const IMAGE_TYPES: ReadonlyMap<string, string> = new Map([
+  ['png', 'image/png'],
+  ['jpg', 'image/jpeg'],
+  ['jpeg', 'image/jpeg'],
+  ['gif', 'image/gif'],
+  ['webp', 'image/webp'],
+  ['heic', 'image/heic'],
+  ['heif', 'image/heif'],
+]);
 
 /**
  * Chat message content (string or parts) → Gemini parts. Empty text is dropped because Gemini rejects
@@ -59,7 +60,7 @@ function filePart(file: { file_data?: string; file_id?: string }, param: string)
 function guessImageType(url: string): string | undefined {
   const path = url.split(/[?#]/, 1)[0] ?? '';
   const extension = /\.([a-z0-9]+)$/i.exec(path)?.[1]?.toLowerCase();
-  return extension === undefined ? undefined : IMAGE_TYPES[extension];
+  return extension === undefined ? undefined : IMAGE_TYPES.get(extension);
 }
 
 /** The text of a content that may only hold text (system, developer and tool messages). */

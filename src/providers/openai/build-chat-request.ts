@@ -10,9 +10,10 @@ import { removeForeignFields } from './remove-foreign-fields.js';
 
 /**
  * Fields of the client's request the router sets itself (or leaves out) in the upstream body, and those
- * that could redirect or re-credential it (one set: one look-up per field on the copy below).
+ * that could redirect or re-credential it (one set: one look-up per field on the copy below); and
+ * `__proto__`, which copied onto the plain body would set the body's prototype rather than a field.
  */
-const SET_BY_ROUTER: ReadonlySet<string> = new Set(['model', 'max_tokens', 'max_completion_tokens', 'stream', 'stream_options', ...REDIRECTING_FIELDS]);
+const SET_BY_ROUTER: ReadonlySet<string> = new Set(['model', 'max_tokens', 'max_completion_tokens', 'stream', 'stream_options', '__proto__', ...REDIRECTING_FIELDS]);
 
 /**
  * The client's chat request as the OpenAI-compatible host should see it. Everything the client sent is

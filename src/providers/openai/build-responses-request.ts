@@ -14,8 +14,8 @@ import { isRouterCarrier } from '../../formats/reasoning-carrier.js';
  * `store: false` as on every other route. Fields that could send it elsewhere or with other credentials
  * are dropped (redirecting-fields.ts).
  */
-/** Set here, or never sent. */
-const LEFT_OUT: ReadonlySet<string> = new Set(['model', 'store', 'stream', ...REDIRECTING_FIELDS]);
+/** Set here, or never sent; `__proto__` too: copied onto the plain body it would set the body's prototype, not a field. */
+const LEFT_OUT: ReadonlySet<string> = new Set(['model', 'store', 'stream', '__proto__', ...REDIRECTING_FIELDS]);
 
 export function buildResponsesRequest(body: Record<string, unknown>, ctx: AdapterContext): UpstreamRequest {
   const upstreamBody: Record<string, unknown> = { model: ctx.upstreamModel };

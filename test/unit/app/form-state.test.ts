@@ -40,3 +40,12 @@ describe('form state: errors at the field, input kept', () => {
     );
   });
 });
+
+describe('fields named like Object.prototype members', () => {
+  it('are kept as the data they are, and a field the form lacks is never one of Object’s', () => {
+    const form = JSON.parse('{"__proto__":"a","constructor":"b","email":"c@example.com"}') as Record<string, string>;
+    const kept = keptValues(form);
+    expect(Object.entries(kept)).toEqual([['__proto__', 'a'], ['constructor', 'b'], ['email', 'c@example.com']]);
+    expect(keptValues({ email: 'x' }).toString).toBeUndefined();
+  });
+});

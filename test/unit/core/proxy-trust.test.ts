@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { clientAddress, createProxyTrust, parseCidr } from '../../../src/core/proxy-trust.js';
+import { clientAddress, countingUnit, createProxyTrust, parseCidr } from '../../../src/core/proxy-trust.js';
 
 const trust = createProxyTrust(['10.0.0.0/8', '192.168.1.7', 'fd00::/8']);
 
@@ -84,5 +84,37 @@ describe('clientAddress', () => {
 
   it('throws on a range it cannot read', () => {
     expect(() => createProxyTrust(['10.0.0.0/99'])).toThrow(/10\.0\.0\.0\/99/);
+  });
+});
+
+describe('countingUnit', () => {
+  it('keeps an IPv4 address whole and cuts an IPv6 address to its /64, whatever its spelling', () => {
+    expect(countingUnit('203.0.113.9')).toBe('203.0.113.9');
+    expect(countingUnit(null)).toBeNull();
+    expect(countingUnit('2001:db8:1:2::1')).toBe('2001:db8:1:2::/64');
+    expect(countingUnit('2001:0DB8:0001:0002:ffff:ffff:ffff:ffff')).toBe('2001:db8:1:2::/64');
+    expect(countingUnit('2001:db8:1:3::1')).toBe('2001:db8:1:3::/64');
+    expect(countingUnit('::1')).toBe('0:0:0:0::/64');
+    expect(countingUnit('2001:db8::')).toBe('2001:db8:0:0::/64');
+    expect(countingUnit('64:ff9b::192.0.2.1')).toBe('64:ff9b:0:0::/64');
+    expect(countingUnit('1:2:3:4:5:6:1.2.3.4')).toBe('1:2:3:4::/64');
+  });
+
+  it('gives two addresses one unit exactly when their first 64 bits agree', () => {
+    const group = fc.integer({ min: 0, max: 0xffff });
+    const address = fc.array(group, { minLength: 8, maxLength: 8 });
+    /** The spellings a client or proxy may send: full, zero-padded upper case, or with the longest zero run as `::`. */
+    const spell = (groups: number[], style: number) => {
+      if (style === 0) return groups.map((g) => g.toString(16)).join(':');
+      if (style === 1) return groups.map((g) => g.toString(16).padStart(4, '0').toUpperCase()).join(':');
+      return new URL(`http://[${groups.map((g) => g.toString(16)).join(':')}]/`).hostname.slice(1, -1);
+    };
+    fc.assert(
+      fc.property(address, address, fc.integer({ min: 0, max: 2 }), fc.integer({ min: 0, max: 2 }), fc.boolean(), (a, b, styleA, styleB, sharePrefix) => {
+        const other = sharePrefix ? [...a.slice(0, 4), ...b.slice(4)] : b;
+        const same = a.slice(0, 4).every((g, i) => g === other[i]);
+        expect(countingUnit(spell(a, styleA)) === countingUnit(spell(other, styleB))).toBe(same);
+      }),
+    );
   });
 });

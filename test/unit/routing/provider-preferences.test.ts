@@ -66,6 +66,18 @@ function meets(target: { provider: string; model: string }, stated: ProviderPref
 }
 
 describe('provider preferences', () => {
+  it('refuses a provider id the router does not have in order, only or ignore, naming the field', () => {
+    const providers = new Map(IDS.map((id) => [id, { id } as ProviderConfig]));
+    const route = { id: 'router/x', tiers: [IDS.map((provider) => ({ provider, model: 'm' }))] } as unknown as RouteProfileConfig;
+    for (const field of ['order', 'only', 'ignore'] as const) {
+      for (const id of ['zz', 'constructor', '__proto__', 'tostring']) {
+        const stated = parseProviderPreferences({ [field]: [IDS[0], id] });
+        if (stated instanceof RouterError) throw stated;
+        expect(narrowRoute(route, stated, { providers, requestedParameters: [] })).toMatchObject({ status: 400, param: `provider.${field}` });
+      }
+    }
+  });
+
   it('never widens the route, and every candidate left meets every stated constraint; nothing left is a 400 naming a provider field', () => {
     fc.assert(
       fc.property(routeArb, fc.tuple(...IDS.map(providerArb)), preferencesArb, fc.boolean(), (route, list, raw, logprobs) => {
@@ -78,8 +90,9 @@ describe('provider preferences', () => {
         if (narrowed instanceof RouterError) {
           expect(narrowed.status).toBe(400);
           expect(narrowed.param).toMatch(/^provider(\.|$)/);
-          // Refused only when nothing was left, or the request contradicted itself.
-          if (allowed.length > 0) expect(['provider.order', 'provider.sort']).toContain(narrowed.param);
+          // Refused only when nothing was left, the request contradicted itself, or it named a provider this router does not have.
+          const namesUnknown = (['order', 'only', 'ignore'] as const).some((field) => narrowed.param === `provider.${field}` && stated[field]?.some((id) => !providers.has(id)));
+          if (allowed.length > 0 && !namesUnknown) expect(['provider.order', 'provider.sort']).toContain(narrowed.param);
           return;
         }
         const left = narrowed.tiers.flat();

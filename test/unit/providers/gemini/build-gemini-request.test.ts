@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { RouterError } from '../../../../src/core/errors.js';
 import type { ChatMessage, ChatRequest } from '../../../../src/formats/openai-chat.js';
 import { createGeminiAdapter, SKIP_THOUGHT_SIGNATURE } from '../../../../src/providers/gemini/index.js';
+import { translateContentParts } from '../../../../src/providers/gemini/translate-content-parts.js';
 import { geminiContext } from './gemini-test-context.js';
 
 function build(request: Partial<ChatRequest>, stream = false) {
@@ -71,6 +72,14 @@ describe('Gemini request: messages', () => {
       { inlineData: { mimeType: 'image/png', data: 'iVBORw0KGgo=' } },
       { fileData: { mimeType: 'image/jpeg', fileUri: 'https://example.com/cat.JPG?size=large' } },
     ]);
+  });
+
+  it('guesses no type from an extension Object.prototype happens to have (`.constructor`, `.valueOf`)', () => {
+    for (const name of Object.getOwnPropertyNames(Object.prototype)) {
+      const url = `https://example.com/cat.${name}`;
+      // The parts as built, before JSON would quietly drop a function where the type goes.
+      expect(translateContentParts([{ type: 'image_url', image_url: { url } }], 'messages[0].content')).toEqual([{ fileData: { fileUri: url } }]);
+    }
   });
 
   it('merges consecutive user turns and drops empty assistant turns', () => {
