@@ -14,7 +14,8 @@ import { hygieneHints, keyState, limitsLabel, maskedKey, parseLimit } from '../k
 import { zonedTime } from '../time-zone.js';
 import { errorPage, redirectAfterPost, signedInAction, signedInPage, type PageContext } from '../page-kit.js';
 import type { WebDeps } from '../web-deps.js';
-import { sendVerificationLink, verificationNeeded } from '../email-verification.js';
+import { sendVerificationLink, verificationNeeded, verifyEmailView } from '../email-verification.js';
+import { MAIL_LIMITS } from '../mail-limits.js';
 import { homeAlertViews } from './alert-pages.js';
 
 const EXPIRY_DAYS = new Set(['7', '30', '90', '365']);
@@ -101,10 +102,9 @@ export function registerKeyPages(router: Router, deps: WebDeps): void {
   router.get(
     `${app}/onboarding`,
     signedInPage(deps, async (event, page) => {
+      // Verification, not a key count: a key made some other way (the CLI, before this check) confirms nothing.
+      if (await verificationNeeded(deps, page.account.id)) return verifyEmailView(deps, page);
       const hasKey = (await store.listApiKeys(page.account.id)).length > 0;
-      if (!hasKey && (await verificationNeeded(deps, page.account.id))) {
-        return page.view('verify-email', { title: 'Confirm your email', heading: 'Confirm your email', email: page.account.email, linkMinutes: deps.config.server.app.linkMinutes });
-      }
       const readiness = await callReadiness(deps, page.account);
       const providers = deps.config.providers.providers.map((provider) => ({ id: provider.id, name: provider.name, stored: readiness.providerKeys.includes(provider.id) }));
       return page.view('onboarding', {
@@ -135,9 +135,10 @@ export function registerKeyPages(router: Router, deps: WebDeps): void {
 
   router.post(
     `${app}/verify/resend`,
-    signedInAction(deps, async (_event, page) => {
-      if (await verificationNeeded(deps, page.account.id)) sendVerificationLink(deps, (await store.getLogin(page.account.id))?.email ?? page.account.email);
-      return page.view('verify-email', { title: 'Confirm your email', heading: 'Confirm your email', email: page.account.email, linkMinutes: deps.config.server.app.linkMinutes, notice: 'We sent a new link.' });
+    signedInAction(deps, async (event, page) => {
+      if (await verificationNeeded(deps, page.account.id)) sendVerificationLink(deps, (await store.getLogin(page.account.id))?.email ?? page.account.email, deps.clientAddress(event));
+      // The same answer within the limits or over them (mail-limits.ts): the page never says which.
+      return verifyEmailView(deps, page, { notice: `We sent a new link; it replaces the earlier ones. At most ${MAIL_LIMITS.verify.perRecipient} links an hour are sent to one address.` });
     }),
   );
 
