@@ -7,6 +7,7 @@
  */
 import { getRequestHeader, sendStream, setResponseHeader, type H3Event, type Router } from 'h3';
 import { callReadiness } from '../call-readiness.js';
+import { verificationNeeded, verifyEmailView } from '../email-verification.js';
 import { formProblem } from '../form-state.js';
 import { setSecurityHeaders } from '../http-helpers.js';
 import { signedInAction, signedInPage, type PageContext } from '../page-kit.js';
@@ -32,10 +33,16 @@ export function registerPlaygroundPages(router: Router, deps: WebDeps): void {
     );
   }
 
-  router.get(`${app}/playground`, signedInPage(deps, (_event, page) => view(page)));
+  /** An account that must still confirm its email is shown how to, and nothing is called or minted for it. */
+  const unconfirmed = (page: PageContext, status?: number) =>
+    verifyEmailView(deps, page, { notice: 'Confirm your email address to use the playground: it sends real requests that count against your plan.' }, status);
+
+  router.get(`${app}/playground`, signedInPage(deps, async (_event, page) => ((await verificationNeeded(deps, page.account.id)) ? unconfirmed(page) : view(page))));
   router.post(
     `${app}/playground`,
     signedInAction(deps, async (event, page, form) => {
+      // Before the form is read: no key is minted and no model called (a page script falls back to this page on a non-200).
+      if (await verificationNeeded(deps, page.account.id)) return unconfirmed(page, 403);
       const profile = form.profile ?? '';
       const message = (form.message ?? '').trim();
       const fieldErrors: Record<string, string> = {};
