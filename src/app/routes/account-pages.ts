@@ -1,5 +1,6 @@
 /** Security, the deactivated page, and the app's front door (usage and support: usage-pages.ts; billing: ../billing/). */
 import { eventHandler, type Router } from 'h3';
+import { isPlaygroundKey } from '../../accounts/key-service.js';
 import { hashPassword, passwordProblem, verifyPassword } from '../password-hashing.js';
 import { redirect, sendHtml } from '../http-helpers.js';
 import { zonedTime } from '../time-zone.js';
@@ -113,7 +114,7 @@ export function registerAccountPages(router: Router, deps: WebDeps): void {
     const signedIn = await deps.sessions.resolve(event);
     if (!signedIn) return redirect(event, `${app}/signin`);
     // Get started asks an unconfirmed address to confirm first, whatever keys the account has.
-    const started = !(await verificationNeeded(deps, signedIn.account.id)) && (await store.listApiKeys(signedIn.account.id)).length > 0;
+    const started = !(await verificationNeeded(deps, signedIn.account.id)) && (await store.listApiKeys(signedIn.account.id)).some((key) => !isPlaygroundKey(key));
     return redirect(event, `${app}/${started ? 'keys' : 'onboarding'}`);
   });
   router.get(`${app}/`, home);

@@ -5,7 +5,7 @@
  * a second key.
  */
 import type { H3Event, Router } from 'h3';
-import type { IssuedKey } from '../../accounts/key-service.js';
+import { isPlaygroundKey, isReservedKeyName, type IssuedKey } from '../../accounts/key-service.js';
 import { callReadiness } from '../call-readiness.js';
 import { formProblem } from '../form-state.js';
 import type { Flash } from '../key-flash.js';
@@ -38,7 +38,7 @@ export function registerKeyPages(router: Router, deps: WebDeps): void {
   async function keysView(page: PageContext, extra: Record<string, unknown> = {}, status?: number): Promise<string> {
     const accountId = page.account.id;
     const [keys, limits, rotations, lastUsed, openAlerts] = await Promise.all([
-      store.listApiKeys(accountId),
+      personsKeys(accountId),
       store.listKeyLimits(accountId),
       store.listReplacements(accountId),
       deps.ledger.lastUsed(accountId),
@@ -92,10 +92,15 @@ export function registerKeyPages(router: Router, deps: WebDeps): void {
     return { monthlyRequests: monthly as number | null, requestsPerMinute: perMinute as number | null };
   }
 
-  /** The key if it belongs to the signed-in account; any other id (another account's, made up) is "not found". */
+  /** The account's keys as the person knows them: the playground's own key (playground-keys.ts) is the app's, not listed nor counted. */
+  async function personsKeys(accountId: string) {
+    return (await store.listApiKeys(accountId)).filter((key) => !isPlaygroundKey(key));
+  }
+
+  /** The key if it is one of the signed-in account's own; any other id (another account's, the playground's, made up) is "not found". */
   async function ownKey(page: PageContext, keyId: string | undefined) {
     const key = keyId ? await store.getApiKey(keyId) : null;
-    return key && key.accountId === page.account.id ? key : null;
+    return key && key.accountId === page.account.id && !isPlaygroundKey(key) ? key : null;
   }
   const noSuchKey = (event: H3Event) => errorPage(deps, event, 404, 'No such key', 'This key does not exist in your account.');
 
@@ -104,7 +109,7 @@ export function registerKeyPages(router: Router, deps: WebDeps): void {
     signedInPage(deps, async (event, page) => {
       // Verification, not a key count: a key made some other way (the CLI, before this check) confirms nothing.
       if (await verificationNeeded(deps, page.account.id)) return verifyEmailView(deps, page);
-      const hasKey = (await store.listApiKeys(page.account.id)).length > 0;
+      const hasKey = (await personsKeys(page.account.id)).length > 0;
       const readiness = await callReadiness(deps, page.account);
       const providers = deps.config.providers.providers.map((provider) => ({ id: provider.id, name: provider.name, stored: readiness.providerKeys.includes(provider.id) }));
       return page.view('onboarding', {
@@ -125,7 +130,7 @@ export function registerKeyPages(router: Router, deps: WebDeps): void {
     `${app}/onboarding/key`,
     signedInAction(deps, async (event, page) => {
       // A second click (or a reload) must not make a second "first key".
-      if ((await store.listApiKeys(page.account.id)).length > 0) return redirectAfterPost(event, `${app}/keys`);
+      if ((await personsKeys(page.account.id)).length > 0) return redirectAfterPost(event, `${app}/keys`);
       if (await verificationNeeded(deps, page.account.id)) return redirectAfterPost(event, `${app}/onboarding`);
       const expiresAt = new Date(deps.clock.now() + 90 * 86_400_000).toISOString();
       const issued = await deps.keys.issue(page.account.id, 'first key', 'app', { expiresAt });
@@ -150,8 +155,12 @@ export function registerKeyPages(router: Router, deps: WebDeps): void {
       const name = (form.name ?? '').trim().slice(0, 60) || null;
       const days = form.expiresInDays ?? '';
       const limits = readLimits(page, form);
-      const errors = { ...('errors' in limits ? limits.errors : {}), ...(days !== '' && !EXPIRY_DAYS.has(days) ? { expiresInDays: 'Choose an expiry from the list.' } : {}) };
-      if ('errors' in limits || errors.expiresInDays) return keysView(page, formProblem(`${app}/keys`, form, errors), 400);
+      const errors = {
+        ...('errors' in limits ? limits.errors : {}),
+        ...(days !== '' && !EXPIRY_DAYS.has(days) ? { expiresInDays: 'Choose an expiry from the list.' } : {}),
+        ...(name !== null && isReservedKeyName(name) ? { name: 'That name is kept for the playground’s own key. Choose another.' } : {}),
+      };
+      if ('errors' in limits || errors.expiresInDays || errors.name) return keysView(page, formProblem(`${app}/keys`, form, errors), 400);
       const expiresAt = days === '' ? null : new Date(deps.clock.now() + Number(days) * 86_400_000).toISOString();
       const issued = await deps.keys.issue(page.account.id, name, 'app', { expiresAt });
       if (limits.monthlyRequests !== null || limits.requestsPerMinute !== null) await deps.keyLimits.set({ keyId: issued.record.id, ...limits }, 'app');
