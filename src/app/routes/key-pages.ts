@@ -173,6 +173,8 @@ export function registerKeyPages(router: Router, deps: WebDeps): void {
     signedInAction(deps, async (event, page, form) => {
       const key = await ownKey(page, event.context.params?.id);
       if (!key) return noSuchKey(event);
+      // A rotation makes a key too: not before the address is confirmed (a key from before the check can still be revoked).
+      if (await verificationNeeded(deps, page.account.id)) return redirectAfterPost(event, `${app}/onboarding`);
       const grace = Number(form.graceSeconds ?? '0');
       if (!GRACE_SECONDS.has(grace)) return keysView(page, formProblem(`${app}/keys/${key.id}/rotate`, form, { graceSeconds: 'Choose a grace period from the list.' }), 400);
       const previous = rotating.get(key.id);

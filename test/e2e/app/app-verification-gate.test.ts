@@ -79,6 +79,13 @@ describe('an account whose email is not confirmed', () => {
     expect(onboarding.html).toContain('Confirm your email');
     expect(onboarding.html).not.toContain('Generate my first key');
     expect((await browser.get('/app/')).location).toBe('/app/onboarding');
+    // Nor does it get a new key by rotating that one; revoking it still works.
+    const keyId = (await store().listApiKeys(account.id))[0]!.id;
+    await browser.get('/app/keys');
+    expect(await browser.post(`/app/keys/${keyId}/rotate`, { graceSeconds: '0' })).toMatchObject({ status: 303, location: '/app/onboarding' });
+    expect(await store().listApiKeys(account.id)).toHaveLength(1);
+    expect((await browser.post(`/app/keys/${keyId}/revoke`, {})).html).toContain('revoked');
+    expect((await store().getApiKey(keyId))!.revokedAt).not.toBeNull();
   }, 60_000);
 
   it('once the mailed link is used, gets its first key and the playground answers', async () => {
