@@ -111,6 +111,11 @@ export function runAccountAuthContract(name: string, makeStore: MakeStore): void
       // Another kind and another email keep their links.
       expect(await store.peekLinkToken('verify', iso(START + 1000))).not.toBeNull();
       expect(await store.peekLinkToken('other', iso(START + 1000))).not.toBeNull();
+      // Issued at the same moment (two workers or instances): still only one works.
+      const tokens = ['c1', 'c2', 'c3', 'c4', 'c5'];
+      await Promise.all(tokens.map((token) => issue(token, 'reset')));
+      const working = await Promise.all(tokens.map((token) => store.peekLinkToken(token, iso(START + 1000))));
+      expect(working.filter((link) => link !== null)).toHaveLength(1);
     });
 
     it('records the app’s own audit events for the account', async () => {
