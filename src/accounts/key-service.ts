@@ -14,6 +14,22 @@ import { NotFoundInStoreError, type Account, type ApiKeyRecord, type Store } fro
 /** Said wherever an inactive account is refused (key check, quota admission). */
 export const INACTIVE_ACCOUNT_MESSAGE = 'The account this key belongs to is not active. Visit your account page to reactivate it.';
 
+/**
+ * The name of the key the account app's playground calls /v1 with (app/playground/playground-keys.ts):
+ * kept for it, so no person or operator gives a key of theirs this name, and the app lists none by it.
+ */
+export const PLAYGROUND_KEY_NAME = 'Playground (browser)';
+
+/** The playground's own key, not one of the person's: the keys page neither lists nor counts it. */
+export function isPlaygroundKey(record: Pick<ApiKeyRecord, 'name'>): boolean {
+  return record.name === PLAYGROUND_KEY_NAME;
+}
+
+/** True when a person's chosen name is the playground's (compared as a person would read it). */
+export function isReservedKeyName(name: string): boolean {
+  return name.trim().toLowerCase() === PLAYGROUND_KEY_NAME.toLowerCase();
+}
+
 export interface VerifiedKey {
   keyId: string;
   accountId: string;
@@ -84,14 +100,22 @@ export class KeyService {
     return { keyId: found.key.id, accountId: found.account.id };
   }
 
-  /** `expiresAt`: an expiry chosen at creation (the account app offers one; the CLI issues keys without). */
-  async issue(accountId: string, name: string | null, actor: string, options: { expiresAt?: string | null } = {}): Promise<IssuedKey> {
+  /**
+   * `expiresAt`: an expiry chosen at creation (the account app offers one; the CLI issues keys without).
+   * `key`: the key itself when it is derived rather than drawn at random (the playground's, see deriveApiKey).
+   */
+  async issue(accountId: string, name: string | null, actor: string, options: { expiresAt?: string | null; key?: string } = {}): Promise<IssuedKey> {
     const account = await this.#store.getAccount(accountId);
     if (!account) throw new NotFoundInStoreError('account', accountId);
-    const key = generateApiKey();
+    const key = options.key ?? generateApiKey();
     const material = { accountId, name, hash: hashApiKey(key, this.#secret), last4: lastFour(key), expiresAt: options.expiresAt ?? null };
     const record = await this.#store.createApiKey(material, actor);
     return { key, record };
+  }
+
+  /** True when `record` is the stored form of `key` (hashed as this service hashes). */
+  matches(record: ApiKeyRecord, key: string): boolean {
+    return hashesEqual(record.hash, hashApiKey(key, this.#secret));
   }
 
   async rotate(keyId: string, graceSeconds: number, actor: string): Promise<IssuedKey & { revoked: ApiKeyRecord }> {

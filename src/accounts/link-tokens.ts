@@ -2,12 +2,13 @@
  * Single-use invite, password-reset and email-verification links. The CLI prints invite and reset links
  * (`router accounts invite` / `reset-link`); the app mails the ones a person asks for through app.mail
  * (src/mail/; `log` writes them to the server log). Only the token's hash is stored; a link lives at most
- * 30 minutes and works once.
+ * 30 minutes and works once, and a new link of a kind for an email makes the earlier unused ones expire.
  */
 import { hashToken, newToken } from '../core/secret-tokens.js';
 import type { ServerConfig } from '../config/types.js';
 import type { Clock } from '../core/clock.js';
-import { normalizeEmail, type LinkKind } from '../stores/account-auth-store.js';
+import { parseEmailAddress } from '../core/email-address.js';
+import type { LinkKind } from '../stores/account-auth-store.js';
 import type { Store } from '../stores/store.js';
 
 export const LINK_PATH = '/link';
@@ -34,7 +35,8 @@ export async function issueLink(
   rawEmail: string,
   actor: string,
 ): Promise<IssuedLink> {
-  const email = normalizeEmail(rawEmail);
+  const email = parseEmailAddress(rawEmail);
+  if (email === null) throw new LinkRefusedError(`'${rawEmail.slice(0, 320)}' is not one plain email address`);
   let accountId: string | null = null;
   if (kind === 'invite') {
     if (await deps.store.findLoginByEmail(email)) throw new LinkRefusedError(`${email} can already sign in; issue a reset link instead`);

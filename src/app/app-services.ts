@@ -20,6 +20,7 @@ import type { Store } from '../stores/store.js';
 import type { H3Event } from 'h3';
 import type { AppBilling } from './billing/open-billing.js';
 import type { LedgerViews } from './ledger-seams.js';
+import type { MailLimits } from './mail-limits.js';
 import type { SessionManager } from './session-manager.js';
 import type { SigninThrottle } from './signin-throttle.js';
 import type { StatusHistory } from './status-history.js';
@@ -49,8 +50,10 @@ export interface AppServices {
   quotaLimits: Readonly<Record<string, number>>;
   /** What the pages read from the usage ledger (ledger-seams.ts). */
   ledger: LedgerViews;
-  /** Mail to account owners (verification, password reset), sent off the request path. */
+  /** Mail to account owners (alerts, new devices), sent off the request path. */
   mail: Mailer;
+  /** Mail a request without a password can cause (reset and verification links, sign-up notices), within per-recipient and per-address limits. */
+  strangerMail: MailLimits;
   /** Pages raise the alerts they learn of at once (a provider key the test found rejected). */
   alerts: Pick<AlertSweep, 'raiseProviderKeyRejected'>;
   /** People's sessions, kept in the Store. */

@@ -34,6 +34,21 @@ export function generateApiKey(): string {
   return API_KEY_PREFIX + random + checksumOf(random);
 }
 
+/**
+ * A well-formed key computed from a secret and a label (HMAC-SHA-512, base62 by rejection sampling, so
+ * no character is likelier than another): the same on every process that has the secret, and nothing
+ * without it. For a key the router holds for itself and never shows (the playground's).
+ */
+export function deriveApiKey(secret: string, label: string): string {
+  let random = '';
+  for (let round = 0; random.length < RANDOM_LENGTH; round++) {
+    for (const byte of createHmac('sha512', secret).update(`${label}\0${round}`).digest()) {
+      if (byte < 248 && random.length < RANDOM_LENGTH) random += BASE62[byte % 62];
+    }
+  }
+  return API_KEY_PREFIX + random + checksumOf(random);
+}
+
 /** True when the key has the right prefix, alphabet, length and checksum. */
 export function isWellFormedApiKey(key: string): boolean {
   if (!KEY_PATTERN.test(key)) return false;

@@ -8,8 +8,10 @@
 import type { ConsolaInstance } from 'consola';
 import nodemailer from 'nodemailer';
 import type { MailConfig } from '../config/types.js';
+import { parseEmailAddress } from '../core/email-address.js';
 
 export interface MailMessage {
+  /** One plain address (core/email-address.ts); a message to anything else is not sent. */
   to: string;
   subject: string;
   text: string;
@@ -47,7 +49,9 @@ export function createMailer(config: MailConfig, logger: ConsolaInstance, transp
     debug: false,
   });
   const send: MailTransport = async (message) => {
-    await smtp.sendMail({ from: message.from, to: message.to, subject: message.subject, text: message.text });
+    // An address object, not a string: nodemailer parses a string as an address list (display names,
+    // groups, several recipients), an object's address it takes as the one mailbox it is.
+    await smtp.sendMail({ from: message.from, to: { name: '', address: message.to }, subject: message.subject, text: message.text });
   };
   return new QueuedMailer(config.from, send, logger, () => smtp.close());
 }
@@ -73,7 +77,11 @@ class QueuedMailer implements Mailer {
       // Yield first, so the page's own work and answer never wait on the job's look-ups.
       await new Promise<void>((resolve) => setImmediate(resolve));
       const message = await compose();
-      if (message) await transport({ ...message, from: this.from });
+      if (!message) return;
+      // Stored before addresses were checked strictly, or built wrong: never handed to a relay.
+      const to = parseEmailAddress(message.to);
+      if (to === null) throw new NotOneAddressError();
+      await transport({ ...message, to, from: this.from });
     })()
       .catch((error: unknown) => this.logger.warn(`mail not sent (${label}): ${mailFailure(error)}`))
       .finally(() => this.#inFlight.delete(job));
@@ -92,6 +100,10 @@ class QueuedMailer implements Mailer {
     }
     this.closeTransport();
   }
+}
+
+class NotOneAddressError extends Error {
+  readonly code = 'NOT_ONE_ADDRESS';
 }
 
 /**

@@ -7,6 +7,7 @@ import { openBilling } from '../app/billing/open-billing.js';
 import type { AppServices } from '../app/app-services.js';
 import { clientAddressOf } from '../app/http-helpers.js';
 import { SessionManager } from '../app/session-manager.js';
+import { MailLimits } from '../app/mail-limits.js';
 import { SigninThrottle } from '../app/signin-throttle.js';
 import { StatusHistory } from '../app/status-history.js';
 import { webPaths } from '../app/web-paths.js';
@@ -40,6 +41,8 @@ export function openAppServices(deps: RouterDeps): { services: AppServices; stop
     quotaLimits: deps.quotaLimits,
     ledger: createLedgerViews(deps),
     mail: deps.mail,
+    // Counted in the same shared limiter as sign-in failures, so the limits hold across workers and instances.
+    strangerMail: new MailLimits(deps.mail, deps.rateLimiter, clock),
     alerts: deps.alerts,
     sessions: new SessionManager(store, clock, config.server.app, webPaths(config.server).secure, clientAddress),
     // In the shared limiter: every worker and (with Redis) every instance counts the same failures.

@@ -71,6 +71,10 @@ export interface AccountAuthStore {
   /** Ends every session of the account except `exceptId`; returns how many ended. */
   deleteSessions(accountId: string, exceptId?: string): Promise<number>;
 
+  /**
+   * A new link replaces the unused ones of the same kind for the same email (they expire now), in one
+   * transaction: however often a link is asked for, only the newest one works.
+   */
   createLinkToken(input: { kind: LinkKind; email: string; accountId: string | null; tokenHash: string; expiresAt: string }, actor: string): Promise<LinkTokenRecord>;
   /** The link if it is unused and unexpired at `nowIso`, without using it (to show its form). */
   peekLinkToken(tokenHash: string, nowIso: string): Promise<LinkTokenRecord | null>;

@@ -89,6 +89,13 @@ describe.skipIf(!HAVE_BROWSER)('email and alerts in a real browser', { timeout: 
     await phone.context().addCookies(await page.context().cookies());
     await phone.goto(`${router.url}/app/onboarding`);
     await look(page, 'verify-email', phone);
+    // The playground spends: until the address is confirmed it shows the same step, with why.
+    await page.goto(`${router.url}/app/playground`);
+    await phone.goto(`${router.url}/app/playground`);
+    expect(await page.getByRole('heading', { name: 'Confirm your email' }).count()).toBe(1);
+    expect(await page.getByText('Confirm your email address to use the playground').count()).toBe(1);
+    expect(await page.getByRole('button', { name: 'Send', exact: true }).count()).toBe(0);
+    await look(page, 'playground-unconfirmed', phone);
 
     const mail = await sink.waitFor(EMAIL, /^Confirm your email address$/);
     const link = linkIn(mail.text);

@@ -96,6 +96,28 @@ export function runAccountAuthContract(name: string, makeStore: MakeStore): void
       expect(await store.peekLinkToken('old', expiresAt)).toBeNull();
     });
 
+    it('lets only the newest unused link of a kind work for an email: a new one makes the earlier ones expire', async () => {
+      const expiresAt = iso(START + 30 * 60_000);
+      const issue = (tokenHash: string, kind: 'reset' | 'verify', email = 'ada@example.com') =>
+        store.createLinkToken({ kind, email, accountId: null, tokenHash, expiresAt }, 'app');
+      await issue('first', 'reset');
+      await issue('verify', 'verify');
+      await issue('other', 'reset', 'bob@example.com');
+      clock.advance(1000);
+      await issue('second', 'reset', 'ADA@example.com');
+      expect(await store.peekLinkToken('first', iso(START + 1000))).toBeNull();
+      expect(await store.consumeLinkToken('first', iso(START + 1000))).toBeNull();
+      expect(await store.peekLinkToken('second', iso(START + 1000))).not.toBeNull();
+      // Another kind and another email keep their links.
+      expect(await store.peekLinkToken('verify', iso(START + 1000))).not.toBeNull();
+      expect(await store.peekLinkToken('other', iso(START + 1000))).not.toBeNull();
+      // Issued at the same moment (two workers or instances): still only one works.
+      const tokens = ['c1', 'c2', 'c3', 'c4', 'c5'];
+      await Promise.all(tokens.map((token) => issue(token, 'reset')));
+      const working = await Promise.all(tokens.map((token) => store.peekLinkToken(token, iso(START + 1000))));
+      expect(working.filter((link) => link !== null)).toHaveLength(1);
+    });
+
     it('records the app’s own audit events for the account', async () => {
       const a = await store.createAccountWithLogin({ email: 'a@example.com', plan: 'free', passwordHash: 'h' }, 'app');
       await store.recordAuditEvent({ actor: 'app', action: 'signin.success', accountId: a.id, details: { ip: '127.0.0.1' } });

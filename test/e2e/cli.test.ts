@@ -133,9 +133,22 @@ describe('the router CLI (built bin/router, real processes)', () => {
   it('prints the usage text once on a validation error', async () => {
     const result = await cli('accounts', 'create', '--email', 'not-an-email', '--plan', 'pro');
     expect(result.code).toBe(2);
-    expect(result.stderr).toContain("'not-an-email' is not an email address");
+    expect(result.stderr).toContain("'not-an-email' is not one plain email address");
     expect(result.stderr.match(/Usage: router accounts create/g)).toHaveLength(1);
   });
+
+  it('refuses address-list syntax, display names and bare names at every --email, storing nothing', async () => {
+    // Each a separate process: the three list forms of the issue (the validator's own property test covers the rest).
+    for (const email of ['x<you@example.org>', 'x,you@example.org', 'g:you@example.org;']) {
+      for (const command of [['accounts', 'create', '--plan', 'pro'], ['accounts', 'invite'], ['accounts', 'reset-link']]) {
+        const result = await cli(...command, '--email', email);
+        expect(result.code, `${command.join(' ')} ${email}`).toBe(2);
+        expect(result.stderr).toContain('is not one plain email address');
+      }
+    }
+    const { accounts } = await json('accounts', 'list');
+    expect(accounts.filter((account: { email: string }) => account.email.includes('you'))).toEqual([]);
+  }, 60_000);
 
   it('fails listing the keys or provider keys of an account that does not exist', async () => {
     for (const command of [['keys', 'list'], ['provider-keys', 'list']]) {

@@ -34,10 +34,17 @@ export interface LoopbackTarget {
 }
 
 const USER_AGENT = 'llm-router-playground/1.0';
-/** A first answer, not an essay: the playground caps the output so a test costs little. */
-const MAX_TOKENS = 400;
+/** A first answer, not an essay: the playground caps the output so a test costs little (lower still on a plan capped lower). */
+export const PLAYGROUND_MAX_TOKENS = 400;
 
-export async function* loopbackChat(target: LoopbackTarget, key: string, input: { profile: string; message: string }, signal: AbortSignal): AsyncGenerator<PlaygroundEvent> {
+export interface PlaygroundInput {
+  profile: string;
+  message: string;
+  /** At most PLAYGROUND_MAX_TOKENS and the plan's maxOutputTokens. */
+  maxTokens: number;
+}
+
+export async function* loopbackChat(target: LoopbackTarget, key: string, input: PlaygroundInput, signal: AbortSignal): AsyncGenerator<PlaygroundEvent> {
   const host = target.address.includes(':') ? `[${target.address}]` : target.address;
   const response = await request(`http://${host}:${target.port}/v1/chat/completions`, {
     method: 'POST',
@@ -47,7 +54,7 @@ export async function* loopbackChat(target: LoopbackTarget, key: string, input: 
       messages: [{ role: 'user', content: input.message }],
       stream: true,
       stream_options: { include_usage: true },
-      max_tokens: MAX_TOKENS,
+      max_tokens: input.maxTokens,
     }),
     signal,
   });

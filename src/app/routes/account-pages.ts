@@ -1,9 +1,11 @@
 /** Security, the deactivated page, and the app's front door (usage and support: usage-pages.ts; billing: ../billing/). */
 import { eventHandler, type Router } from 'h3';
+import { isPlaygroundKey } from '../../accounts/key-service.js';
 import { hashPassword, passwordProblem, verifyPassword } from '../password-hashing.js';
 import { redirect, sendHtml } from '../http-helpers.js';
 import { zonedTime } from '../time-zone.js';
 import { deviceName } from '../device-name.js';
+import { verificationNeeded } from '../email-verification.js';
 import { formProblem } from '../form-state.js';
 import { alertViews, registerAlertActions } from './alert-pages.js';
 import { signedInAction, signedInPage, type PageContext } from '../page-kit.js';
@@ -111,8 +113,9 @@ export function registerAccountPages(router: Router, deps: WebDeps): void {
   const home = eventHandler(async (event) => {
     const signedIn = await deps.sessions.resolve(event);
     if (!signedIn) return redirect(event, `${app}/signin`);
-    const hasKey = (await store.listApiKeys(signedIn.account.id)).length > 0;
-    return redirect(event, `${app}/${hasKey ? 'keys' : 'onboarding'}`);
+    // Get started asks an unconfirmed address to confirm first, whatever keys the account has.
+    const started = !(await verificationNeeded(deps, signedIn.account.id)) && (await store.listApiKeys(signedIn.account.id)).some((key) => !isPlaygroundKey(key));
+    return redirect(event, `${app}/${started ? 'keys' : 'onboarding'}`);
   });
   router.get(`${app}/`, home);
   if (app !== '') router.get(app, home);

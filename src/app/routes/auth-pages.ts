@@ -2,6 +2,7 @@
 import { eventHandler, getQuery, type H3Event, type Router } from 'h3';
 import { issueLink, LINK_PATH, LinkRefusedError } from '../../accounts/link-tokens.js';
 import { hashToken } from '../../core/secret-tokens.js';
+import { parseEmailAddress } from '../../core/email-address.js';
 import { EmailTakenError, normalizeEmail } from '../../stores/account-auth-store.js';
 import { redirect, redirectAfterPost, sendHtml } from '../http-helpers.js';
 import { formProblem } from '../form-state.js';
@@ -11,9 +12,11 @@ import { safeReturnPath } from '../return-to.js';
 import type { WebDeps } from '../web-deps.js';
 import { resetLinkMessage, signupAttemptMessage } from '../../mail/mail-messages.js';
 import { sendVerificationLink } from '../email-verification.js';
+import { MAIL_LIMITS } from '../mail-limits.js';
 import { noteSignInDevice } from '../new-device-notes.js';
 
-const EMAIL = /^[^\s@]{1,64}@[^\s@]{1,190}\.[^\s@]{1,60}$/;
+/** Said at every email field that gets something other than one plain address (core/email-address.ts). */
+const EMAIL_PROBLEM = 'Enter one valid email address, like name@example.com (no name, no list).';
 const GENERIC_SIGNIN_PROBLEM = 'That email and password do not match an account. Check both and try again.';
 /** Said for an email or an address over its limit whether or not the email has an account, so it tells no one which exist. */
 const THROTTLED_SIGNIN_PROBLEM =
@@ -53,7 +56,9 @@ export function registerAuthPages(router: Router, deps: WebDeps): void {
       const email = normalizeEmail(form.email ?? '').slice(0, 320);
       const password = (form.password ?? '').slice(0, 1024);
       const ip = deps.clientAddress(event);
-      const found = EMAIL.test(email) ? await store.findLoginByEmail(email) : null;
+      // Not one plain address: no account can have it, and the field says so (nothing is checked or counted).
+      if (parseEmailAddress(email) === null) return signinPage(event, { next: safeReturnPath(app, form.next), ...formProblem(`${app}/signin`, form, { email: EMAIL_PROBLEM }) }, 400);
+      const found = await store.findLoginByEmail(email);
       const accountId = found?.account.id ?? null;
       const device = deps.devices.read(event);
       const attempt = { email, address: ip, accountId, knownDevice: accountId && deps.devices.vouchesFor(device, accountId) ? device!.deviceId : null };
@@ -98,11 +103,11 @@ export function registerAuthPages(router: Router, deps: WebDeps): void {
     `${app}/signup`,
     anonymousAction(deps, async (event, form) => {
       if (!signupOpen) return redirectAfterPost(event, `${app}/signup`);
-      const email = normalizeEmail(form.email ?? '');
+      const email = parseEmailAddress(form.email ?? '');
       const password = form.password ?? '';
       const again = (errors: Record<string, string>) =>
         anonymousPage(event, 'signup', { title: 'Create your account', action: `${app}/signup`, submitLabel: 'Create account', ...formProblem(`${app}/signup`, form, errors) }, 400);
-      if (!EMAIL.test(email)) return again({ email: 'Enter a valid email address, like name@example.com.' });
+      if (email === null) return again({ email: EMAIL_PROBLEM });
       const weak = passwordProblem(password);
       if (weak) return again({ password: weak });
       // Both outcomes hash the password and write once, then answer the same page: no session for
@@ -110,12 +115,14 @@ export function registerAuthPages(router: Router, deps: WebDeps): void {
       const passwordHash = await hashPassword(password);
       try {
         await store.createAccountWithLogin({ email, plan: deps.config.server.app.signupPlan, passwordHash }, 'app');
-        sendVerificationLink(deps, email);
+        sendVerificationLink(deps, email, deps.clientAddress(event));
       } catch (error) {
         if (!(error instanceof EmailTakenError)) throw error;
         await audit('signup.existing_email', null, { email, ip: deps.clientAddress(event) });
-        // The address's owner hears of it; the page answers as for a new email (both mail off the request path).
-        deps.mail.sendLater('sign-up attempt', async () => signupAttemptMessage(email, `${deps.config.server.appUrl}/signin`, `${deps.config.server.appUrl}/forgot`));
+        // The address's owner hears of it (once a day at most); the page answers as for a new email (both mail off the request path).
+        deps.strangerMail.sendLater('sign-up attempt', 'signup-attempt', email, deps.clientAddress(event), async () =>
+          signupAttemptMessage(email, `${deps.config.server.appUrl}/signin`, `${deps.config.server.appUrl}/forgot`),
+        );
       }
       return signinPage(event, { email, notice: SIGNUP_NEXT_STEP });
     }),
@@ -132,14 +139,18 @@ export function registerAuthPages(router: Router, deps: WebDeps): void {
 
   const linkMinutes = deps.config.server.app.linkMinutes;
   const mailSends = deps.mail.sends;
-  router.get(`${app}/forgot`, eventHandler((event) => anonymousPage(event, 'forgot', { title: 'Reset your password', mailSends, linkMinutes, supportUrl: deps.config.server.supportUrl })));
+  const forgotPage = (event: H3Event, extra: Record<string, unknown> = {}, status?: number) =>
+    anonymousPage(event, 'forgot', { title: 'Reset your password', mailSends, linkMinutes, supportUrl: deps.config.server.supportUrl, ...extra }, status);
+  router.get(`${app}/forgot`, eventHandler((event) => forgotPage(event)));
   router.post(
     `${app}/forgot`,
     anonymousAction(deps, async (event, form) => {
       if (!mailSends) return redirectAfterPost(event, `${app}/forgot`);
-      // Known or not, the page answers at once and alike: the look-up, the link and the mail happen after it.
-      const email = (form.email ?? '').slice(0, 320);
-      deps.mail.sendLater('password reset', async () => {
+      const email = parseEmailAddress(form.email ?? '');
+      if (email === null) return forgotPage(event, formProblem(`${app}/forgot`, form, { email: EMAIL_PROBLEM }), 400);
+      // Known or not, within the limits or not, the page answers at once and alike: the count, the look-up,
+      // the link and the mail happen after it.
+      deps.strangerMail.sendLater('password reset', 'reset', email, deps.clientAddress(event), async () => {
         try {
           const link = await issueLink({ store, clock: deps.clock, server: deps.config.server }, 'reset', email, 'app');
           return resetLinkMessage(link.email, link.url, linkMinutes);
@@ -151,7 +162,10 @@ export function registerAuthPages(router: Router, deps: WebDeps): void {
       return sendHtml(event, renderer.page('message', {
         title: 'Check your email',
         heading: 'Check your email',
-        lines: [`If an account has that email, we just sent it a link to choose a new password. The link works once, for ${linkMinutes} minutes.`, 'Nothing arrived after a few minutes? Check your spam folder, or ask for a new link.'],
+        lines: [
+          `If an account has that email, we just sent it a link to choose a new password. The link works once, for ${linkMinutes} minutes; a newer link replaces it.`,
+          `Nothing arrived after a few minutes? Check your spam folder, or ask for a new link. We send at most ${MAIL_LIMITS.reset.perRecipient} links an hour to one address.`,
+        ],
         next: { href: `${app}/signin`, label: 'Back to sign in' },
       }));
     }),

@@ -5,7 +5,7 @@
  * a second key.
  */
 import type { H3Event, Router } from 'h3';
-import type { IssuedKey } from '../../accounts/key-service.js';
+import { isPlaygroundKey, isReservedKeyName, type IssuedKey } from '../../accounts/key-service.js';
 import { callReadiness } from '../call-readiness.js';
 import { formProblem } from '../form-state.js';
 import type { Flash } from '../key-flash.js';
@@ -14,7 +14,8 @@ import { hygieneHints, keyState, limitsLabel, maskedKey, parseLimit } from '../k
 import { zonedTime } from '../time-zone.js';
 import { errorPage, redirectAfterPost, signedInAction, signedInPage, type PageContext } from '../page-kit.js';
 import type { WebDeps } from '../web-deps.js';
-import { sendVerificationLink, verificationNeeded } from '../email-verification.js';
+import { sendVerificationLink, verificationNeeded, verifyEmailView } from '../email-verification.js';
+import { MAIL_LIMITS } from '../mail-limits.js';
 import { homeAlertViews } from './alert-pages.js';
 
 const EXPIRY_DAYS = new Set(['7', '30', '90', '365']);
@@ -37,7 +38,7 @@ export function registerKeyPages(router: Router, deps: WebDeps): void {
   async function keysView(page: PageContext, extra: Record<string, unknown> = {}, status?: number): Promise<string> {
     const accountId = page.account.id;
     const [keys, limits, rotations, lastUsed, openAlerts] = await Promise.all([
-      store.listApiKeys(accountId),
+      personsKeys(accountId),
       store.listKeyLimits(accountId),
       store.listReplacements(accountId),
       deps.ledger.lastUsed(accountId),
@@ -91,20 +92,24 @@ export function registerKeyPages(router: Router, deps: WebDeps): void {
     return { monthlyRequests: monthly as number | null, requestsPerMinute: perMinute as number | null };
   }
 
-  /** The key if it belongs to the signed-in account; any other id (another account's, made up) is "not found". */
+  /** The account's keys as the person knows them: the playground's own key (playground-keys.ts) is the app's, not listed nor counted. */
+  async function personsKeys(accountId: string) {
+    return (await store.listApiKeys(accountId)).filter((key) => !isPlaygroundKey(key));
+  }
+
+  /** The key if it is one of the signed-in account's own; any other id (another account's, the playground's, made up) is "not found". */
   async function ownKey(page: PageContext, keyId: string | undefined) {
     const key = keyId ? await store.getApiKey(keyId) : null;
-    return key && key.accountId === page.account.id ? key : null;
+    return key && key.accountId === page.account.id && !isPlaygroundKey(key) ? key : null;
   }
   const noSuchKey = (event: H3Event) => errorPage(deps, event, 404, 'No such key', 'This key does not exist in your account.');
 
   router.get(
     `${app}/onboarding`,
     signedInPage(deps, async (event, page) => {
-      const hasKey = (await store.listApiKeys(page.account.id)).length > 0;
-      if (!hasKey && (await verificationNeeded(deps, page.account.id))) {
-        return page.view('verify-email', { title: 'Confirm your email', heading: 'Confirm your email', email: page.account.email, linkMinutes: deps.config.server.app.linkMinutes });
-      }
+      // Verification, not a key count: a key made some other way (the CLI, before this check) confirms nothing.
+      if (await verificationNeeded(deps, page.account.id)) return verifyEmailView(deps, page);
+      const hasKey = (await personsKeys(page.account.id)).length > 0;
       const readiness = await callReadiness(deps, page.account);
       const providers = deps.config.providers.providers.map((provider) => ({ id: provider.id, name: provider.name, stored: readiness.providerKeys.includes(provider.id) }));
       return page.view('onboarding', {
@@ -125,7 +130,7 @@ export function registerKeyPages(router: Router, deps: WebDeps): void {
     `${app}/onboarding/key`,
     signedInAction(deps, async (event, page) => {
       // A second click (or a reload) must not make a second "first key".
-      if ((await store.listApiKeys(page.account.id)).length > 0) return redirectAfterPost(event, `${app}/keys`);
+      if ((await personsKeys(page.account.id)).length > 0) return redirectAfterPost(event, `${app}/keys`);
       if (await verificationNeeded(deps, page.account.id)) return redirectAfterPost(event, `${app}/onboarding`);
       const expiresAt = new Date(deps.clock.now() + 90 * 86_400_000).toISOString();
       const issued = await deps.keys.issue(page.account.id, 'first key', 'app', { expiresAt });
@@ -135,9 +140,10 @@ export function registerKeyPages(router: Router, deps: WebDeps): void {
 
   router.post(
     `${app}/verify/resend`,
-    signedInAction(deps, async (_event, page) => {
-      if (await verificationNeeded(deps, page.account.id)) sendVerificationLink(deps, (await store.getLogin(page.account.id))?.email ?? page.account.email);
-      return page.view('verify-email', { title: 'Confirm your email', heading: 'Confirm your email', email: page.account.email, linkMinutes: deps.config.server.app.linkMinutes, notice: 'We sent a new link.' });
+    signedInAction(deps, async (event, page) => {
+      if (await verificationNeeded(deps, page.account.id)) sendVerificationLink(deps, (await store.getLogin(page.account.id))?.email ?? page.account.email, deps.clientAddress(event));
+      // The same answer within the limits or over them (mail-limits.ts): the page never says which.
+      return verifyEmailView(deps, page, { notice: `We sent a new link; it replaces the earlier ones. At most ${MAIL_LIMITS.verify.perRecipient} links an hour are sent to one address.` });
     }),
   );
 
@@ -149,8 +155,12 @@ export function registerKeyPages(router: Router, deps: WebDeps): void {
       const name = (form.name ?? '').trim().slice(0, 60) || null;
       const days = form.expiresInDays ?? '';
       const limits = readLimits(page, form);
-      const errors = { ...('errors' in limits ? limits.errors : {}), ...(days !== '' && !EXPIRY_DAYS.has(days) ? { expiresInDays: 'Choose an expiry from the list.' } : {}) };
-      if ('errors' in limits || errors.expiresInDays) return keysView(page, formProblem(`${app}/keys`, form, errors), 400);
+      const errors = {
+        ...('errors' in limits ? limits.errors : {}),
+        ...(days !== '' && !EXPIRY_DAYS.has(days) ? { expiresInDays: 'Choose an expiry from the list.' } : {}),
+        ...(name !== null && isReservedKeyName(name) ? { name: 'That name is kept for the playground’s own key. Choose another.' } : {}),
+      };
+      if ('errors' in limits || errors.expiresInDays || errors.name) return keysView(page, formProblem(`${app}/keys`, form, errors), 400);
       const expiresAt = days === '' ? null : new Date(deps.clock.now() + Number(days) * 86_400_000).toISOString();
       const issued = await deps.keys.issue(page.account.id, name, 'app', { expiresAt });
       if (limits.monthlyRequests !== null || limits.requestsPerMinute !== null) await deps.keyLimits.set({ keyId: issued.record.id, ...limits }, 'app');
@@ -163,6 +173,8 @@ export function registerKeyPages(router: Router, deps: WebDeps): void {
     signedInAction(deps, async (event, page, form) => {
       const key = await ownKey(page, event.context.params?.id);
       if (!key) return noSuchKey(event);
+      // A rotation makes a key too: not before the address is confirmed (a key from before the check can still be revoked).
+      if (await verificationNeeded(deps, page.account.id)) return redirectAfterPost(event, `${app}/onboarding`);
       const grace = Number(form.graceSeconds ?? '0');
       if (!GRACE_SECONDS.has(grace)) return keysView(page, formProblem(`${app}/keys/${key.id}/rotate`, form, { graceSeconds: 'Choose a grace period from the list.' }), 400);
       const previous = rotating.get(key.id);

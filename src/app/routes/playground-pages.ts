@@ -1,16 +1,17 @@
 /**
  * The playground: a chat request sent as the account through the whole /v1 pipeline (loopback HTTP to
- * this server's own listener with the account's short-lived playground key, see playground/), with the
+ * this server's own listener with the account's playground key, see playground/), with the
  * route profile chosen from the plan's, the answer streamed, and the response headers and the receipt
  * (request id, who served it, tokens, the month's count) shown. With JavaScript the answer streams as
  * NDJSON events to app.js; without it the form posts and the finished answer comes back as a page.
  */
 import { getRequestHeader, sendStream, setResponseHeader, type H3Event, type Router } from 'h3';
 import { callReadiness } from '../call-readiness.js';
+import { verificationNeeded, verifyEmailView } from '../email-verification.js';
 import { formProblem } from '../form-state.js';
 import { setSecurityHeaders } from '../http-helpers.js';
 import { signedInAction, signedInPage, type PageContext } from '../page-kit.js';
-import { loopbackChat, type LoopbackTarget, type PlaygroundEvent } from '../playground/loopback-chat.js';
+import { loopbackChat, PLAYGROUND_MAX_TOKENS, type LoopbackTarget, type PlaygroundEvent, type PlaygroundInput } from '../playground/loopback-chat.js';
 import { PlaygroundKeys } from '../playground/playground-keys.js';
 import type { WebDeps } from '../web-deps.js';
 
@@ -20,7 +21,7 @@ export const DEFAULT_PLAYGROUND_MESSAGE = 'Say hello and tell me in one sentence
 
 export function registerPlaygroundPages(router: Router, deps: WebDeps): void {
   const app = deps.paths.app;
-  const playgroundKeys = new PlaygroundKeys(deps.keys, deps.clock);
+  const playgroundKeys = new PlaygroundKeys(deps.keys, deps.store, deps.clock, deps.config.server.secretKey?.reveal());
   const profilesOf = (page: PageContext) => page.plan?.routeProfiles ?? [];
 
   async function view(page: PageContext, extra: Record<string, unknown> = {}, status?: number) {
@@ -32,10 +33,16 @@ export function registerPlaygroundPages(router: Router, deps: WebDeps): void {
     );
   }
 
-  router.get(`${app}/playground`, signedInPage(deps, (_event, page) => view(page)));
+  /** An account that must still confirm its email is shown how to, and nothing is called or minted for it. */
+  const unconfirmed = (page: PageContext, status?: number) =>
+    verifyEmailView(deps, page, { notice: 'Confirm your email address to use the playground: it sends real requests that count against your plan.' }, status);
+
+  router.get(`${app}/playground`, signedInPage(deps, async (_event, page) => ((await verificationNeeded(deps, page.account.id)) ? unconfirmed(page) : view(page))));
   router.post(
     `${app}/playground`,
     signedInAction(deps, async (event, page, form) => {
+      // Before the form is read: no key is minted and no model called (a page script falls back to this page on a non-200).
+      if (await verificationNeeded(deps, page.account.id)) return unconfirmed(page, 403);
       const profile = form.profile ?? '';
       const message = (form.message ?? '').trim();
       const fieldErrors: Record<string, string> = {};
@@ -44,7 +51,9 @@ export function registerPlaygroundPages(router: Router, deps: WebDeps): void {
       else if (message.length > MAX_MESSAGE) fieldErrors.message = `Keep the message under ${MAX_MESSAGE} characters.`;
       if (Object.keys(fieldErrors).length > 0) return view(page, formProblem(`${app}/playground`, form, fieldErrors), 400);
       const target = ownListener(event);
-      const events = callAsAccount(page.account.id, target, { profile, message });
+      // At most the plan's own output cap: asking for more would be refused (400) on a plan capped lower.
+      const maxTokens = Math.min(PLAYGROUND_MAX_TOKENS, page.plan?.maxOutputTokens ?? PLAYGROUND_MAX_TOKENS);
+      const events = callAsAccount(page.account.id, target, { profile, message, maxTokens });
       if ((getRequestHeader(event, 'accept') ?? '').includes('application/x-ndjson')) {
         setSecurityHeaders(event);
         setResponseHeader(event, 'content-type', 'application/x-ndjson; charset=utf-8');
@@ -55,7 +64,7 @@ export function registerPlaygroundPages(router: Router, deps: WebDeps): void {
   );
 
   /** The call, made again once with a new key when the held one was refused (revoked or expired meanwhile). */
-  async function* callAsAccount(accountId: string, target: LoopbackTarget, input: { profile: string; message: string }): AsyncGenerator<PlaygroundEvent> {
+  async function* callAsAccount(accountId: string, target: LoopbackTarget, input: PlaygroundInput): AsyncGenerator<PlaygroundEvent> {
     const signal = AbortSignal.timeout(CALL_TIMEOUT_MS);
     for (let attempt = 0; attempt < 2; attempt++) {
       let refusedKey = false;

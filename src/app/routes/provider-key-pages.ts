@@ -2,6 +2,7 @@
 import type { H3Event, Router } from 'h3';
 import { isKeyRejection } from '../../alerts/alert-rules.js';
 import { openSecret, sealSecret } from '../../core/secret-box.js';
+import { verificationNeeded, verifyEmailView } from '../email-verification.js';
 import { formProblem } from '../form-state.js';
 import type { Flash } from '../key-flash.js';
 import { providerKeyRejection } from '../provider-key-rejection.js';
@@ -90,6 +91,10 @@ export function registerProviderKeyPages(router: Router, deps: WebDeps): void {
     signedInAction(deps, async (event, page, form) => {
       const provider = knownProvider(event.context.params?.provider);
       if (!provider) return noSuchProvider(event);
+      // A test is a real call with the person's key on our outbound connection: only for a confirmed address.
+      if (await verificationNeeded(deps, page.account.id)) {
+        return verifyEmailView(deps, page, { notice: `Confirm your email address first, then test your ${provider.name} key.` }, 403);
+      }
       const record = (await store.listProviderKeys(page.account.id)).find((entry) => entry.providerId === provider.id);
       if (!record || !secret) return view(page, { testOutcome: { ok: false, text: `No ${provider.name} key is stored to test.` } }, 400);
       const now = deps.clock.now();

@@ -3,10 +3,12 @@ import type { Account } from '../../stores/store.js';
 import { withCliContext, withStoreOptions, type StoreCommandOptions } from '../cli-context.js';
 import { issueLink, LinkRefusedError, type IssuedLink } from '../../accounts/link-tokens.js';
 import { systemClock } from '../../core/clock.js';
+import { parseEmailAddress } from '../../core/email-address.js';
 import { CliFailure, emit, log } from '../cli-io.js';
 import { requirePlan, usageError } from '../usage-error.js';
 
-const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+const NOT_AN_ADDRESS = (typed: string) => `'${typed}' is not one plain email address (like name@example.com: no name, no list, a domain with a dot)`;
 
 function describe(account: Account): string {
   return `${account.id}  ${account.email}  plan=${account.plan}  status=${account.status}  created=${account.createdAt}`;
@@ -20,10 +22,11 @@ export function registerAccountCommands(program: Command): void {
     .requiredOption('--email <email>', 'contact email')
     .requiredOption('--plan <plan>', 'plan id from plans.yaml')
     .action(async function (this: Command, options: StoreCommandOptions & { email: string; plan: string }) {
-      if (!EMAIL.test(options.email)) usageError(this, `'${options.email}' is not an email address`);
+      const email = parseEmailAddress(options.email);
+      if (email === null) usageError(this, NOT_AN_ADDRESS(options.email));
       await withCliContext(options.config, async ({ config, store }) => {
         requirePlan(this, config, options.plan);
-        const account = await store.createAccount({ email: options.email, plan: options.plan }, 'cli');
+        const account = await store.createAccount({ email, plan: options.plan }, 'cli');
         emit(options, { account }, () => log.success(`created account ${describe(account)}`));
       });
     });
@@ -57,7 +60,7 @@ export function registerAccountCommands(program: Command): void {
       .description(description)
       .requiredOption('--email <email>', 'the address the link is for')
       .action(async function (this: Command, options: StoreCommandOptions & { email: string }) {
-        if (!EMAIL.test(options.email)) usageError(this, `'${options.email}' is not an email address`);
+        if (parseEmailAddress(options.email) === null) usageError(this, NOT_AN_ADDRESS(options.email));
         await withCliContext(options.config, async ({ config, store }) => {
           let link: IssuedLink;
           try {

@@ -2,7 +2,8 @@ import type { Command } from 'commander';
 import type { ApiKeyRecord } from '../../stores/store.js';
 import { requireAccount, withCliContext, withStoreOptions, type StoreCommandOptions } from '../cli-context.js';
 import { emit, log } from '../cli-io.js';
-import { parseSeconds } from '../usage-error.js';
+import { parseSeconds, usageError } from '../usage-error.js';
+import { isReservedKeyName } from '../../accounts/key-service.js';
 
 /** What a listing may show of a key: never the hash, never the key. */
 export function publicKey(record: ApiKeyRecord) {
@@ -29,7 +30,8 @@ export function registerKeyCommands(program: Command): void {
     .description('generate a key for an account (shown once)')
     .requiredOption('--account <id>', 'account id')
     .option('--name <name>', 'a label for the key')
-    .action(async (options: StoreCommandOptions & { account: string; name?: string }) => {
+    .action(async function (this: Command, options: StoreCommandOptions & { account: string; name?: string }) {
+      if (options.name !== undefined && isReservedKeyName(options.name)) usageError(this, `'${options.name}' is kept for the account app's playground key; choose another name`);
       await withCliContext(options.config, async ({ config, keys: service }) => {
         if (!config.server.secretKey) log.warn('ROUTER_SECRET_KEY is not set: this key is hashed without a server secret, so only a router that also runs without one accepts it.');
         const { key, record } = await service.issue(options.account, options.name ?? null, 'cli');

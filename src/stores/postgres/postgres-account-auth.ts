@@ -142,11 +142,15 @@ export function createPostgresAccountAuth(pool: Pool, helpers: PostgresHelpers):
 
     createLinkToken: (input, actor) =>
       inTransaction(pool, async (db) => {
+        const [email, createdAt] = [normalizeEmail(input.email), nowIso()];
+        // One issuer at a time per kind and email (across instances): a second one waits, then sees this link to expire it.
+        await queryRows(db, 'SELECT pg_advisory_xact_lock(hashtext($1))', [`llm-router:link:${input.kind}:${email}`]);
+        await db.query('UPDATE link_tokens SET expires_at = $3 WHERE kind = $1 AND email = $2 AND used_at IS NULL AND expires_at > $3', [input.kind, email, createdAt]);
         const [row] = await queryRows<LinkRow>(
           db,
           `INSERT INTO link_tokens (id, kind, email, account_id, token_hash, created_at, expires_at)
            VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING *`,
-          [newId('lnk_'), input.kind, normalizeEmail(input.email), input.accountId, input.tokenHash, nowIso(), input.expiresAt],
+          [newId('lnk_'), input.kind, email, input.accountId, input.tokenHash, createdAt, input.expiresAt],
         );
         await audit(db, actor, `link.${input.kind}_issued`, input.accountId, null, { expiresAt: input.expiresAt });
         return toLink(row!);

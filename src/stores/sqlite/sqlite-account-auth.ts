@@ -71,6 +71,9 @@ function prepare(db: Database) {
       `INSERT INTO link_tokens (id, kind, email, account_id, token_hash, created_at, expires_at, used_at)
        VALUES (@id, @kind, @email, @account_id, @token_hash, @created_at, @expires_at, @used_at)`,
     ),
+    supersedeLinks: db.prepare<[string, string, string, string], unknown>(
+      'UPDATE link_tokens SET expires_at = ? WHERE kind = ? AND email = ? AND used_at IS NULL AND expires_at > ?',
+    ),
     peekLink: db.prepare<[string, string], LinkRow>('SELECT * FROM link_tokens WHERE token_hash = ? AND used_at IS NULL AND expires_at > ?'),
     consumeLink: db.prepare<[string, string, string], LinkRow>(
       'UPDATE link_tokens SET used_at = ? WHERE token_hash = ? AND used_at IS NULL AND expires_at > ? RETURNING *',
@@ -177,6 +180,7 @@ export function createSqliteAccountAuth(db: Database, helpers: SqliteHelpers): A
           expires_at: input.expiresAt,
           used_at: null,
         };
+        sql().supersedeLinks.run(row.created_at, row.kind, row.email, row.created_at);
         sql().insertLink.run(row);
         audit(actor, `link.${input.kind}_issued`, input.accountId, null, { expiresAt: input.expiresAt });
         return toLink(row);

@@ -69,9 +69,11 @@ describe('account app: first run and playground', () => {
     await router.server.runtime.usage.ledger!.flush();
     const usage = await browser.get('/app/usage');
     expect(usage.html).toContain(requestId);
+    // The playground's key is the app's, not the person's: its usage is shown under its name, the keys page lists only the first key.
+    expect(usage.html).toContain('Playground (browser)');
     const keys = await browser.get('/app/keys');
-    expect(listedKeyIds(keys.html)).toHaveLength(2);
-    expect(keys.html).toContain('Playground (browser)');
+    expect(listedKeyIds(keys.html)).toHaveLength(1);
+    expect(keys.html).not.toContain('Playground (browser)');
   });
 
   it('streams the answer as NDJSON events to the page script: headers, deltas, the receipt', async () => {

@@ -48,6 +48,18 @@ describe('mail failures', () => {
     expect(logger.lines).toEqual(['mail not sent (alert): Error']);
   });
 
+  it('hands the transport one plain address, and never a recipient that is not one (list syntax, display names, bare names)', async () => {
+    const logger = silentLogger();
+    const sent: string[] = [];
+    const mailer = createMailer({ transport: 'smtp', from: 'router@example.com' }, logger, async (message) => void sent.push(message.to));
+    for (const to of ['x<you@example.org>', 'x,you@example.org', 'g:you@example.org;', 'you', ' Private.Person@Example.com ']) {
+      mailer.sendLater('password reset', async () => ({ to, subject: 'Reset your password', text: LINK }));
+    }
+    await mailer.close();
+    expect(sent).toEqual([RECIPIENT]);
+    expect(logger.lines).toEqual(Array(4).fill('mail not sent (password reset): NOT_ONE_ADDRESS'));
+  });
+
   it('says only a code-shaped word and an SMTP number, whatever the error holds (property)', () => {
     const anything = fc.oneof(fc.string(), fc.integer(), fc.constant(null), fc.constant(undefined), fc.object());
     fc.assert(
