@@ -114,7 +114,7 @@ describe('openai fake refuses tool-call history as OpenAI does', () => {
     const long = `call_${'a'.repeat(36)}`;
     const response = await chat([call(long), result(long)]);
     expect(response.status).toBe(400);
-    expect((await response.json()).error).toMatchObject({ code: 'string_above_max_length', param: 'messages[1].tool_calls[0].id' });
+    expect(((await response.json()) as any).error).toMatchObject({ code: 'string_above_max_length', param: 'messages[1].tool_calls[0].id' });
     expect((await chat([call(long.slice(1)), result(long.slice(1))])).status).toBe(200);
   });
 
@@ -122,7 +122,7 @@ describe('openai fake refuses tool-call history as OpenAI does', () => {
     expect((await chat([call('call_a'), result('call_b')])).status).toBe(400);
     const unanswered = await chat([call('call_a'), { role: 'user', content: 'and?' }]);
     expect(unanswered.status).toBe(400);
-    expect((await unanswered.json()).error.message).toContain('did not have response messages: call_a');
+    expect(((await unanswered.json()) as any).error.message).toContain('did not have response messages: call_a');
   });
 });
 
