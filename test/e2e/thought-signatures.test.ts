@@ -72,6 +72,25 @@ describe('a client that rebuilds its messages keeps Gemini 3 signatures', () => 
     expect(sentModelParts(fakes.gemini.requests.at(-1)!.body).map((part) => part.thoughtSignature)).toEqual([STREAMED_SIGNATURE, undefined]);
   });
 
+  it('Responses: a client that sends back the function_call items without the reasoning item still gets the exact signature upstream', async () => {
+    fakes.gemini.setReply({ recorded: PARALLEL });
+    const tools = [{ type: 'function' as const, name: 'get_weather', parameters: { type: 'object', properties: { location: { type: 'string' } } }, strict: false }];
+    const first = await client.responses.create({ model, input: 'What is the weather in Paris and in London?', tools });
+    const calls = first.output.filter((item) => item.type === 'function_call');
+    expect(calls).toHaveLength(2);
+    expect(first.output.some((item) => item.type === 'reasoning')).toBe(true);
+    await client.responses.create({
+      model,
+      tools,
+      input: [
+        { role: 'user', content: 'What is the weather in Paris and in London?' },
+        ...calls.map((call) => ({ type: 'function_call' as const, call_id: call.call_id, name: call.name, arguments: call.arguments })),
+        ...calls.map((call) => ({ type: 'function_call_output' as const, call_id: call.call_id, output: '{"temperature_c":18}' })),
+      ],
+    });
+    expect(sentModelParts(fakes.gemini.requests.at(-1)!.body).map((part) => part.thoughtSignature)).toEqual([PARALLEL_SIGNATURE, undefined]);
+  });
+
   it('another account presenting the same call ids gets no signature: Gemini gets the documented placeholder', async () => {
     fakes.gemini.setReply({ recorded: PARALLEL });
     const first = await client.chat.completions.create({ model, messages: [ASK], tools: [WEATHER_TOOL] });
