@@ -4,8 +4,11 @@
  * only `id`, `type` and `function` of each tool call and the content, over recorded Gemini 3 parallel
  * and streamed function calls replayed by the fake. The exact signature reaches Gemini on turn 2 because
  * the router kept it under the call's id in its store; another account presenting the same ids gets
- * the documented placeholder; Google's `extra_content` field is written and read.
+ * the documented placeholder; Google's `extra_content` field is written and read. The same through
+ * Responses (function_call items sent back without the reasoning item) and the Messages API (tool_use
+ * ids, @anthropic-ai/sdk).
  */
+import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import type { ChatCompletionAssistantMessageParam, ChatCompletionMessageFunctionToolCall, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -22,6 +25,7 @@ const SKIP = 'skip_thought_signature_validator';
 let fakes: Fakes;
 let router: TestRouter;
 let client: OpenAI;
+let clientKey: string;
 let otherClient: OpenAI;
 
 beforeAll(async () => {
@@ -37,7 +41,8 @@ beforeAll(async () => {
       },
     },
   });
-  client = sdkClient(router, (await router.createAccount('pro', { providerKeys: PROVIDER_KEYS })).key);
+  clientKey = (await router.createAccount('pro', { providerKeys: PROVIDER_KEYS })).key;
+  client = sdkClient(router, clientKey);
   otherClient = sdkClient(router, (await router.createAccount('pro', { providerKeys: PROVIDER_KEYS })).key);
 });
 afterAll(async () => {
@@ -86,6 +91,27 @@ describe('a client that rebuilds its messages keeps Gemini 3 signatures', () => 
         { role: 'user', content: 'What is the weather in Paris and in London?' },
         ...calls.map((call) => ({ type: 'function_call' as const, call_id: call.call_id, name: call.name, arguments: call.arguments })),
         ...calls.map((call) => ({ type: 'function_call_output' as const, call_id: call.call_id, output: '{"temperature_c":18}' })),
+      ],
+    });
+    expect(sentModelParts(fakes.gemini.requests.at(-1)!.body).map((part) => part.thoughtSignature)).toEqual([PARALLEL_SIGNATURE, undefined]);
+  });
+
+  it('Messages API: the tool_use ids an Anthropic client sends back bring the exact signature to Gemini', async () => {
+    fakes.gemini.setReply({ recorded: PARALLEL });
+    const anthropic = new Anthropic({ apiKey: clientKey, baseURL: router.url, maxRetries: 0 });
+    const tools = [{ name: 'get_weather', description: 'Weather at a place', input_schema: { type: 'object' as const, properties: { location: { type: 'string' } } } }];
+    const ask = { role: 'user' as const, content: 'What is the weather in Paris and in London?' };
+    const first = await anthropic.messages.create({ model, max_tokens: 1024, messages: [ask], tools });
+    const uses = first.content.filter((block) => block.type === 'tool_use');
+    expect(uses).toHaveLength(2);
+    await anthropic.messages.create({
+      model,
+      max_tokens: 1024,
+      tools,
+      messages: [
+        ask,
+        { role: 'assistant', content: uses.map((use) => ({ type: 'tool_use' as const, id: use.id, name: use.name, input: use.input })) },
+        { role: 'user', content: uses.map((use) => ({ type: 'tool_result' as const, tool_use_id: use.id, content: '18°C' })) },
       ],
     });
     expect(sentModelParts(fakes.gemini.requests.at(-1)!.body).map((part) => part.thoughtSignature)).toEqual([PARALLEL_SIGNATURE, undefined]);
