@@ -52,11 +52,22 @@ export type ChatFilePart = Static<typeof filePart>;
 export type ChatRefusalPart = Static<typeof refusalPart>;
 export type ChatContentPart = Static<typeof chatContentPart>;
 
-const chatToolCall = Type.Object({
-  id: Type.String(),
-  type: Type.Optional(Declared<'function'>(Type.String())),
-  function: Type.Object({ name: Type.String(), arguments: Type.String() }),
-});
+/**
+ * Google's OpenAI-compatible endpoint carries a Gemini thought signature on the call it signs, in
+ * `extra_content.google.thought_signature`; the router writes it there too and reads it back (unchecked:
+ * a value of any other shape is ignored).
+ */
+export interface ToolCallExtraContent {
+  google?: { thought_signature?: string };
+}
+
+const chatToolCall = WithUnchecked<{ extra_content?: ToolCallExtraContent }>()(
+  Type.Object({
+    id: Type.String(),
+    type: Type.Optional(Declared<'function'>(Type.String())),
+    function: Type.Object({ name: Type.String(), arguments: Type.String() }),
+  }),
+);
 export type ChatToolCall = Static<typeof chatToolCall>;
 
 /**
@@ -231,6 +242,7 @@ export interface ChatToolCallDelta {
   id?: string;
   type?: 'function';
   function?: { name?: string; arguments?: string };
+  extra_content?: ToolCallExtraContent;
 }
 
 export interface ChatChunkDelta {

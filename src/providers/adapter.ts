@@ -8,7 +8,7 @@
  */
 import type { CatalogModel, ProviderConfig, ProviderFormat } from '../config/types.js';
 import type { MessagesRequest } from '../formats/anthropic-messages.js';
-import type { ChatCompletion, ChatCompletionChunk, ChatRequest } from '../formats/openai-chat.js';
+import type { ChatCompletion, ChatCompletionChunk, ChatRequest, ReasoningDetail } from '../formats/openai-chat.js';
 import type { SseEvent } from '../upstream/sse-event.js';
 import type { UpstreamFailure } from '../upstream/upstream-failure.js';
 import type { UpstreamRequest } from '../upstream/upstream-request.js';
@@ -46,6 +46,27 @@ export interface ProviderAdapter {
   responses?: NativeResponsesCapability;
   /** Native Messages pass-through: every provider of this adapter serves the Messages API as it is. */
   messages?: NativeMessagesCapability;
+  /** The provider signs tool calls and wants the signatures back (Gemini's thought signatures). */
+  toolCallSignatures?: ToolCallSignatureCapability;
+}
+
+/** One tool call's signature, by the id the router gave the call. */
+export interface IssuedSignature {
+  callId: string;
+  signature: string;
+}
+
+/**
+ * How an upstream's tool-call signatures ride in the chat shape, so routing can keep each one under the
+ * call's id for clients that send back only `id`, `type` and `function` (routing/tool-call-signatures.ts).
+ */
+export interface ToolCallSignatureCapability {
+  /** Ids of the request's tool calls that came back without their signature and that this adapter issued (worth looking up), newest first, at most `limit`. */
+  unsignedCallIds(request: ChatRequest, limit: number): string[];
+  /** A copy of the request with these signatures put back on their calls. */
+  withSignatures(request: ChatRequest, signatures: ReadonlyMap<string, string>): ChatRequest;
+  /** The signatures an answer's (or a stream delta's) reasoning_details carry. */
+  issuedIn(details: readonly ReasoningDetail[] | undefined): IssuedSignature[];
 }
 
 /** The adapter of each format; routing looks a candidate's up by its provider's format. */

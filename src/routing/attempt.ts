@@ -41,6 +41,8 @@ export interface Candidate {
   provider: ProviderConfig;
   credential: string;
   credentialSource: CredentialSource;
+  /** Whose request this is (absent for the app's credential test): tool-call signatures are kept per account. */
+  accountId?: string;
   /** This attempt's client span (tracing on): its context goes upstream as `traceparent` (chat-attempts.ts sendOrFail). */
   span?: SpanScope;
 }

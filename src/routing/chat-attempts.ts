@@ -19,6 +19,7 @@ import { UpstreamTransportError, type UpstreamClient, type UpstreamResponse } fr
 import { AttemptFailed, type Candidate } from './failover.js';
 import { withinCandidateLimit, type OutputLimits } from './output-limits.js';
 import type { CommittedStream } from './committed-stream.js';
+import { signingFor, type SignatureMemory } from './tool-call-signatures.js';
 
 export type { CommittedStream };
 
@@ -27,6 +28,8 @@ export interface AttemptDeps {
   client: UpstreamClient;
   /** Every attempt's output cap is lowered to its model's published limit (output-limits.ts). */
   outputLimits: OutputLimits;
+  /** Where tool-call signatures are kept for clients that drop them (absent: only what the client sends back counts). */
+  signatures?: SignatureMemory;
 }
 
 /** The adapter for the candidate's provider: the only way routing reaches an adapter, by the provider's format, never by a format's name. */
@@ -103,20 +106,27 @@ function redactedReply(response: UpstreamResponse, redact: (text: string) => str
 
 export async function completeChatAttempt(deps: AttemptDeps, candidate: Candidate, chat: ChatRequest, signal: AbortSignal): Promise<ChatCompletion> {
   const adapter = adapterOf(deps, candidate);
+  const signing = signingFor(deps.signatures, adapter, candidate);
   const ctx = adapterContext(candidate, false, deps.outputLimits);
-  const request = adapter.buildChatRequest(withinCandidateLimit(deps.outputLimits, candidate, chat, 'chat'), ctx);
+  const asked = signing ? await signing.restore(chat) : chat;
+  const request = adapter.buildChatRequest(withinCandidateLimit(deps.outputLimits, candidate, asked, 'chat'), ctx);
   const reply = await sendOrFail(deps, adapter, candidate, request, signal);
-  return adapter.parseChatResponse(parseJsonBody(await reply.text()), ctx);
+  const completion = adapter.parseChatResponse(parseJsonBody(await reply.text()), ctx);
+  await signing?.keep(completion);
+  return completion;
 }
 
 export async function streamChatAttempt(deps: AttemptDeps, candidate: Candidate, chat: ChatRequest, signal: AbortSignal): Promise<CommittedStream<ChatCompletionChunk>> {
   const adapter = adapterOf(deps, candidate);
+  const signing = signingFor(deps.signatures, adapter, candidate);
   const ctx = adapterContext(candidate, true, deps.outputLimits);
-  const request = adapter.buildChatRequest(withinCandidateLimit(deps.outputLimits, candidate, chat, 'chat'), ctx);
+  const asked = signing ? await signing.restore(chat) : chat;
+  const request = adapter.buildChatRequest(withinCandidateLimit(deps.outputLimits, candidate, asked, 'chat'), ctx);
   const reply = await sendOrFail(deps, adapter, candidate, request, signal);
   const translator = adapter.createChatStreamTranslator(ctx);
   const chunks = translateStream(reply.eventBatches(), (event) => translator.onEvent(event), () => translator.onEnd());
-  return commitWhen(chunks, isCommittingChunk);
+  const committed = await commitWhen(chunks, isCommittingChunk);
+  return signing ? signing.keepStreamed(committed) : committed;
 }
 
 /** Pull items until one satisfies `commits`; failures before that are attempt failures. */

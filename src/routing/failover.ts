@@ -212,7 +212,7 @@ async function usableCandidates(deps: FailoverDeps, call: FailoverCall): Promise
     if (!provider) continue;
     const credential = await deps.credentialFor(call.accountId, provider.id);
     if (credential === undefined) (withoutCredential ??= new Set()).add(provider.id);
-    else candidates.push({ target, provider, credential: credential.value, credentialSource: credential.source });
+    else candidates.push({ target, provider, credential: credential.value, credentialSource: credential.source, accountId: call.accountId });
   }
   // The cache's provider goes first, unless the caller ranked the providers itself: its order wins.
   if (call.stickyKey !== undefined && deps.sticky && !call.route.callerOrdered) candidates.splice(0, candidates.length, ...deps.sticky.prefer(call.stickyKey, candidates));

@@ -18,6 +18,7 @@ import { ProviderHealth } from '../routing/provider-health.js';
 import { CredentialHealth } from '../routing/credential-health.js';
 import { RoutingEngine } from '../routing/routing-engine.js';
 import { outputLimitsFrom } from '../routing/output-limits.js';
+import { storeSignatureMemory } from './store-signature-memory.js';
 import { openQuotaLedger } from '../stores/open-quota-ledger.js';
 import { openConcurrencyLimiter } from '../stores/open-concurrency-limiter.js';
 import { openRateLimiter } from '../stores/open-rate-limiter.js';
@@ -137,6 +138,7 @@ export async function buildRuntime(config: RouterConfig, options: BuildOptions =
     adapters: createAdapterRegistry(clock),
     client,
     outputLimits: outputLimitsFrom(config.catalog.models),
+    signatures: storeSignatureMemory(store, clock, logger),
   });
   const spend = new SpendGate({
     store: usage.store,

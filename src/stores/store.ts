@@ -7,6 +7,7 @@ import type { AccountAuthStore } from './account-auth-store.js';
 import type { BillingStore } from './billing-store.js';
 import type { KeyLimitStore } from './key-limit-store.js';
 import type { AlertStore } from './alert-store.js';
+import type { ToolCallSignatureStore } from './tool-call-signature-store.js';
 import type { Account, AccountStatus } from './account.js';
 
 /** Account's own file breaks the type cycle with the sub-interfaces; importers keep naming it from here. */
@@ -72,8 +73,8 @@ export interface QuotaAdmitInput {
   limitsByPlan: Readonly<Record<string, number>>;
 }
 
-/** The account app's parts (sign-in, sessions, links, per-key limits) and billing live in their own interfaces. */
-export interface Store extends AccountAuthStore, KeyLimitStore, BillingStore, AlertStore {
+/** The account app's parts (sign-in, sessions, links, per-key limits), billing, alerts and tool-call signatures live in their own interfaces. */
+export interface Store extends AccountAuthStore, KeyLimitStore, BillingStore, AlertStore, ToolCallSignatureStore {
   readonly kind: 'sqlite' | 'postgres';
   /** Apply pending versioned migrations. Idempotent. */
   migrate(): Promise<void>;

@@ -56,7 +56,7 @@ export interface Cluster {
   close(): Promise<void>;
 }
 
-export async function startCluster(options: { plans: Parameters<typeof planLimits>[0]; keyCacheTtlMs?: number }): Promise<Cluster> {
+export async function startCluster(options: { plans: Parameters<typeof planLimits>[0]; keyCacheTtlMs?: number; routes?: (doc: any) => void }): Promise<Cluster> {
   const schema = `e2e_cluster_${randomBytes(5).toString('hex')}`;
   const keyPrefix = `${schema}:`;
   const storage = new URL(postgresUrl ?? '');
@@ -65,7 +65,7 @@ export async function startCluster(options: { plans: Parameters<typeof planLimit
   const configDir = writeConfigDir({
     plans: planLimits(options.plans),
     providers: pointProvidersAt(fakes.urls),
-    routes: frontierOrder(['openai']),
+    routes: options.routes ?? frontierOrder(['openai']),
     server: (doc) => {
       doc.keyCacheTtlMs = options.keyCacheTtlMs ?? 5000;
       doc.rateLimit = { ...doc.rateLimit, keyPrefix };

@@ -118,15 +118,22 @@ describe('reasoning out and replayed: Anthropic thinking before a tool call', ()
     expect(replayed[1].type).toBe('tool_use');
   });
 
-  it('without reasoning_details the same turn is refused, as Anthropic refuses it', async () => {
+  it('without reasoning_details the same turn goes without thinking instead of the 400 Anthropic gives a tool loop with thinking on and none signed', async () => {
     fakes.anthropic.setReply({ recorded: THINKING });
     const first = await client.chat.completions.create({ model: 'test/claude', messages: [ASK], tools: [WEATHER_TOOL], reasoning_effort: 'high' });
     const { reasoning_details: _dropped, ...bare } = first.choices[0]!.message as any;
-    const refused = await client.chat.completions
-      .create({ model: 'test/claude', messages: [ASK, bare, { role: 'tool', tool_call_id: bare.tool_calls[0].id, content: '18°C' }], tools: [WEATHER_TOOL], reasoning_effort: 'high' })
-      .catch((error: unknown) => error);
-    expect(refused).toBeInstanceOf(OpenAI.BadRequestError);
-    expect((refused as InstanceType<typeof OpenAI.BadRequestError>).message).toContain('must start with a thinking block');
+    fakes.anthropic.setReply({ text: 'It is 18°C in Paris.' });
+    const second = await client.chat.completions.create({
+      model: 'test/claude',
+      messages: [ASK, bare, { role: 'tool', tool_call_id: bare.tool_calls[0].id, content: '18°C' }],
+      tools: [WEATHER_TOOL],
+      reasoning_effort: 'high',
+    });
+    expect(second.choices[0]!.message.content).toBe('It is 18°C in Paris.');
+    expect(lastBody(fakes.anthropic).thinking).toBeUndefined();
+    // The next user turn thinks again.
+    await client.chat.completions.create({ model: 'test/claude', messages: [ASK, bare, { role: 'tool', tool_call_id: bare.tool_calls[0].id, content: '18°C' }, { role: 'assistant', content: 'It is 18°C.' }, { role: 'user', content: 'And tomorrow?' }], reasoning_effort: 'high' });
+    expect(lastBody(fakes.anthropic).thinking).toEqual({ type: 'enabled', budget_tokens: 16384 });
   });
 
   it('chat stream: reasoning_content and reasoning_details deltas, joined by index, replay byte for byte', async () => {

@@ -171,6 +171,8 @@ function route(method: string, path: string, body: unknown, name: string): Shape
   if (api === 'chat' && !Array.isArray(body.messages)) {
     return { status: 400, body: openaiError("Missing required parameter: 'messages'.", 'messages', 'missing_required_parameter') };
   }
+  const toolCallProblem = api === 'chat' ? toolCallIdProblem(body.messages as unknown[]) : undefined;
+  if (toolCallProblem) return { status: 400, body: toolCallProblem };
   if (api === 'responses' && typeof body.previous_response_id === 'string') {
     // This host keeps no responses, so every id is unknown: OpenAI's answer for an id it does not have.
     const message = `Previous response with id '${body.previous_response_id}' not found.`;
@@ -186,6 +188,39 @@ function route(method: string, path: string, body: unknown, name: string): Shape
     toolTurn: isToolTurn(body),
     reasoning: typeof body.reasoning_effort === 'string',
   };
+}
+
+/** OpenAI's limit on a chat tool call's id. */
+const MAX_TOOL_CALL_ID = 40;
+
+/**
+ * The checks OpenAI makes on a chat history's tool calls, in its words: each call id at most 40
+ * characters, every call answered by a tool message before the next turn, and no tool message that
+ * answers no call.
+ */
+function toolCallIdProblem(messages: unknown[]): ErrorBody | undefined {
+  let open: string[] = [];
+  for (const [i, message] of messages.entries()) {
+    if (!isJson(message)) continue;
+    if (message.role === 'tool') {
+      const id = String(message.tool_call_id);
+      if (!open.includes(id)) return openaiError("Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'.", `messages.[${i}].role`, null);
+      open = open.filter((pending) => pending !== id);
+      continue;
+    }
+    if (open.length > 0) {
+      return openaiError(`An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: ${open.join(', ')}`, 'messages', null);
+    }
+    const calls: unknown[] = message.role === 'assistant' && Array.isArray(message.tool_calls) ? message.tool_calls : [];
+    for (const [j, call] of calls.entries()) {
+      const id = isJson(call) && typeof call.id === 'string' ? call.id : '';
+      if (id.length > MAX_TOOL_CALL_ID) {
+        return openaiError(`Invalid 'messages[${i}].tool_calls[${j}].id': string too long. Expected a string with maximum length ${MAX_TOOL_CALL_ID}, but got a string with length ${id.length} instead.`, `messages[${i}].tool_calls[${j}].id`, 'string_above_max_length');
+      }
+      open.push(id);
+    }
+  }
+  return undefined;
 }
 
 function isToolTurn(body: Json): boolean {

@@ -3,7 +3,7 @@ import type { ChatRequest } from '../../formats/openai-chat.js';
 import type { AdapterContext } from '../adapter.js';
 import type { UpstreamRequest } from '../../upstream/upstream-request.js';
 import { thinkingPlan } from '../requested-reasoning.js';
-import type { AnthropicRequest } from './anthropic-types.js';
+import type { AnthropicMessage, AnthropicRequest } from './anthropic-types.js';
 import { translateMessages } from './translate-messages.js';
 import { translateTools } from './translate-tools.js';
 
@@ -22,7 +22,7 @@ export function buildAnthropicRequest(request: ChatRequest, ctx: AdapterContext)
   const tools = translateTools(request);
   // quirk(anthropic): thinking refuses a tool_choice that forces a tool; the forced call is what was asked.
   const forced = tools.tool_choice?.type === 'any' || tools.tool_choice?.type === 'tool';
-  const thinking = forced ? {} : thinkingFields(request, ctx, maxTokens);
+  const thinking = forced || continuesUnsignedToolLoop(messages) ? {} : thinkingFields(request, ctx, maxTokens);
   const body: AnthropicRequest = {
     model: ctx.upstreamModel,
     messages,
@@ -87,6 +87,19 @@ function thinkingFields(request: ChatRequest, ctx: AdapterContext, output: numbe
   const room = Math.max(MIN_THINKING_BUDGET, limit - Math.min(output, Math.floor(limit / 2)));
   const budget = Math.max(MIN_THINKING_BUDGET, Math.min(asked, room));
   return { thinking: { type: 'enabled', budget_tokens: budget }, max_tokens: Math.min(limit, budget + output) };
+}
+
+/**
+ * quirk(anthropic): with thinking on, the assistant turn whose tool calls the last message answers must
+ * start with its signed thinking, or Anthropic answers 400. A tool loop begun by another provider (or by
+ * a client that dropped the thinking) has none, and no signature can be made up, so that one request goes
+ * without thinking: the conversation goes on, and the next user turn thinks again.
+ */
+function continuesUnsignedToolLoop(messages: readonly AnthropicMessage[]): boolean {
+  const last = messages.at(-1);
+  if (last?.role !== 'user' || !last.content.some((block) => block.type === 'tool_result')) return false;
+  const first = messages.at(-2)?.content[0];
+  return first?.type !== 'thinking' && first?.type !== 'redacted_thinking';
 }
 
 function metadataField(request: ChatRequest): Pick<AnthropicRequest, 'metadata'> {

@@ -1,3 +1,4 @@
+import { ANTHROPIC_TOOL_USE_ID, toolCallIdFor } from '../tool-call-ids.js';
 import { RouterError } from '../../core/errors.js';
 import type { CacheControl, ChatMessage } from '../../formats/openai-chat.js';
 import { thinkingBlocksOf } from './anthropic-reasoning-details.js';
@@ -145,8 +146,9 @@ function toolInput(args: string): Record<string, unknown> {
  * characters. The same pure mapping is applied to tool_use ids and tool_result references, so the
  * pair still matches.
  */
+/** Ids of another provider or client that break Anthropic's pattern are mapped (tool-call-ids.ts), the same for a call and its result. */
 function toolUseId(id: string): string {
-  return id.replace(/[^a-zA-Z0-9_-]/g, '_');
+  return toolCallIdFor(id, ANTHROPIC_TOOL_USE_ID);
 }
 
 function joinText(content: ChatMessage['content']): string {

@@ -4,6 +4,7 @@ import { buildGeminiRequest } from './build-gemini-request.js';
 import { GeminiStreamTranslator } from './gemini-stream-translator.js';
 import { parseGeminiError } from './parse-gemini-error.js';
 import { parseGeminiResponse } from './parse-gemini-response.js';
+import { geminiToolCallSignatures } from './tool-call-signatures.js';
 
 export { SKIP_THOUGHT_SIGNATURE } from './translate-messages.js';
 
@@ -14,7 +15,8 @@ export interface GeminiAdapterOptions {
 
 /**
  * The adapter for the Gemini Developer API (`format: gemini` in providers.yaml). Thought signatures
- * travel with the conversation in `reasoning_details` (read-parts.ts), so the adapter keeps no state.
+ * travel with the conversation in `reasoning_details` and `extra_content` (read-parts.ts), and routing
+ * keeps them under the call's id for clients that drop both (`toolCallSignatures`); the adapter keeps no state.
  */
 export function createGeminiAdapter(options: GeminiAdapterOptions = {}): ProviderAdapter {
   const clock = options.clock ?? systemClock;
@@ -23,5 +25,6 @@ export function createGeminiAdapter(options: GeminiAdapterOptions = {}): Provide
     parseChatResponse: (body, ctx) => parseGeminiResponse(body, ctx, clock.now()),
     createChatStreamTranslator: (ctx) => new GeminiStreamTranslator(ctx, clock.now()),
     parseError: (status, bodyText, headers) => parseGeminiError(status, bodyText, headers, clock.now()),
+    toolCallSignatures: geminiToolCallSignatures,
   };
 }

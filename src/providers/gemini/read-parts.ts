@@ -17,9 +17,10 @@ export interface ReadParts {
  * The parts of a candidate (or of one stream event) in chat terms: answer text, thought-summary text,
  * tool calls and their thought signatures. quirk(gemini): function calls usually come without an id, so
  * every call gets a minted `call_…` id, and its signature travels on the assistant message in
- * `reasoning_details` (`reasoning.encrypted`, the call's id in `id`) for the client to send back:
- * no router memory, so any instance, after any restart, replays it. `firstIndex` numbers the details
- * on from those already sent in a stream.
+ * `reasoning_details` (`reasoning.encrypted`, the call's id in `id`) and on the call itself in
+ * `extra_content.google.thought_signature` (Google's OpenAI-compatible field) for a client that sends
+ * either back; for one that keeps neither, routing keeps it under the call's id in the shared store
+ * (routing/tool-call-signatures.ts). `firstIndex` numbers the details on from those already sent in a stream.
  */
 export function readParts(parts: readonly GeminiPart[], firstIndex = 0): ReadParts {
   const read: ReadParts = { text: '', reasoning: '', toolCalls: [], details: [] };
@@ -30,7 +31,10 @@ export function readParts(parts: readonly GeminiPart[], firstIndex = 0): ReadPar
         read.details.push({ type: 'reasoning.encrypted', data: part.thoughtSignature, id, format: GEMINI_REASONING_FORMAT, index: firstIndex + read.details.length });
       }
       const args = part.functionCall.args ?? {};
-      read.toolCalls.push({ id, type: 'function', function: { name: part.functionCall.name, arguments: JSON.stringify(args) } });
+      const call: ChatToolCall = { id, type: 'function', function: { name: part.functionCall.name, arguments: JSON.stringify(args) } };
+      // Also where Google's own OpenAI-compatible endpoint puts it, for clients written against that.
+      if (part.thoughtSignature !== undefined) call.extra_content = { google: { thought_signature: part.thoughtSignature } };
+      read.toolCalls.push(call);
     } else if (typeof part.text === 'string') {
       if (part.thought === true) read.reasoning += part.text;
       else read.text += part.text;

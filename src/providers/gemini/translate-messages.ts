@@ -75,12 +75,19 @@ function assistantParts(message: ChatMessage, param: string): GeminiPart[] {
   return parts;
 }
 
-/** The thought signatures the client sent back in `reasoning_details`, by the id of the call each signs. */
-function signaturesOf(message: ChatMessage): Map<string, string> {
+/**
+ * The thought signatures the client sent back, by the id of the call each signs: in `reasoning_details`,
+ * or on the call in `extra_content.google.thought_signature` (Google's OpenAI-compatible field).
+ */
+export function signaturesOf(message: ChatMessage): Map<string, string> {
   const signatures = new Map<string, string>();
   for (const detail of Array.isArray(message.reasoning_details) ? message.reasoning_details : []) {
     if (detail.format !== GEMINI_REASONING_FORMAT || detail.type !== 'reasoning.encrypted') continue;
     if (typeof detail.id === 'string' && typeof detail.data === 'string') signatures.set(detail.id, detail.data);
+  }
+  for (const call of message.tool_calls ?? []) {
+    const carried: unknown = call.extra_content?.google?.thought_signature;
+    if (typeof carried === 'string' && carried !== '' && !signatures.has(call.id)) signatures.set(call.id, carried);
   }
   return signatures;
 }

@@ -7,6 +7,7 @@ import { openaiRequest } from './openai-request.js';
 import { REDIRECTING_FIELDS } from './redirecting-fields.js';
 import { removeRouterTools } from './remove-router-tools.js';
 import { removeForeignFields } from './remove-foreign-fields.js';
+import { legalToolCallHistory } from './tool-call-history.js';
 
 /**
  * Fields of the client's request the router sets itself (or leaves out) in the upstream body, and those
@@ -33,6 +34,7 @@ export function buildChatRequest(request: ChatRequest, ctx: AdapterContext): Ups
   if (ctx.stream) setStreamFields(body, request.stream_options, ctx.provider);
   removeRouterTools(body);
   removeForeignFields(body, ctx.provider, ctx.model);
+  body.messages = legalToolCallHistory(body.messages);
   if (!speaksDeveloperRole(ctx.provider)) body.messages = (body.messages as ChatMessage[]).map(developerAsSystem);
   return openaiRequest(ctx, '/chat/completions', body);
 }

@@ -314,4 +314,21 @@ export const postgresMigrations: readonly Migration[] = [
       ALTER TABLE usage_records ADD COLUMN finish_reason TEXT;
     `,
   },
+  {
+    version: 10,
+    name: 'thought signatures of the tool calls handed to clients',
+    // Gemini's signature of each tool call the router issued, by account and call id, for a bounded
+    // time (issue 31): a client that rebuilds its messages keeps only the id, and the next turn on any
+    // instance looks the signature up by it. Rows of other accounts are never read.
+    sql: `
+      CREATE TABLE tool_call_signatures (
+        account_id TEXT NOT NULL,
+        call_id TEXT NOT NULL,
+        signature TEXT NOT NULL,
+        expires_at_ms BIGINT NOT NULL,
+        PRIMARY KEY (account_id, call_id)
+      );
+      CREATE INDEX tool_call_signatures_expiry ON tool_call_signatures (expires_at_ms);
+    `,
+  },
 ];

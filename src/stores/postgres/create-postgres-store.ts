@@ -25,6 +25,7 @@ import {
 import { inTransaction, queryRows, type Queryable } from './postgres-session.js';
 import { createPostgresAccountAuth } from './postgres-account-auth.js';
 import { createPostgresAlerts } from './postgres-alerts.js';
+import { createPostgresToolCallSignatures } from './postgres-tool-call-signatures.js';
 import { createPostgresBilling } from './postgres-billing.js';
 
 export interface PostgresStoreOptions {
@@ -139,6 +140,7 @@ export function createPostgresStore(options: PostgresStoreOptions): Store {
     ...createPostgresAccountAuth(pool, helpers),
     ...createPostgresBilling(pool, helpers),
     ...createPostgresAlerts(pool, helpers),
+    ...createPostgresToolCallSignatures(pool),
     kind: 'postgres',
 
     migrate: () => migratePostgres(pool, postgresMigrations, options.schema, isoAt(clock.now())),

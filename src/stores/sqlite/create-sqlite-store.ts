@@ -19,6 +19,7 @@ import type { SqliteStore } from './sqlite-data-version.js';
 import { createSqliteAccountAuth } from './sqlite-account-auth.js';
 import { createSqliteAlerts } from './sqlite-alerts.js';
 import { createSqliteBilling } from './sqlite-billing.js';
+import { createSqliteToolCallSignatures } from './sqlite-tool-call-signatures.js';
 import { toAccount, toApiKey, toAuditEvent, toProviderKey, type AccountRow, type ApiKeyRow } from './sqlite-rows.js';
 
 export interface SqliteStoreOptions {
@@ -163,6 +164,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
     ...createSqliteAccountAuth(db, helpers),
     ...createSqliteBilling(db, helpers),
     ...createSqliteAlerts(db, helpers),
+    ...createSqliteToolCallSignatures(db, helpers),
     kind: 'sqlite',
 
     migrate: guarded(() => migrateSqlite(db, sqliteMigrations, isoAt(clock.now()))),

@@ -6,6 +6,7 @@ import { postgresMigrations } from '../../../src/stores/migrations/postgres-migr
 import { StoreUnavailableError } from '../../../src/stores/store.js';
 import { runAccountAuthContract } from '../../contracts/account-auth-contract.js';
 import { runAlertStoreContract } from '../../contracts/alert-store-contract.js';
+import { runToolCallSignatureContract } from '../../contracts/tool-call-signature-contract.js';
 import { runBillingStoreContract } from '../../contracts/billing-store-contract.js';
 import { admitConcurrently, ManualClock, runStoreContract, type MakeStore } from '../../contracts/store-contract.js';
 import { dropSchemas } from '../../support/service-cleanup.js';
@@ -37,6 +38,7 @@ describe.skipIf(!url)('postgres store', () => {
   runAccountAuthContract('postgres', makePostgresStore);
   runBillingStoreContract('postgres', makePostgresStore);
   runAlertStoreContract('postgres', makePostgresStore);
+  runToolCallSignatureContract('postgres', makePostgresStore);
 
   it('two instances migrating at once apply each version exactly once', async () => {
     const schema = nextSchema();

@@ -7,6 +7,7 @@ import { createSqliteStore } from '../../../src/stores/sqlite/create-sqlite-stor
 import { sqliteMigrations } from '../../../src/stores/migrations/sqlite-migrations.js';
 import { runAccountAuthContract } from '../../contracts/account-auth-contract.js';
 import { runAlertStoreContract } from '../../contracts/alert-store-contract.js';
+import { runToolCallSignatureContract } from '../../contracts/tool-call-signature-contract.js';
 import { runBillingStoreContract } from '../../contracts/billing-store-contract.js';
 import { admitConcurrently, ManualClock, runStoreContract, type MakeStore } from '../../contracts/store-contract.js';
 
@@ -24,6 +25,7 @@ runStoreContract('sqlite', makeSqliteStore);
 runAccountAuthContract('sqlite', makeSqliteStore);
 runBillingStoreContract('sqlite', makeSqliteStore);
 runAlertStoreContract('sqlite', makeSqliteStore);
+runToolCallSignatureContract('sqlite', makeSqliteStore);
 
 describe('sqlite store', () => {
   const clock = new ManualClock(Date.UTC(2026, 0, 1));

@@ -1,3 +1,4 @@
+import { ANTHROPIC_TOOL_USE_ID, toolCallIdFor } from '../../../../src/providers/tool-call-ids.js';
 import { describe, expect, it } from 'vitest';
 import { RouterError } from '../../../../src/core/errors.js';
 import type { ChatMessage, ChatRequest } from '../../../../src/formats/openai-chat.js';
@@ -207,11 +208,14 @@ describe('buildAnthropicRequest: messages', () => {
       ],
     });
     const [, assistant, results] = built.messages as Array<{ content: unknown[] }>;
+    // An illegal id is mapped to a hash of it (the same for its result); a legal one is sent as it is.
+    const mapped = toolCallIdFor('call.a/1', ANTHROPIC_TOOL_USE_ID);
+    expect(mapped).toMatch(/^toolu_[A-Za-z0-9_-]{24}$/);
     expect(assistant?.content).toEqual([
-      { type: 'tool_use', id: 'call_a_1', name: 'f', input: { _raw: '{"city": "Par' } },
+      { type: 'tool_use', id: mapped, name: 'f', input: { _raw: '{"city": "Par' } },
       { type: 'tool_use', id: 'call_b', name: 'g', input: { _raw: '[1,2]' } },
     ]);
-    expect(results?.content[0]).toEqual({ type: 'tool_result', tool_use_id: 'call_a_1', content: 'x' });
+    expect(results?.content[0]).toEqual({ type: 'tool_result', tool_use_id: mapped, content: 'x' });
   });
 
   it('sends data-URL images as base64 and http images as url sources', () => {

@@ -105,6 +105,27 @@ describe('openai fake through the official SDK', () => {
   });
 });
 
+describe('openai fake refuses tool-call history as OpenAI does', () => {
+  const call = (id: string) => ({ role: 'assistant', content: null, tool_calls: [{ id, type: 'function', function: { name: 'f', arguments: '{}' } }] });
+  const result = (id: string) => ({ role: 'tool', tool_call_id: id, content: 'ok' });
+  const chat = (messages: unknown[]) => post('/chat/completions', { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Go' }, ...messages] });
+
+  it('a call id over 40 characters', async () => {
+    const long = `call_${'a'.repeat(36)}`;
+    const response = await chat([call(long), result(long)]);
+    expect(response.status).toBe(400);
+    expect(((await response.json()) as any).error).toMatchObject({ code: 'string_above_max_length', param: 'messages[1].tool_calls[0].id' });
+    expect((await chat([call(long.slice(1)), result(long.slice(1))])).status).toBe(200);
+  });
+
+  it('a tool message answering no call, and a call left unanswered before the next turn', async () => {
+    expect((await chat([call('call_a'), result('call_b')])).status).toBe(400);
+    const unanswered = await chat([call('call_a'), { role: 'user', content: 'and?' }]);
+    expect(unanswered.status).toBe(400);
+    expect(((await unanswered.json()) as any).error.message).toContain('did not have response messages: call_a');
+  });
+});
+
 describe('openai fake failure modes', () => {
   it('fails the next requests with real error bodies and retry-after, then recovers', async () => {
     fake.failNext({ kind: 'status', status: 429, retryAfterSeconds: 7 }, 2);
