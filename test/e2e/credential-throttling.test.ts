@@ -165,3 +165,53 @@ describe("Gemini's quotas (the account's own key)", () => {
     expect((await json(raw)).error).toMatchObject({ type: 'rate_limit_error', code: 'rate_limit_exceeded', attempts: [{ provider: 'gemini', error: 'credential_throttled', skipped: true }] });
   });
 });
+
+describe('the public status page and the provider circuits: provider faults only, never a key', () => {
+  const OPERATOR_KEY = 'sk-operator-openai-9999';
+  let fakes: Fakes;
+  let router: TestRouter;
+
+  beforeAll(async () => {
+    fakes = await startFakes();
+    router = await startTestRouter({
+      env: { OPENAI_API_KEY: OPERATOR_KEY },
+      patch: {
+        plans: (doc: any) => void (doc.plans.find((plan: { id: string }) => plan.id === 'pro').managedSpendCapUsd = 50),
+        providers: pointProvidersAt(fakes.urls, (doc) => void (doc.managedAccess = { enabled: true })),
+        routes: frontierOrder(['openai']),
+      },
+    });
+  });
+  afterAll(async () => {
+    await router.close();
+    await fakes.close();
+  });
+
+  const statusOf = async (provider: string) => {
+    const status = await json(await fetch(`${router.url}/status`, { headers: { 'user-agent': 'router-tests/1.0' } }));
+    return status.providers.find((entry: { provider: string }) => entry.provider === provider);
+  };
+  const statusPageSummary = async () => {
+    const html = await (await fetch(`${router.url}/status`, { headers: { 'user-agent': 'router-tests/1.0', accept: 'text/html' } })).text();
+    return html.match(/Last hour for OpenAI: ([^"]+)"/)?.[1];
+  };
+
+  it("one account's rejected and throttled key, and the operator's rejected managed key, leave openai operational for another account", async () => {
+    const rejected = sdkClient(router, (await router.createAccount('pro', { providerKeys: { openai: 'sk-test-openai-revoked-0000' } })).key);
+    const throttled = sdkClient(router, (await router.createAccount('pro', { providerKeys: { openai: 'sk-test-openai-busy-1111' } })).key);
+    const managed = sdkClient(router, (await router.createAccount('pro')).key);
+    const healthy = sdkClient(router, (await router.createAccount('pro', { providerKeys: { openai: PROVIDER_KEYS.openai } })).key);
+    fakes.openai.rejectKey('sk-test-openai-revoked-0000');
+    fakes.openai.rejectKey(OPERATOR_KEY);
+    // More refusals than the provider circuit's threshold (5 in a row), of every kind a key can get.
+    for (let i = 0; i < 6; i++) {
+      expect(await outcomeOf(rejected)).toMatchObject({ status: 502 });
+      expect(await outcomeOf(managed)).toMatchObject({ status: 502 });
+    }
+    fakes.openai.failNext({ kind: 'status', status: 429, retryAfterSeconds: 60 });
+    expect(await outcomeOf(throttled)).toMatchObject({ status: 429 });
+    for (let i = 0; i < 3; i++) expect(await outcomeOf(healthy)).toMatchObject({ status: 200 });
+    expect(await statusOf('openai')).toMatchObject({ state: 'closed', recentSuccessRate: 1, recentRequests: 3 });
+    expect(await statusPageSummary()).toMatch(/^1 healthy, 0 degraded, 0 down/);
+  });
+});
