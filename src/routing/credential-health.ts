@@ -16,9 +16,15 @@
  * After an exhaustion or a rejection one probe goes first; its success closes the circuit, its failure
  * opens it again.
  *
- * A record remembers which credential it judged, so a replaced key starts clean. In memory, per instance
- * and bounded, like the decrypted credentials it mirrors (accounts/provider-credentials.ts).
+ * A record remembers which credential it judged (by a fingerprint, never the key), so a replaced key
+ * starts clean. In memory and bounded, like the decrypted credentials it mirrors
+ * (accounts/provider-credentials.ts); every change of a record is reported to `onChange`, and one learnt
+ * from another worker or instance is applied with `adopt` (stores/cluster/, stores/redis/
+ * share-credential-circuits.ts), so every worker and instance skips the same keys and the account app
+ * shows the same badge on each. Only the verdicts travel; the failures counted towards a threshold stay
+ * with the process that saw them.
  */
+import { createHash } from 'node:crypto';
 import type { CircuitBreakerConfig } from '../config/types.js';
 import type { Clock } from '../core/clock.js';
 import { createBoundedCache } from '../core/bounded-cache.js';
@@ -40,9 +46,22 @@ export type CredentialVerdict = Pick<UpstreamFailure, 'status'> & Partial<Pick<U
 /** The owner under which the operator's managed key is judged: one key, whichever account it served. */
 export const MANAGED_OWNER = '\u0000managed';
 
+/**
+ * One key's circuit as another worker or instance learns it: its owner, provider, the key's fingerprint
+ * (never the key), and its state. Neither `open` nor `rejection`: the key was accepted, replaced or
+ * forgotten (an empty fingerprint: whichever key it was).
+ */
+export interface CredentialCircuitChange {
+  owner: string;
+  provider: string;
+  fingerprint: string;
+  open?: { skip: CredentialSkip; until: number; probeAfter: boolean };
+  rejection?: CredentialRejection;
+}
+
 interface CredentialRecord {
-  /** The key this record judges; another key for the same provider starts a new record. */
-  credential: string;
+  /** The key this record judges (fingerprintOf); another key for the same provider starts a new record. */
+  fingerprint: string;
   /** Rejections and exhaustions in a row (throttles are not counted: each says its own wait). */
   consecutiveFailures: number;
   skip: CredentialSkip;
@@ -69,6 +88,7 @@ function isExhaustion(failure: CredentialVerdict): boolean {
 
 export class CredentialHealth {
   readonly #records;
+  readonly #listeners: Array<(change: CredentialCircuitChange) => void> = [];
 
   constructor(
     private readonly config: CircuitBreakerConfig,
@@ -104,9 +124,10 @@ export class CredentialHealth {
   /** The provider refused this credential (401, 402, 403 or 429). */
   recordFailure(accountId: string, providerId: string, credential: string, failure: CredentialVerdict): void {
     const key = keyOf(accountId, providerId);
+    const fingerprint = fingerprintOf(credential);
     let record = this.#records.get(key);
-    if (!record || record.credential !== credential) {
-      record = { credential, consecutiveFailures: 0, skip: 'credential_rejected', openUntil: null, probeAfter: false, probeInFlight: false, rejection: null };
+    if (!record || record.fingerprint !== fingerprint) {
+      record = { fingerprint, consecutiveFailures: 0, skip: 'credential_rejected', openUntil: null, probeAfter: false, probeInFlight: false, rejection: null };
       this.#records.set(key, record);
     }
     const now = this.clock.now();
@@ -114,19 +135,48 @@ export class CredentialHealth {
     if (failure.status === 429 && !isExhaustion(failure)) {
       if (failure.retryAfterSeconds === undefined || !(failure.retryAfterSeconds > 0)) return;
       this.#open(record, 'credential_throttled', now + Math.min(MAX_THROTTLE_MS, Math.ceil(failure.retryAfterSeconds * 1000)), false);
-      return;
+    } else {
+      record.consecutiveFailures++;
+      const skip = failure.status === 429 ? 'credential_exhausted' : 'credential_rejected';
+      if (skip === 'credential_rejected') record.rejection = { status: failure.status, at: now };
+      if (failure.quotaResetsAt !== undefined && failure.quotaResetsAt > now) this.#open(record, skip, failure.quotaResetsAt, true);
+      else if (record.probeAfter || record.consecutiveFailures >= this.config.failureThreshold) this.#open(record, skip, now + this.config.cooldownMs, true);
     }
-    record.consecutiveFailures++;
-    const skip = failure.status === 429 ? 'credential_exhausted' : 'credential_rejected';
-    if (skip === 'credential_rejected') record.rejection = { status: failure.status, at: now };
-    if (failure.quotaResetsAt !== undefined && failure.quotaResetsAt > now) this.#open(record, skip, failure.quotaResetsAt, true);
-    else if (record.probeAfter || record.consecutiveFailures >= this.config.failureThreshold) this.#open(record, skip, now + this.config.cooldownMs, true);
+    this.#report(accountId, providerId, record);
   }
 
   /** The provider accepted this credential (any answer but 401, 402, 403 or 429): its record is gone. */
   recordSuccess(accountId: string, providerId: string, credential: string): void {
     if (this.#records.size === 0) return;
-    if (this.#current(accountId, providerId, credential)) this.#records.delete(keyOf(accountId, providerId));
+    const record = this.#current(accountId, providerId, credential);
+    if (!record) return;
+    this.#records.delete(keyOf(accountId, providerId));
+    this.#emit({ owner: accountId, provider: providerId, fingerprint: record.fingerprint });
+  }
+
+  /** Called with every change this instance makes (not with the ones it adopts). */
+  onChange(listener: (change: CredentialCircuitChange) => void): void {
+    this.#listeners.push(listener);
+  }
+
+  /** Apply a change another worker or instance made; a record of another key of the same owner is replaced. */
+  adopt(change: CredentialCircuitChange): void {
+    const key = keyOf(change.owner, change.provider);
+    const record = this.#records.get(key);
+    if (!change.open && !change.rejection) {
+      if (record && (change.fingerprint === '' || record.fingerprint === change.fingerprint)) this.#records.delete(key);
+      return;
+    }
+    const same = record?.fingerprint === change.fingerprint;
+    this.#records.set(key, {
+      fingerprint: change.fingerprint,
+      consecutiveFailures: same ? record!.consecutiveFailures : 0,
+      skip: change.open?.skip ?? 'credential_rejected',
+      openUntil: change.open?.until ?? null,
+      probeAfter: change.open?.probeAfter ?? false,
+      probeInFlight: same ? record!.probeInFlight : false,
+      rejection: change.rejection ?? null,
+    });
   }
 
   /** Release a probe slot without a verdict (the provider failed on its own account, or the client left). */
@@ -144,6 +194,20 @@ export class CredentialHealth {
   /** The account replaced, removed or successfully tested its key: start clean. */
   forget(accountId: string, providerId: string): void {
     this.#records.delete(keyOf(accountId, providerId));
+    this.#emit({ owner: accountId, provider: providerId, fingerprint: '' });
+  }
+
+  #report(owner: string, provider: string, record: CredentialRecord): void {
+    if (this.#listeners.length === 0) return;
+    const change: CredentialCircuitChange = { owner, provider, fingerprint: record.fingerprint };
+    if (record.openUntil !== null) change.open = { skip: record.skip, until: record.openUntil, probeAfter: record.probeAfter };
+    if (record.rejection) change.rejection = record.rejection;
+    // Failures below the threshold change nothing another process acts on.
+    if (change.open || change.rejection) this.#emit(change);
+  }
+
+  #emit(change: CredentialCircuitChange): void {
+    for (const listener of this.#listeners) listener(change);
   }
 
   #open(record: CredentialRecord, skip: CredentialSkip, until: number, probeAfter: boolean): void {
@@ -158,10 +222,15 @@ export class CredentialHealth {
     const key = keyOf(accountId, providerId);
     const record = this.#records.get(key);
     if (!record) return undefined;
-    if (record.credential === credential) return record;
+    if (record.fingerprint === fingerprintOf(credential)) return record;
     this.#records.delete(key);
     return undefined;
   }
+}
+
+/** What identifies a key across processes without being it: 128 bits of its SHA-256. */
+export function fingerprintOf(credential: string): string {
+  return createHash('sha256').update(credential).digest('base64url').slice(0, 22);
 }
 
 function keyOf(accountId: string, providerId: string): string {
