@@ -134,7 +134,7 @@ export class CredentialHealth {
     record.probeInFlight = false;
     if (failure.status === 429 && !isExhaustion(failure)) {
       if (failure.retryAfterSeconds === undefined || !(failure.retryAfterSeconds > 0)) return;
-      this.#open(record, 'credential_throttled', now + Math.min(MAX_THROTTLE_MS, Math.ceil(failure.retryAfterSeconds * 1000)), false);
+      this.#open(record, 'credential_throttled', now + Math.min(MAX_THROTTLE_MS, millisecondsOf(failure.retryAfterSeconds)), false);
     } else {
       record.consecutiveFailures++;
       const skip = failure.status === 429 ? 'credential_exhausted' : 'credential_rejected';
@@ -235,4 +235,9 @@ export function fingerprintOf(credential: string): string {
 
 function keyOf(accountId: string, providerId: string): string {
   return `${accountId}\u0000${providerId}`;
+}
+
+/** Seconds as whole milliseconds, rounded up, without float noise turning 518.815 s into 518 816 ms. */
+function millisecondsOf(seconds: number): number {
+  return Math.ceil(Math.round(seconds * 1_000_000) / 1000);
 }
