@@ -43,7 +43,7 @@ export class RouterMetrics {
     });
     this.upstreamAttempts = new Counter({
       name: 'router_upstream_attempts_total',
-      help: 'Upstream attempts by provider and outcome (ok, http_<status>, a timeout or connection reason, circuit_open, credential_rejected, credential_throttled).',
+      help: 'Upstream attempts by provider and outcome (ok, http_<status>, a timeout or connection reason, circuit_open, credential_rejected, credential_throttled, credential_exhausted).',
       labelNames: ['provider', 'outcome'],
       registers,
     });

@@ -4,10 +4,10 @@
  * circuit is open and the account's own keys whose circuit is open. An attempt "serves" the request
  * once it returns: for streams that is the commit point (first output ready); nothing after it is retried.
  *
- * Whose fault a failure is decides which circuit it moves: a 401, 403 or 429 to the account's own key
- * (BYOK) is that key's (credential-health.ts), never the provider's, so one account cannot take a
- * provider away from the others; 5xx, transport failures and the operator's managed key's 401/403/429
- * are the provider's (provider-health.ts).
+ * Whose fault a failure is decides which circuit it moves: a 401, 402, 403 or 429 is the key's
+ * (credential-health.ts: the account's own key, or the operator's managed key), never the provider's, so
+ * one key cannot take a provider away from the accounts that use others, nor show it degraded on
+ * /status; 5xx and transport failures are the provider's (provider-health.ts).
  */
 import type { ProviderConfig, RouteProfileConfig } from '../config/types.js';
 import type { Clock } from '../core/clock.js';
@@ -17,7 +17,7 @@ import { UpstreamTransportError } from '../upstream/upstream-client.js';
 import { candidateOrder } from './candidate-order.js';
 import type { MeasuredOrder } from './measured-order.js';
 import type { StickyRouting } from './sticky-routing.js';
-import { isCredentialVerdict, type CredentialHealth } from './credential-health.js';
+import { MANAGED_OWNER, isCredentialVerdict, type CredentialHealth } from './credential-health.js';
 import { shouldFailOver } from './failover-policy.js';
 import type { ProviderHealth } from './provider-health.js';
 import type { Span, SpanScope } from '../tracing/tracing.js';
@@ -39,7 +39,7 @@ export interface AttemptSummary {
   latencyMs: number;
   /**
    * Not tried (`error` says why): the provider's circuit was open (`circuit_open`), or the circuit of the
-   * account's own key for it (`credential_rejected`, `credential_throttled`). Absent for attempts made.
+   * key for it (`credential_rejected`, `credential_throttled`, `credential_exhausted`). Absent for attempts made.
    */
   skipped?: true;
 }
@@ -66,7 +66,7 @@ export interface FailoverDeps {
   /** Keeps a cached prompt prefix on the provider that holds it (absent: no stickiness). */
   sticky?: StickyRouting;
   health: ProviderHealth;
-  /** The circuits of accounts' own keys (BYOK), apart from the providers'. */
+  /** The circuits of keys (accounts' own and the operator's managed ones), apart from the providers'. */
   credentialHealth: CredentialHealth;
   clock: Clock;
   random: () => number;
@@ -96,6 +96,8 @@ export async function runWithFailover<T>(
   let refusal: RouterError | undefined;
   /** What each attempt made failed with, for the verdict when all of them refused (upstream-refusal.ts). */
   const failures: UpstreamFailure[] = [];
+  /** How long each candidate skipped as throttled stays so, in seconds: the soonest is the client's Retry-After. */
+  const throttledFor: number[] = [];
   let sent = 0;
   let everyAttemptTimedOut = true;
   for (const candidate of candidates) {
@@ -106,6 +108,7 @@ export async function runWithFailover<T>(
     }
     const skip = skipReason(deps, call.accountId, candidate);
     if (skip) {
+      if (skip === 'credential_throttled') throttledFor.push(deps.credentialHealth.skippedForSeconds(ownerOf(call.accountId, candidate), provider.id, candidate.credential));
       attempts.push({ provider: provider.id, model: target.model, status: null, error: skip, latencyMs: 0, skipped: true });
       if (call.trace) recordSkippedAttempt(call.trace, candidate, attempts.length, skip);
       continue;
@@ -160,18 +163,22 @@ export async function runWithFailover<T>(
   }
   if (refusal && sent === 0) throw refusal;
   const failed = allFailed(call.route.id, attempts, { withoutCredential, overBudget }, Math.max(0, sent - 1), sent > 0 && everyAttemptTimedOut);
-  throw upstreamRefusal(call.route.id, failed, failures) ?? failed;
+  throw upstreamRefusal(call.route.id, failed, failures, throttledFor) ?? failed;
+}
+
+/** Whose key a candidate carries: the account's own, or the operator's managed key (one owner for all). */
+function ownerOf(accountId: string, candidate: Candidate): string {
+  return candidate.credentialSource === 'byok' ? accountId : MANAGED_OWNER;
 }
 
 /**
- * Why not to send to this candidate now: its provider's circuit, then the circuit of the account's own
- * key for it. Claims a half-open probe slot where it lets the request through.
+ * Why not to send to this candidate now: its provider's circuit, then the circuit of its key. Claims a
+ * half-open probe slot where it lets the request through.
  */
 function skipReason(deps: FailoverDeps, accountId: string, candidate: Candidate): AttemptSummary['error'] {
   const providerId = candidate.provider.id;
   if (!deps.health.tryAcquire(providerId)) return 'circuit_open';
-  if (candidate.credentialSource !== 'byok') return null;
-  const skip = deps.credentialHealth.skipReason(accountId, providerId, candidate.credential);
+  const skip = deps.credentialHealth.skipReason(ownerOf(accountId, candidate), providerId, candidate.credential);
   if (skip === undefined) return null;
   deps.health.release(providerId);
   return skip;
@@ -180,25 +187,26 @@ function skipReason(deps: FailoverDeps, accountId: string, candidate: Candidate)
 /** The provider answered and took the credential (a success, an unfit answer, the request's own 4xx). */
 function accepted(deps: FailoverDeps, accountId: string, candidate: Candidate, latencyMs: number): void {
   deps.health.recordSuccess(candidate.provider.id, latencyMs);
-  if (candidate.credentialSource === 'byok') deps.credentialHealth.recordSuccess(accountId, candidate.provider.id, candidate.credential);
+  deps.credentialHealth.recordSuccess(ownerOf(accountId, candidate), candidate.provider.id, candidate.credential);
 }
 
 /** Nothing was learned (the client left, or the router refused or failed): probe slots are released. */
 function noVerdict(deps: FailoverDeps, accountId: string, candidate: Candidate): void {
   deps.health.release(candidate.provider.id);
-  if (candidate.credentialSource === 'byok') deps.credentialHealth.release(accountId, candidate.provider.id, candidate.credential);
+  deps.credentialHealth.release(ownerOf(accountId, candidate), candidate.provider.id, candidate.credential);
 }
 
-/** A failover trigger: the account's own key's fault when the provider judged the key, else the provider's. */
+/** A failover trigger: the key's fault when the provider judged the key, else the provider's. */
 function failedAt(deps: FailoverDeps, accountId: string, candidate: Candidate, failed: AttemptFailed): void {
   const providerId = candidate.provider.id;
-  if (candidate.credentialSource === 'byok' && !failed.transport && isCredentialVerdict(failed.failure.status)) {
+  const owner = ownerOf(accountId, candidate);
+  if (!failed.transport && isCredentialVerdict(failed.failure.status)) {
     deps.health.release(providerId);
-    deps.credentialHealth.recordFailure(accountId, providerId, candidate.credential, failed.failure);
+    deps.credentialHealth.recordFailure(owner, providerId, candidate.credential, failed.failure);
     return;
   }
   deps.health.recordFailure(providerId);
-  if (candidate.credentialSource === 'byok') deps.credentialHealth.release(accountId, providerId, candidate.credential);
+  deps.credentialHealth.release(owner, providerId, candidate.credential);
 }
 
 async function usableCandidates(deps: FailoverDeps, call: FailoverCall): Promise<{ candidates: Candidate[]; withoutCredential: string[] }> {
@@ -283,7 +291,8 @@ function allFailed(routeId: string, attempts: AttemptSummary[], notTried: NotTri
 const SKIP_REASON: Readonly<Record<string, string>> = {
   circuit_open: 'circuit open after repeated failures',
   credential_rejected: 'the provider rejected your key for it',
-  credential_throttled: 'the provider is rate-limiting your key for it',
+  credential_throttled: 'the provider is rate-limiting the key for it',
+  credential_exhausted: "the key's quota or credit with it is used up",
   no_credential: 'no key for it on this account',
   retry_budget: 'retry budget used up',
 };
@@ -303,7 +312,7 @@ function failedRouteMessage(routeId: string, attempts: AttemptSummary[], skipped
     parts.push('Retry in a few seconds; if it persists, see the status page.');
   } else if (tried.some((a) => a.status === 401 || a.status === 403) || skipped.some((s) => s.reason === 'credential_rejected')) {
     parts.push('Retrying will not help: the provider rejected the key, so check the provider keys on your account page.');
-  } else if (tried.some((a) => a.error === 'insufficient_quota')) {
+  } else if (tried.some((a) => a.error === 'insufficient_quota') || skipped.some((s) => s.reason === 'credential_exhausted')) {
     parts.push("Retrying will not help: the provider account's quota or credit is used up.");
   }
   return parts.join(' ');

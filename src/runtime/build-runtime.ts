@@ -21,6 +21,7 @@ import { outputLimitsFrom } from '../routing/output-limits.js';
 import { storeSignatureMemory } from './store-signature-memory.js';
 import { openQuotaLedger } from '../stores/open-quota-ledger.js';
 import { openConcurrencyLimiter } from '../stores/open-concurrency-limiter.js';
+import { openCredentialCircuits } from '../stores/open-credential-circuits.js';
 import { openRateLimiter } from '../stores/open-rate-limiter.js';
 import { openStore } from '../stores/open-store.js';
 import type { ClusterChannel } from '../stores/cluster/cluster-channel.js';
@@ -125,6 +126,8 @@ export async function buildRuntime(config: RouterConfig, options: BuildOptions =
     }
   });
   const credentialHealth = new CredentialHealth(config.providers.circuitBreaker, clock);
+  // Every worker and instance skips the same keys (and the app's badge reads the same on each).
+  const stopSharingCredentialCircuits = await openCredentialCircuits(config.server.rateLimit, credentialHealth, clock, options.primary);
   const credentials = createCredentialResolver({ store, clock, secretKey: secret, providers, managedAccess, cacheTtlMs: config.server.keyCacheTtlMs });
   const engine = new RoutingEngine({
     providers,
@@ -219,6 +222,7 @@ export async function buildRuntime(config: RouterConfig, options: BuildOptions =
     async close() {
       app.stop();
       stopSharingMeasurements?.();
+      await stopSharingCredentialCircuits();
       await alerts.stop();
       await mail.close();
       await usage.close();

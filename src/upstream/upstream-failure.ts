@@ -18,6 +18,11 @@ export interface UpstreamFailure {
   message: string;
   param?: string | null;
   retryAfterSeconds?: number;
+  /**
+   * A used-up quota that resets at a known instant (epoch ms; Gemini's per-day quotas): the credential is
+   * skipped until then, and the client is told not to retry (it is never a Retry-After).
+   */
+  quotaResetsAt?: number;
 }
 
 /** Raised by a stream translator when the provider reports an error inside a 200 stream. */

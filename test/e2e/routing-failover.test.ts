@@ -6,6 +6,7 @@ import {
   PROVIDER_KEYS,
   frontierOrder,
   json,
+  manualClock,
   pointProvidersAt,
   postV1,
   sdkClient,
@@ -27,14 +28,19 @@ describe('failover between upstreams (openai, then anthropic, then gemini)', () 
   let client: OpenAI;
   let key: string;
   const post = (path: string, body: object, apiKey = key) => postV1(router, apiKey, path, body);
+  /** The router's: a 429 rests the key for its provider's Retry-After, which each test lets pass before the next. */
+  const clock = manualClock();
 
   beforeAll(async () => {
     fakes = await startFakes();
-    router = await startTestRouter({ patch: { providers: pointProvidersAt(fakes.urls, NO_BREAKER), routes: frontierOrder(['openai', 'anthropic', 'gemini']) } });
+    router = await startTestRouter({ clock, patch: { providers: pointProvidersAt(fakes.urls, NO_BREAKER), routes: frontierOrder(['openai', 'anthropic', 'gemini']) } });
     key = (await router.createAccount('pro', { providerKeys: { ...PROVIDER_KEYS } })).key;
     client = sdkClient(router, key);
   });
-  afterEach(() => fakes.reset());
+  afterEach(() => {
+    fakes.reset();
+    clock.advance(60_000);
+  });
   afterAll(async () => {
     await router.close();
     await fakes.close();

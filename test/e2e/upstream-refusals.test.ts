@@ -1,6 +1,6 @@
 import OpenAI, { type APIError } from 'openai';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { PROVIDER_KEYS, frontierOrder, json, pointProvidersAt, postV1, startFakes, startTestRouter, type Fakes, type TestRouter } from './router-harness.js';
+import { PROVIDER_KEYS, frontierOrder, json, manualClock, pointProvidersAt, postV1, startFakes, startTestRouter, type Fakes, type TestRouter } from './router-harness.js';
 
 const HELLO = { model: 'router/frontier', messages: [{ role: 'user' as const, content: 'Say hello' }] };
 /** Circuits must not open while these tests refuse the same provider again and again. */
@@ -11,14 +11,19 @@ describe('upstream refusals: every candidate rate-limited or out of credit', () 
   let router: TestRouter;
   let key: string;
   let twoProviders: string;
+  /** The router's: a throttled key rests for its provider's wait, which each test lets pass before the next. */
+  const clock = manualClock();
 
   beforeAll(async () => {
     fakes = await startFakes();
-    router = await startTestRouter({ patch: { providers: pointProvidersAt(fakes.urls, NO_BREAKER), routes: frontierOrder(['openai', 'anthropic', 'gemini']) } });
+    router = await startTestRouter({ clock, patch: { providers: pointProvidersAt(fakes.urls, NO_BREAKER), routes: frontierOrder(['openai', 'anthropic', 'gemini']) } });
     key = (await router.createAccount('pro', { providerKeys: { ...PROVIDER_KEYS } })).key;
     twoProviders = (await router.createAccount('pro', { providerKeys: { openai: PROVIDER_KEYS.openai, anthropic: PROVIDER_KEYS.anthropic } })).key;
   });
-  afterEach(() => fakes.reset());
+  afterEach(() => {
+    fakes.reset();
+    clock.advance(60_000);
+  });
   afterAll(async () => {
     await router.close();
     await fakes.close();

@@ -35,7 +35,8 @@ export type FakeFailure =
   /**
    * The provider account is out of quota or credit: OpenAI's 429 `insufficient_quota` (with `inStream`,
    * a native Responses stream that starts and then sends `response.failed` with that code before any
-   * output), Anthropic's 402 `billing_error`. Gemini has no separate answer for it (its 429 is the same).
+   * output), Anthropic's 402 `billing_error`, Gemini's 429 RESOURCE_EXHAUSTED naming a per-day quota
+   * (`GenerateRequestsPerDayPerProjectPerModel-FreeTier`) in its QuotaFailure.
    */
   | { kind: 'out-of-credit'; inStream?: boolean };
 

@@ -53,6 +53,7 @@ export async function startGeminiFake(): Promise<FakeProvider> {
     if (failure?.kind === 'hang') return;
     const credential = String(req.headers['x-goog-api-key'] ?? '');
     if (failure?.kind === 'status') return sendError(res, googleError(failure.status, failure.retryAfterSeconds, failure.echoCredential ? credentialEcho(credential) : undefined));
+    if (failure?.kind === 'out-of-credit') return sendError(res, dailyQuotaError());
     if (failure?.kind === 'slow-first-byte') await delay(failure.delayMs);
 
     const route = ROUTE.exec(url.pathname);
@@ -248,6 +249,35 @@ const GOOGLE_502_PAGE = `<!DOCTYPE html>
   <p><b>502.</b> <ins>That’s an error.</ins>
   <p>The server encountered a temporary error and could not complete your request.<p>Please try again in 30 seconds.  <ins>That’s all we know.</ins>
 `;
+
+/**
+ * What the API answers once a project's per-day quota is used up: the same 429 RESOURCE_EXHAUSTED as a
+ * per-minute limit, told apart only by the QuotaFailure's per-day quota id. It carries a RetryInfo all
+ * the same, though waiting seconds does not help.
+ */
+function dailyQuotaError(): ErrorReply {
+  const error = {
+    code: 429,
+    message: 'You exceeded your current quota, please check your plan and billing details. For more information on this error, head to: https://ai.google.dev/gemini-api/docs/rate-limits.',
+    status: 'RESOURCE_EXHAUSTED',
+    details: [
+      {
+        '@type': 'type.googleapis.com/google.rpc.QuotaFailure',
+        violations: [
+          {
+            quotaMetric: 'generativelanguage.googleapis.com/generate_content_free_tier_requests',
+            quotaId: 'GenerateRequestsPerDayPerProjectPerModel-FreeTier',
+            quotaDimensions: { location: 'global', model: 'gemini-2.5-pro' },
+            quotaValue: '25',
+          },
+        ],
+      },
+      { '@type': 'type.googleapis.com/google.rpc.Help', links: [{ description: 'Learn more about Gemini API quotas', url: 'https://ai.google.dev/gemini-api/docs/rate-limits' }] },
+      { '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '23s' },
+    ],
+  };
+  return { status: 429, contentType: 'application/json; charset=UTF-8', body: JSON.stringify({ error }, null, 2) };
+}
 
 /** Google's error bodies as the Generative Language API sends them (`google.rpc.Status` under `error`). */
 function googleError(status: number, retryAfterSeconds?: number, message?: string): ErrorReply {

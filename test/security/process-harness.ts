@@ -155,3 +155,32 @@ export function usedThisMonth(router: SpawnedRouter, accountId: string): number 
     db.close();
   }
 }
+
+/**
+ * One keep-alive connection to each worker of a spawned cluster: the workers accept from one shared
+ * socket, so each connection belongs to one of them, and which one is read from its log line (a request
+ * with a wrong key is logged with its request id by the worker that answered it).
+ */
+export async function oneConnectionPerWorker(router: SpawnedRouter, workers = 2): Promise<Map<string, import('undici').Client>> {
+  const { Client } = await import('undici');
+  const byWorker = new Map<string, import('undici').Client>();
+  for (let i = 0; i < 10 * workers && byWorker.size < workers; i++) {
+    const client = new Client(router.url, { pipelining: 1 });
+    const answer = await client.request({
+      path: '/v1/models',
+      method: 'GET',
+      headers: { 'user-agent': 'cluster-tests/1.0', authorization: 'Bearer sk-wrong-key-for-worker-probe' },
+    });
+    const requestId = answer.headers['x-request-id'] as string;
+    await answer.body.dump();
+    let worker: string | undefined;
+    const deadline = Date.now() + 5000;
+    while ((worker = jsonLogLines(router.output()).find((line) => line.requestId === requestId)?.tag as string | undefined) === undefined && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    if (worker === undefined || byWorker.has(worker)) await client.close();
+    else byWorker.set(worker, client);
+  }
+  if (byWorker.size < workers) throw new Error(`reached ${byWorker.size} of ${workers} workers`);
+  return byWorker;
+}

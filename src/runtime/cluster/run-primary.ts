@@ -15,6 +15,7 @@ import type { ClusterMessage, PrimaryHandler } from '../../stores/cluster/cluste
 import { serveInFlightSlots } from '../../stores/cluster/serve-in-flight-slots.js';
 import { serveRateLimits } from '../../stores/cluster/serve-rate-limits.js';
 import { serveMeasurements } from '../../stores/cluster/share-measurements.js';
+import { relayCredentialCircuits } from '../../stores/cluster/share-credential-circuits.js';
 import { systemClock } from '../../core/clock.js';
 import { createMemoryRateLimiter } from '../../stores/memory/create-memory-rate-limiter.js';
 import { END_GRACE_MS } from '../start-server.js';
@@ -59,6 +60,9 @@ export async function runPrimary(config: RouterConfig, options: PrimaryOptions):
     ...(windows ? [serveRateLimits(windows)] : []),
     serveClusterMetrics(() => Object.values(cluster.workers ?? {})),
     serveMeasurements(systemClock),
+    relayCredentialCircuits((message) => {
+      for (const worker of Object.values(cluster.workers ?? {})) if (worker?.isConnected()) worker.send(message, undefined, () => undefined);
+    }),
   ];
   const backoff = new RestartBackoff();
   const startedAt = new Map<number, number>();

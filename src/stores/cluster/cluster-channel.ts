@@ -6,6 +6,7 @@
  */
 import type { RateDecision } from '../rate-limiter.js';
 import type { MeasuredFigures, MeasurementSample } from '../../routing/route-measurements.js';
+import type { CredentialCircuitChange } from '../../routing/credential-health.js';
 
 /** One end of the channel, as the worker (or a test) sees it. */
 export interface ClusterChannel {
@@ -62,6 +63,8 @@ export type ClusterMessage =
   // A worker's measured-routing samples since its last message; the primary answers with everyone's figures.
   | { router: 'measurements'; samples: MeasurementSample[] }
   | { router: 'measurements-figures'; figures: MeasuredFigures[] }
+  // A key's circuit changed in one worker (`from`: its pid); the primary relays it to every worker.
+  | { router: 'credential-circuit'; from: number; change: CredentialCircuitChange }
   | { router: 'drain' }
   | { router: 'cut' };
 

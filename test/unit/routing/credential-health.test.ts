@@ -107,6 +107,40 @@ describe('CredentialHealth', () => {
     expect(health.rejection('acct_a', 'openai')).toBeUndefined();
   });
 
+  it('skips a throttled key from the first 429 for exactly the wait it named, then uses it again without a probe', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: MAX_THROTTLE_MS }), fc.nat(MAX_THROTTLE_MS * 2), (waitMs, later) => {
+        let now = 0;
+        const health = new CredentialHealth(BREAKER, { now: () => now });
+        health.recordFailure('acct_a', 'openai', 'k', { status: 429, type: 'rate_limit_error', code: 'rate_limit_exceeded', retryAfterSeconds: waitMs / 1000 });
+        now = later;
+        const expected = later < waitMs ? 'credential_throttled' : undefined;
+        expect(health.skipReason('acct_a', 'openai', 'k')).toBe(expected);
+        expect(health.skipReason('acct_a', 'openai', 'k')).toBe(expected);
+        expect(health.skippedForSeconds('acct_a', 'openai', 'k')).toBeCloseTo(Math.max(0, waitMs - later) / 1000, 9);
+      }),
+    );
+  });
+
+  it('never skips for a 429 that named no wait', () => {
+    const health = new CredentialHealth({ failureThreshold: 1, cooldownMs: 1000 }, { now: () => 0 });
+    for (let i = 0; i < 5; i++) health.recordFailure('acct_a', 'openai', 'k', { status: 429 });
+    expect(health.skipReason('acct_a', 'openai', 'k')).toBeUndefined();
+  });
+
+  it('skips an exhausted key until the reset the provider named, then probes it once', () => {
+    let now = 0;
+    const health = new CredentialHealth(BREAKER, { now: () => now });
+    health.recordFailure('acct_a', 'gemini', 'k', { status: 429, type: 'insufficient_quota', code: 'insufficient_quota', quotaResetsAt: 5 * 3_600_000 });
+    now = 5 * 3_600_000 - 1;
+    expect(health.skipReason('acct_a', 'gemini', 'k')).toBe('credential_exhausted');
+    now += 1;
+    expect(health.skipReason('acct_a', 'gemini', 'k')).toBeUndefined();
+    expect(health.skipReason('acct_a', 'gemini', 'k')).toBe('credential_exhausted');
+    health.recordSuccess('acct_a', 'gemini', 'k');
+    expect(health.skipReason('acct_a', 'gemini', 'k')).toBeUndefined();
+  });
+
   it("honours a throttle's Retry-After, up to a bound", () => {
     let now = 0;
     const health = new CredentialHealth({ failureThreshold: 1, cooldownMs: 1000 }, { now: () => now });

@@ -176,7 +176,7 @@ describe("runWithFailover: an account's own key is judged apart from its provide
     return candidate.provider.id;
   };
 
-  for (const status of [401, 403, 429]) {
+  for (const status of [401, 403]) {
     it(`a BYOK ${status} never moves the provider's circuit, and opens only that account's key's circuit`, async () => {
       const { deps, call, health } = setup({ failureThreshold: 2 });
       const failure = new AttemptFailed({ status, type: 'authentication_error', code: null, message: 'no' });
@@ -185,8 +185,7 @@ describe("runWithFailover: an account's own key is judged apart from its provide
 
       const skipped = await runWithFailover(deps, call, failA(failure));
       expect(skipped.meta.retryCount).toBe(0);
-      const reason = status === 429 ? 'credential_throttled' : 'credential_rejected';
-      expect(skipped.meta.attempts[0]).toEqual({ provider: 'a', model: 'm-a', status: null, error: reason, latencyMs: 0, skipped: true });
+      expect(skipped.meta.attempts[0]).toEqual({ provider: 'a', model: 'm-a', status: null, error: 'credential_rejected', latencyMs: 0, skipped: true });
 
       // Another account's key for the same provider is tried and serves.
       const other = await runWithFailover(deps, { ...call, accountId: 'acct_2' }, async (candidate) => candidate.provider.id);
@@ -194,13 +193,34 @@ describe("runWithFailover: an account's own key is judged apart from its provide
     });
   }
 
-  it("counts the operator's managed key's 401 and 429 against the provider", async () => {
-    const { deps, call, health } = setup({ failureThreshold: 2, source: 'managed' });
+  it("a BYOK 429 skips only that account's key, at once and only for the wait it named, never moving the provider's circuit", async () => {
+    const { deps, call, health, advance } = setup({ failureThreshold: 5 });
+    const throttled = new AttemptFailed({ status: 429, type: 'rate_limit_error', code: 'rate_limit_exceeded', message: 'slow', retryAfterSeconds: 0.5 });
+    expect((await runWithFailover(deps, call, failA(throttled))).meta.retryCount).toBe(1);
+    expect(health.snapshot(['a'])[0]).toMatchObject({ state: 'closed', recentRequests: 0 });
+    expect((await runWithFailover(deps, call, failA(throttled))).meta.attempts[0]).toEqual({ provider: 'a', model: 'm-a', status: null, error: 'credential_throttled', latencyMs: 0, skipped: true });
+    expect((await runWithFailover(deps, { ...call, accountId: 'acct_2' }, async (candidate) => candidate.provider.id)).value).toBe('a');
+    advance(500);
+    expect((await runWithFailover(deps, call, async (candidate) => candidate.provider.id)).value).toBe('a');
+  });
+
+  it('asks again at once after a 429 that named no wait', async () => {
+    const { deps, call } = setup({ failureThreshold: 1 });
+    const throttled = new AttemptFailed({ status: 429, type: 'rate_limit_error', code: 'rate_limit_exceeded', message: 'slow' });
+    for (let i = 0; i < 3; i++) expect((await runWithFailover(deps, call, failA(throttled))).meta.attempts[0]).toMatchObject({ provider: 'a', status: 429 });
+  });
+
+  it("judges the operator's managed key apart from the provider: its 401s and 429s skip that key for every account it serves, never the provider", async () => {
+    const { deps, call, health, keyOf } = setup({ failureThreshold: 2, source: 'managed' });
+    for (const account of ['acct_1', 'acct_2']) keyOf.set(`${account}/a`, 'operator-key-a');
     await runWithFailover(deps, call, failA(rejectedKey));
-    await runWithFailover(deps, call, failA(new AttemptFailed({ status: 429, type: 'rate_limit_error', code: 'rate_limit_exceeded', message: 'slow' })));
-    expect(health.state('a')).toBe('open');
+    await runWithFailover(deps, call, failA(rejectedKey));
+    expect(health.snapshot(['a'])[0]).toMatchObject({ state: 'closed', recentRequests: 0 });
     const skipped = await runWithFailover(deps, { ...call, accountId: 'acct_2' }, async (candidate) => candidate.provider.id);
-    expect(skipped.meta.attempts[0]).toMatchObject({ provider: 'a', error: 'circuit_open', skipped: true });
+    expect(skipped.meta.attempts[0]).toMatchObject({ provider: 'a', error: 'credential_rejected', skipped: true });
+    // An account's own key for the same provider is untouched by the operator key's trouble.
+    const byok = await runWithFailover({ ...deps, credentialFor: async (account, id) => ({ value: `key-${account}-${id}`, source: 'byok' }) }, call, async (candidate) => candidate.provider.id);
+    expect(byok.value).toBe('a');
   });
 
   it("counts a 5xx to an account's own key against the provider, not the key", async () => {
@@ -244,6 +264,28 @@ describe("runWithFailover: an account's own key is judged apart from its provide
     expect(error.message).toBe(
       'No upstream could serve router/frontier. Skipped: a (the provider rejected your key for it), b (no key for it on this account). Retrying will not help: the provider rejected the key, so check the provider keys on your account page.',
     );
+  });
+
+  it('answers 429 with the time left when every candidate is a throttled key, never 502', async () => {
+    const { deps, call, advance } = setup({ keys: ['a'] });
+    const throttled = new AttemptFailed({ status: 429, type: 'rate_limit_error', code: 'rate_limit_exceeded', message: 'slow', retryAfterSeconds: 7 });
+    expect((await rejection(runWithFailover(deps, call, failA(throttled)))).headers['retry-after']).toBe('7');
+    advance(4500);
+    const error = await rejection(runWithFailover(deps, call, failA(throttled)));
+    expect([error.status, error.wire?.code, error.headers['retry-after'], error.headers['x-should-retry']]).toEqual([429, 'rate_limit_exceeded', '3', 'true']);
+    expect(error.details.attempts).toEqual([{ provider: 'a', model: 'm-a', status: null, error: 'credential_throttled', latencyMs: 0, skipped: true }]);
+  });
+
+  it("skips a key until its quota's reset when the provider names one, and answers insufficient_quota meanwhile", async () => {
+    const { deps, call, advance } = setup({ keys: ['a'], failureThreshold: 5 });
+    const daily = new AttemptFailed({ status: 429, type: 'insufficient_quota', code: 'insufficient_quota', message: 'daily', quotaResetsAt: 1_000_000 + 3_600_000 });
+    expect((await rejection(runWithFailover(deps, call, failA(daily)))).headers).toMatchObject({ 'x-should-retry': 'false' });
+    advance(3_599_999);
+    const error = await rejection(runWithFailover(deps, call, failA(daily)));
+    expect([error.status, error.wire?.code, error.headers['retry-after'], error.headers['x-should-retry']]).toEqual([429, 'insufficient_quota', undefined, 'false']);
+    expect(error.details.attempts).toEqual([{ provider: 'a', model: 'm-a', status: null, error: 'credential_exhausted', latencyMs: 0, skipped: true }]);
+    advance(1);
+    expect((await runWithFailover(deps, call, async (candidate) => candidate.provider.id)).value).toBe('a');
   });
 
   it('waits out a throttled key for the Retry-After the provider gave', async () => {

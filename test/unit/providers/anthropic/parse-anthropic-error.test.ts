@@ -70,4 +70,14 @@ describe('parseError', () => {
       message: 'Anthropic failed with HTTP 418.',
     });
   });
+
+  it("reads a 429's wait from anthropic-ratelimit-*-reset when it has no Retry-After", () => {
+    const headers = new Headers({
+      'anthropic-ratelimit-requests-remaining': '12',
+      'anthropic-ratelimit-requests-reset': '2026-01-01T00:00:01Z',
+      'anthropic-ratelimit-input-tokens-remaining': '0',
+      'anthropic-ratelimit-input-tokens-reset': '2026-01-01T00:00:45Z',
+    });
+    expect(adapter.parseError(429, anthropicError('rate_limit_error', 'Number of input tokens has exceeded your per-minute rate limit'), headers).retryAfterSeconds).toBe(45);
+  });
 });

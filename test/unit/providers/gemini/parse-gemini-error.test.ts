@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
 import { createGeminiAdapter } from '../../../../src/providers/gemini/index.js';
+import { nextPacificMidnight } from '../../../../src/providers/gemini/pacific-midnight.js';
 
 const NOW = Date.parse('2026-01-01T00:00:00Z');
 const geminiAdapter = createGeminiAdapter({ clock: { now: () => NOW } });
@@ -24,9 +26,44 @@ describe('Gemini errors → contract failures', () => {
     });
   });
 
-  it('rounds a fractional retryDelay up to whole seconds', () => {
+  it("maps a per-day QuotaFailure to insufficient_quota until Google's reset (Pacific midnight), with no Retry-After, whatever RetryInfo says", () => {
+    const body = googleBody(429, 'RESOURCE_EXHAUSTED', 'You exceeded your current quota, please check your plan and billing details.', [
+      {
+        '@type': 'type.googleapis.com/google.rpc.QuotaFailure',
+        violations: [{ quotaMetric: 'generativelanguage.googleapis.com/generate_content_free_tier_requests', quotaId: 'GenerateRequestsPerDayPerProjectPerModel-FreeTier', quotaDimensions: { location: 'global', model: 'gemini-2.5-pro' }, quotaValue: '25' }],
+      },
+      { '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '23s' },
+    ]);
+    // 2026-01-01T00:00Z is 16:00 on Dec 31 in Los Angeles (PST, UTC-8): the reset is 2026-01-01T08:00Z.
+    expect(parse(429, body)).toEqual({
+      status: 429,
+      type: 'insufficient_quota',
+      code: 'insufficient_quota',
+      message: 'You exceeded your current quota, please check your plan and billing details.',
+      quotaResetsAt: Date.parse('2026-01-01T08:00:00Z'),
+    });
+  });
+
+  it('keeps a per-minute QuotaFailure a rate limit with its RetryInfo delay', () => {
+    const body = googleBody(429, 'RESOURCE_EXHAUSTED', 'slow down', [
+      { '@type': 'type.googleapis.com/google.rpc.QuotaFailure', violations: [{ quotaMetric: 'generativelanguage.googleapis.com/generate_content_free_tier_requests', quotaId: 'GenerateRequestsPerMinutePerProjectPerModel-FreeTier' }] },
+      { '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '41s' },
+    ]);
+    expect(parse(429, body)).toMatchObject({ type: 'rate_limit_error', code: 'rate_limit_exceeded', retryAfterSeconds: 41 });
+  });
+
+  it('never throws on malformed details, and reads only well-formed ones', () => {
+    fc.assert(
+      fc.property(fc.anything(), (details) => {
+        const failure = parse(429, JSON.stringify({ error: { code: 429, status: 'RESOURCE_EXHAUSTED', message: 'x', details } }));
+        expect(failure.status).toBe(429);
+      }),
+    );
+  });
+
+  it('keeps a fractional retryDelay as it is (the client is told whole seconds, rounded up, at the refusal)', () => {
     const body = googleBody(429, 'RESOURCE_EXHAUSTED', 'slow down', [{ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '27.2s' }]);
-    expect(parse(429, body).retryAfterSeconds).toBe(28);
+    expect(parse(429, body).retryAfterSeconds).toBe(27.2);
   });
 
   it('falls back to the Retry-After header when the body has no RetryInfo', () => {
@@ -77,5 +114,25 @@ describe('Gemini errors → contract failures', () => {
     expect(parse(500, '')).toEqual({ status: 500, type: 'server_error', code: null, message: 'Gemini returned HTTP 500.' });
     expect(parse(418, 'null')).toEqual({ status: 418, type: 'invalid_request_error', code: null, message: 'Gemini returned HTTP 418.' });
     expect(parse(503, `[${googleBody(503, 'UNAVAILABLE', 'busy')}]`)).toMatchObject({ code: 'overloaded', message: 'busy' });
+  });
+});
+
+describe('nextPacificMidnight', () => {
+  const pacific = new Intl.DateTimeFormat('en-US', { timeZone: 'America/Los_Angeles', hourCycle: 'h23', hour: 'numeric', minute: 'numeric', second: 'numeric' });
+
+  it('is the first instant after now that is 00:00:00 in Los Angeles, within 25 hours, daylight saving time included', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: Date.parse('2000-01-01T00:00:00Z'), max: Date.parse('2100-01-01T00:00:00Z') }), (now) => {
+        const reset = nextPacificMidnight(now);
+        expect(reset).toBeGreaterThan(now);
+        expect(reset - now).toBeLessThanOrEqual(25 * 3_600_000);
+        expect(pacific.format(reset)).toBe('00:00:00');
+        // No earlier whole hour after now is a Pacific midnight.
+        for (let hour = Math.ceil(now / 3_600_000) * 3_600_000; hour < reset; hour += 3_600_000) expect(pacific.format(hour)).not.toBe('00:00:00');
+      }),
+      { numRuns: 200 },
+    );
+    expect(nextPacificMidnight(Date.parse('2026-07-01T06:59:59Z'))).toBe(Date.parse('2026-07-01T07:00:00Z'));
+    expect(nextPacificMidnight(Date.parse('2026-07-01T07:00:00Z'))).toBe(Date.parse('2026-07-02T07:00:00Z'));
   });
 });

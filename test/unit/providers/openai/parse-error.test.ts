@@ -71,4 +71,12 @@ describe('parseError', () => {
   it('falls back to the generic message for JSON without a message', () => {
     expect(parseError(503, '{"status":"down"}', noHeaders)).toMatchObject({ status: 503, code: 'overloaded', message: 'The upstream provider answered HTTP 503 without a readable error.' });
   });
+
+  it("reads a 429's wait from x-ratelimit-reset-* when it has no Retry-After, and only a 429's", () => {
+    const body = JSON.stringify({ error: { message: 'Rate limit reached for gpt-4.1 on tokens per min (TPM).', type: 'tokens', param: null, code: 'rate_limit_exceeded' } });
+    const headers = new Headers({ 'x-ratelimit-remaining-requests': '499', 'x-ratelimit-reset-requests': '120ms', 'x-ratelimit-remaining-tokens': '0', 'x-ratelimit-reset-tokens': '6m0s' });
+    expect(parseError(429, body, headers).retryAfterSeconds).toBe(360);
+    expect(parseError(503, body, headers).retryAfterSeconds).toBeUndefined();
+    expect(parseError(429, body, new Headers({ 'x-ratelimit-reset-requests': '20ms' })).retryAfterSeconds).toBeCloseTo(0.02, 9);
+  });
 });
