@@ -75,7 +75,8 @@ function postgresDatabases(url: string): Database_ {
 
 const backends: [string, () => Database_][] = [['sqlite', sqliteDatabases], ...(postgresUrl ? [['postgres', () => postgresDatabases(postgresUrl)] as [string, () => Database_]] : [])];
 
-describe.each(backends)('router migrate and serve --no-migrate on %s (built bin/router)', (dialect, make) => {
+// Each test starts several router processes one after another: seconds each on a shared machine.
+describe.each(backends)('router migrate and serve --no-migrate on %s (built bin/router)', { timeout: 90_000 }, (dialect, make) => {
   const databases = make();
   afterAll(() => databases.cleanUp());
 
