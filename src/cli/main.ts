@@ -6,6 +6,7 @@ import { registerAccountCommands } from './commands/accounts.js';
 import { registerAuditCommand } from './commands/audit.js';
 import { registerCheckCommand } from './commands/check.js';
 import { registerKeyCommands } from './commands/keys.js';
+import { registerMigrateCommand } from './commands/migrate.js';
 import { registerProbeCommand } from './commands/probe.js';
 import { registerProviderKeyCommands } from './commands/provider-keys.js';
 import { registerServeCommand } from './commands/serve.js';
@@ -20,6 +21,7 @@ function createProgram(): Command {
     .exitOverride();
   registerServeCommand(program);
   registerCheckCommand(program);
+  registerMigrateCommand(program);
   registerProbeCommand(program);
   registerAccountCommands(program);
   registerKeyCommands(program);

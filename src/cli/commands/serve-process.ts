@@ -12,11 +12,15 @@ import { createLogger } from '../../runtime/create-logger.js';
 import { installProcessGuard } from '../../runtime/process-guard.js';
 import { startServer, type RunningServer } from '../../runtime/start-server.js';
 import { isClusterMessage, processChannel } from '../../stores/cluster/cluster-channel.js';
+import { requireCurrentStorageSchema } from '../../stores/schema-versions.js';
 
 /** `router serve`: one process, or a cluster's primary or worker, as listen.workers and the process say. */
-export async function serve(options: { config?: string; json?: boolean }): Promise<void> {
+export async function serve(options: { config?: string; json?: boolean; migrate?: boolean }): Promise<void> {
   const config = loadConfig(resolveConfigDir(options.config, process.env), process.env);
   if (cluster.isWorker) return serveWorker(config);
+  // On a current schema the migrate() every store still runs at start finds nothing to apply; a newer one
+  // is refused there too, whatever this flag says.
+  if (options.migrate === false) await requireCurrentStorageSchema(config.server.storage);
   const workers = workerCount(config.server.listen.workers);
   if (workers > 1) return servePrimary(config, workers, options.json === true);
   return serveOneProcess(config, options.json === true);

@@ -6,7 +6,9 @@ export function registerServeCommand(program: Command): void {
     .description('start the API server (refuses to start on an invalid configuration)')
     .option('--config <dir>', 'configuration directory (default $ROUTER_CONFIG or ./config)')
     .option('--json', 'print one JSON document when listening')
-    .action(async (options: { config?: string; json?: boolean }) => {
+    // Migrating at start keeps the one-line start from a clone; a deployment runs `router migrate` first.
+    .option('--no-migrate', 'do not migrate the database: start only if it is at this release\'s schema version (after `router migrate`)')
+    .action(async (options: { config?: string; json?: boolean; migrate: boolean }) => {
       // The server's modules load only when serving: the rest of the CLI starts without them.
       const { serve } = await import('./serve-process.js');
       await serve(options);

@@ -1,0 +1,58 @@
+# The router's container image (docs/deploy.md). Two stages: the first installs every dependency and
+# builds dist/, the second carries only the production dependencies, the build and the files the server
+# reads at run time. BASE_IMAGE is a build argument so CI can build from a base it makes locally.
+ARG BASE_IMAGE=node:20-bookworm-slim
+
+FROM ${BASE_IMAGE} AS build
+WORKDIR /app
+# better-sqlite3 compiles when no prebuilt binary fits; the toolchain stays in this stage.
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends python3 make g++ \
+ && rm -rf /var/lib/apt/lists/*
+COPY package.json package-lock.json ./
+# --ignore-scripts: the package's own `prepare` (the build) needs the sources, copied below; the
+# dependencies' install scripts (better-sqlite3's binary) run in the rebuild.
+RUN npm ci --ignore-scripts && npm rebuild
+COPY tsconfig.json tsconfig.build.json ./
+COPY scripts ./scripts
+COPY src ./src
+RUN npm run build && npm prune --omit=dev
+
+FROM ${BASE_IMAGE} AS runtime
+# tini is PID 1: it forwards SIGTERM to the router (which drains) and reaps any child (cluster workers).
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends tini \
+ && rm -rf /var/lib/apt/lists/* \
+ && groupadd --system --gid 10001 router \
+ && useradd --system --uid 10001 --gid router --home-dir /app --shell /usr/sbin/nologin router
+WORKDIR /app
+ENV NODE_ENV=production \
+    ROUTER_CONFIG=/app/config \
+    ROUTER_HOST=0.0.0.0 \
+    ROUTER_PORT=8787 \
+    ROUTER_LOG_FORMAT=json
+COPY --from=build /app/node_modules ./node_modules
+COPY --from=build /app/dist ./dist
+COPY package.json ./
+COPY bin ./bin
+COPY schemas ./schemas
+# The account app's templates, static files and word lists are read from src/app at run time.
+COPY src/app/templates ./src/app/templates
+COPY src/app/static ./src/app/static
+COPY src/app/lists ./src/app/lists
+# The default configuration with the container's server.yaml; mount your own over /app/config.
+COPY config ./config
+COPY deploy/server.yaml ./config/server.yaml
+# Only for a single container on SQLite (storage's default, /app/data/router.db); deployments use PostgreSQL.
+RUN mkdir -p /app/data && chown router:router /app/data
+VOLUME ["/app/data"]
+# Numeric, so Kubernetes' runAsNonRoot can verify it.
+USER 10001:10001
+EXPOSE 8787
+# node, not curl: the runtime image carries no HTTP client of its own.
+HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.ROUTER_PORT||8787)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
+STOPSIGNAL SIGTERM
+ENTRYPOINT ["/usr/bin/tini", "--", "node", "/app/bin/router"]
+# Migrates at start (the one-line start). With several instances run `migrate` once, then `serve --no-migrate`.
+CMD ["serve"]
