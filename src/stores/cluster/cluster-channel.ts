@@ -62,6 +62,8 @@ export type ClusterMessage =
   // A worker's measured-routing samples since its last message; the primary answers with everyone's figures.
   | { router: 'measurements'; samples: MeasurementSample[] }
   | { router: 'measurements-figures'; figures: MeasuredFigures[] }
+  // From a worker's event loop, for the primary's watchdog (runtime/cluster/worker-watchdog.ts); not answered.
+  | { router: 'heartbeat' }
   | { router: 'drain' }
   | { router: 'cut' };
 
