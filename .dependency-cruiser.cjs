@@ -41,7 +41,7 @@ const mayImport = {
 
 /** Files outside a folder's `mayImport` that it may still import, each with its reason. */
 const narrowExceptions = {
-  // stores/cluster/ carries routing's measured figures between workers: that one file, nothing else of routing/.
+  // stores/ carries routing's measured figures and leaders between workers and instances: that one file, nothing else of routing/.
   stores: ['^src/routing/route-measurements\\.ts$'],
 };
 
