@@ -41,8 +41,8 @@ const mayImport = {
 
 /** Files outside a folder's `mayImport` that it may still import, each with its reason. */
 const narrowExceptions = {
-  // stores/cluster/ carries routing's measured figures between workers, and stores/cluster/ and stores/redis/
-  // its credential circuits between workers and instances: those two files, nothing else of routing/.
+  // stores/ carries routing's measured figures and leaders between workers and instances, and stores/cluster/ and
+  // stores/redis/ its credential circuits: those two files, nothing else of routing/.
   stores: ['^src/routing/route-measurements\\.ts$', '^src/routing/credential-health\\.ts$'],
 };
 

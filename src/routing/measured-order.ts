@@ -2,7 +2,8 @@
  * Ranks a route's candidates by their measured figures (route-measurements.ts) for `order: measured`,
  * `provider.sort: latency | throughput` and `:nitro`. Hysteresis keeps traffic from flapping between
  * two close candidates: the candidate that led last time for the same route, figure and candidate set
- * stays first until another is better by more than MARGIN. A candidate with no figures yet ranks first,
+ * stays first until another is better by more than MARGIN. The leaders are kept with the figures
+ * (route-measurements.ts), so they are shared with them across workers and instances. A candidate with no figures yet ranks first,
  * so every candidate gets measured once. Exploration: a candidate whose figures went stale (STALE_AFTER_MS,
  * no traffic reached it for five half-lives because it ranked behind) ranks first for one request per
  * stale spell on this instance, which re-measures it; that probe is not taken as the new leader, so
@@ -19,7 +20,6 @@ export const MARGIN = 0.2;
 const MAX_ERROR_RATE = 0.95;
 
 export class MeasuredOrder {
-  readonly #leaders = createBoundedCache<string, string>({ entries: 4096 });
   /** When each stale candidate was last sent a probe: one per stale spell, however many requests race. */
   readonly #probedAt = createBoundedCache<string, number>({ entries: 4096 });
 
@@ -29,11 +29,11 @@ export class MeasuredOrder {
     const sort = route.sort ?? 'latency';
     const scored = targets.map((target, index) => ({ target, index, score: scoreOf(this.measurements.figures(target.provider, target.model), sort) }));
     scored.sort((a, b) => b.score - a.score || a.index - b.index);
-    const key = `${route.id}\u0000${sort}\u0000${targets.map(targetKey).join('\u0001')}`;
-    const leader = this.#leaders.get(key);
+    const ranking = `${route.id}\u0000${sort}\u0000${targets.map(targetKey).join('\u0001')}`;
+    const leader = this.measurements.leader(ranking);
     const held = leader === undefined ? -1 : scored.findIndex((entry) => targetKey(entry.target) === leader);
     if (held > 0 && scored[0]!.score <= scored[held]!.score * (1 + MARGIN)) scored.unshift(...scored.splice(held, 1));
-    this.#leaders.set(key, targetKey(scored[0]!.target));
+    this.measurements.lead(ranking, targetKey(scored[0]!.target));
     const probe = this.#staleToProbe(scored.slice(1).map((entry) => entry.target));
     if (probe) return [probe, ...scored.map((entry) => entry.target).filter((target) => target !== probe)];
     return scored.map((entry) => entry.target);

@@ -22,6 +22,7 @@ import { storeSignatureMemory } from './store-signature-memory.js';
 import { openQuotaLedger } from '../stores/open-quota-ledger.js';
 import { openConcurrencyLimiter } from '../stores/open-concurrency-limiter.js';
 import { openCredentialCircuits } from '../stores/open-credential-circuits.js';
+import { openMeasurementsSharing } from '../stores/open-measurements-sharing.js';
 import { openRateLimiter } from '../stores/open-rate-limiter.js';
 import { openStore } from '../stores/open-store.js';
 import type { ClusterChannel } from '../stores/cluster/cluster-channel.js';
@@ -44,7 +45,6 @@ import { createMeasurementsObserver } from './observers/measurements-observer.js
 import { RouteMeasurements } from '../routing/route-measurements.js';
 import { MeasuredOrder } from '../routing/measured-order.js';
 import { createStickyRouting } from '../routing/sticky-routing.js';
-import { shareMeasurements } from '../stores/cluster/share-measurements.js';
 import { openTracing } from '../tracing/open-tracing.js';
 import { routerVersion } from '../usage/support-bundle.js';
 import { createTracingObserver } from './observers/tracing-observer.js';
@@ -100,9 +100,9 @@ export async function buildRuntime(config: RouterConfig, options: BuildOptions =
   const client = options.upstreamClient ?? createUpstreamClient({ connectionsPerProvider: config.server.listen.maxConnections });
   const secret = config.server.secretKey?.reveal();
   const providers = new Map(config.providers.providers.map((provider) => [provider.id, provider]));
-  // Measured routing's figures from live traffic; a cluster worker shares them through the primary.
+  // Measured routing's figures and leaders from live traffic, shared through Redis or the cluster's primary.
   const measurements = new RouteMeasurements(clock);
-  const stopSharingMeasurements = options.primary ? shareMeasurements(measurements, options.primary) : undefined;
+  const stopSharingMeasurements = await openMeasurementsSharing(config.server.rateLimit, measurements, { clock, primary: options.primary });
   const usage = await openUsage(config, {
     clock,
     logger,

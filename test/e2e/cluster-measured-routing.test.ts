@@ -8,6 +8,7 @@
 import { Client } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jsonLogLines, startSpawnedRouter, type SpawnedRouter } from '../security/process-harness.js';
+import { HYSTERESIS_ROUTE, turnAndHold } from './measured-hysteresis-scenario.js';
 
 const HEADERS = { 'content-type': 'application/json', 'user-agent': 'cluster-measured-tests/1.0' };
 const MEASURED = { id: 'router/measured', family: 'frontier', description: 'ranked by measured TTFB', quotaWeight: 1, retryBudget: 2, order: 'measured' };
@@ -17,7 +18,7 @@ interface Connection {
   worker: string;
 }
 
-describe('measured routing in cluster mode (two workers share the figures)', { timeout: 120_000 }, () => {
+describe('measured routing in cluster mode (two workers share the figures and the hysteresis)', { timeout: 120_000 }, () => {
   let router: SpawnedRouter;
   let key: string;
 
@@ -29,9 +30,10 @@ describe('measured routing in cluster mode (two workers share the figures)', { t
         routes: (doc: any) => {
           doc.routes.find((route: { id: string }) => route.id === 'router/frontier').tiers = [[{ provider: 'openai', model: 'gpt-4.1' }], [{ provider: 'anthropic', model: 'claude-sonnet-4-5' }]];
           doc.routes.push({ ...MEASURED, tiers: [[{ provider: 'openai', model: 'gpt-4.1' }, { provider: 'anthropic', model: 'claude-sonnet-4-5' }, { provider: 'gemini', model: 'gemini-2.5-pro' }]] });
+          doc.routes.push(HYSTERESIS_ROUTE);
         },
         plans: (doc: any) => {
-          for (const plan of doc.plans) plan.routeProfiles = [...plan.routeProfiles, 'router/measured'];
+          for (const plan of doc.plans) plan.routeProfiles = [...plan.routeProfiles, 'router/measured', HYSTERESIS_ROUTE.id];
         },
       },
     });
@@ -44,7 +46,9 @@ describe('measured routing in cluster mode (two workers share the figures)', { t
 
   /** A new connection, and the worker that holds it. */
   async function connect(): Promise<Connection> {
-    const client = new Client(router.url, { pipelining: 1 });
+    // Kept open for the whole test: undici's default closes an idle connection after 4 s, and its
+    // replacement could land on the other worker.
+    const client = new Client(router.url, { pipelining: 1, keepAliveTimeout: 600_000, keepAliveMaxTimeout: 600_000 });
     const answer = await client.request({ path: '/v1/models', method: 'GET', headers: { ...HEADERS, authorization: 'Bearer sk-wrong-key-for-worker-probe' } });
     const requestId = answer.headers['x-request-id'] as string;
     await answer.body.dump();
@@ -122,6 +126,13 @@ describe('measured routing in cluster mode (two workers share the figures)', { t
     for (let i = 0; i < 3; i++) expect(await chat(idle!, 'router/measured')).toBe('anthropic');
     expect(router.fakes.openai.requests.length + router.fakes.gemini.requests.length).toBe(before);
     expect([busyName, idleName].sort()).toEqual(['router:worker-1', 'router:worker-2']);
+    for (const client of workers.values()) await client.close();
+  });
+
+  it('both workers rank the same after traffic through one turns the order and brings the candidates within the hysteresis margin', async () => {
+    const workers = await oneConnectionPerWorker();
+    const [busy, idle] = [...workers.values()].map((client) => ({ chat: () => chat(client, HYSTERESIS_ROUTE.id), measured: async () => (await measured(client)) as any })) as [any, any];
+    await turnAndHold(busy, idle, router.fakes);
     for (const client of workers.values()) await client.close();
   });
 });

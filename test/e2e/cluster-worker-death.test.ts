@@ -4,7 +4,9 @@
  * accepted each connection and passed it to a worker over IPC; one passed to a worker that was dying was
  * held open by the primary and answered by nobody (the client waited out its whole timeout), so the
  * primary now closes the connections a dead worker never took (close-lost-connections.ts). And after
- * such a crash and its replacement, a clean SIGTERM drain still exits 0.
+ * such a crash and its replacement, a clean SIGTERM drain still exits 0. A worker that hangs without
+ * dying (SIGSTOP stands in for a blocked event loop) is killed by the primary's watchdog once it misses
+ * its heartbeats for `listen.watchdogTimeoutMs`, and then handled like any other death.
  *
  * Each request opens its own connection (agent: false), so connections keep arriving around every kill:
  * a keep-alive client would reuse a connection already handed out and never meet the hand-off.
@@ -73,6 +75,14 @@ async function until(check: () => boolean, timeoutMs: number): Promise<void> {
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
 }
+
+/** When the primary logged a line matching `pattern` (its JSON log's time), or undefined. */
+function loggedAt(router: SpawnedRouter, pattern: RegExp): number | undefined {
+  const line = jsonLogLines(router.output()).find((candidate) => pattern.test(String(candidate.msg)));
+  return line ? Date.parse(String(line.time)) : undefined;
+}
+
+const watchdogKills = (router: SpawnedRouter) => messages(router).filter((msg) => msg.includes('sent no heartbeat'));
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -185,6 +195,73 @@ describe('cluster mode: a worker dying under load', { timeout: 240_000 }, () => 
       process.kill(pid, 'SIGKILL');
     });
     expectEveryRequestSettled(router, figures, 3);
+  });
+
+  it('replaces a hung worker (SIGSTOP) within the watchdog timeout + 1 s, its clients answered or reset within a second of the kill, and spares a worker waiting on a slow upstream', async () => {
+    const WATCHDOG_MS = 2000;
+    router = await startCluster((doc) => void (doc.listen = { ...doc.listen, watchdogTimeoutMs: WATCHDOG_MS }));
+    const { key } = await router.account('pro');
+    await until(() => liveWorkerPids(router!).length === 2, 10_000);
+
+    // Long work that is not a hang: answers slower than the timeout, with both workers' loops free.
+    router.fakes.openai.setReply({ latencyMs: WATCHDOG_MS + 1000 });
+    const slow = await Promise.all(Array.from({ length: 4 }, () => postOnItsOwnConnection(router!.url, key, 3 * WATCHDOG_MS)));
+    expect(slow.map((outcome) => (outcome.kind === 'answered' ? outcome.status : outcome.kind))).toEqual([200, 200, 200, 200]);
+    expect(watchdogKills(router)).toEqual([]);
+
+    router.fakes.openai.setReply({ latencyMs: 40 });
+    const outcomes: Outcome[] = [];
+    let loading = true;
+    const { url } = router;
+    const clients = Array.from({ length: CLIENTS }, async () => {
+      while (loading) outcomes.push(await postOnItsOwnConnection(url, key, WATCHDOG_MS + 3000));
+    });
+    const [hung, healthy] = liveWorkerPids(router) as [number, number];
+    let stoppedAt: number;
+    let killedAt: number | undefined;
+    let replacementListeningAt: number;
+    try {
+      await sleep(500);
+      process.kill(hung, 'SIGSTOP');
+      stoppedAt = Date.now();
+      await until(() => liveWorkerPids(router!).length === 1, WATCHDOG_MS + 5000);
+      killedAt = loggedAt(router, new RegExp(`\\(pid ${hung}\\) sent no heartbeat`))!;
+      await until(() => liveWorkerPids(router!).length === 2, 30_000);
+      const replacement = liveWorkerPids(router).find((pid) => pid !== healthy);
+      replacementListeningAt = loggedAt(router, new RegExp(`\\(pid ${replacement}\\) listening$`))!;
+      await sleep(500);
+    } finally {
+      // Without the watchdog nothing would ever end the stopped worker: the test does, not to leave it behind.
+      if (killedAt === undefined) process.kill(hung, 'SIGKILL');
+      loading = false;
+      await Promise.all(clients);
+    }
+
+    // Requests pending when the hung worker was killed: settled (answered or reset) within a second of it.
+    const pendingAtKill = outcomes.filter((outcome) => outcome.startedAt <= killedAt && outcome.startedAt + outcome.ms >= killedAt);
+    const worstAfterKillMs = Math.max(0, ...pendingAtKill.map((outcome) => outcome.startedAt + outcome.ms - killedAt));
+    const figures = {
+      killedAfterStopMs: killedAt - stoppedAt,
+      replacementListeningAfterKillMs: replacementListeningAt - killedAt,
+      requests: outcomes.length,
+      connectionErrors: outcomes.filter((outcome) => outcome.kind === 'connection error').length,
+      pendingAtKill: pendingAtKill.length,
+      worstAfterKillMs,
+    };
+    console.info(`cluster hung worker: ${JSON.stringify(figures)}`);
+    expect(watchdogKills(router)).toEqual([expect.stringContaining(`(pid ${hung}) sent no heartbeat for ${WATCHDOG_MS} ms`)]);
+    expect(liveWorkerPids(router)).toContain(healthy);
+    expect(figures.killedAfterStopMs).toBeGreaterThan(WATCHDOG_MS / 2);
+    expect(figures.killedAfterStopMs).toBeLessThan(WATCHDOG_MS + 1000);
+    expect(messages(router)).toContainEqual(expect.stringMatching(new RegExp(`\\(pid ${hung}\\) exited \\(signal SIGKILL\\); starting a replacement in 100 ms`)));
+    expect(outcomes.filter((outcome) => outcome.kind === 'unanswered')).toEqual([]);
+    expect(figures.pendingAtKill).toBeGreaterThan(0);
+    expect(figures.worstAfterKillMs).toBeLessThan(1000);
+    expect(outcomes.filter((outcome) => outcome.kind === 'answered' && outcome.status !== 200)).toEqual([]);
+
+    // Later requests succeed, on the healthy worker and on the replacement alike.
+    const later = await Promise.all(Array.from({ length: 8 }, () => postOnItsOwnConnection(router!.url, key, ANSWER_BOUND_MS)));
+    expect(later.map((outcome) => (outcome.kind === 'answered' ? outcome.status : outcome.kind))).toEqual(Array.from({ length: 8 }, () => 200));
   });
 
   it('exits 0 on a clean SIGTERM drain after a worker crashed and was replaced, and 1 when a worker dies during the drain', async () => {

@@ -56,16 +56,30 @@ export interface Cluster {
   close(): Promise<void>;
 }
 
-export async function startCluster(options: { plans: Parameters<typeof planLimits>[0]; keyCacheTtlMs?: number; routes?: (doc: any) => void }): Promise<Cluster> {
+export async function startCluster(options: {
+  plans: Parameters<typeof planLimits>[0];
+  keyCacheTtlMs?: number;
+  /** Edits routes.yaml (default: frontier served by openai alone). */
+  routes?: (doc: any) => void;
+  /** Route profiles added to routes.yaml, offered by every plan. */
+  extraRoutes?: readonly object[];
+}): Promise<Cluster> {
   const schema = `e2e_cluster_${randomBytes(5).toString('hex')}`;
   const keyPrefix = `${schema}:`;
   const storage = new URL(postgresUrl ?? '');
   storage.searchParams.set('schema', schema);
   const fakes = await startFakes();
   const configDir = writeConfigDir({
-    plans: planLimits(options.plans),
+    plans: (doc) => {
+      planLimits(options.plans)(doc);
+      const extra = (options.extraRoutes ?? []).map((route) => (route as { id: string }).id);
+      for (const plan of doc.plans) plan.routeProfiles = [...plan.routeProfiles, ...extra];
+    },
     providers: pointProvidersAt(fakes.urls),
-    routes: options.routes ?? frontierOrder(['openai']),
+    routes: (doc) => {
+      (options.routes ?? frontierOrder(['openai']))(doc);
+      doc.routes.push(...(options.extraRoutes ?? []));
+    },
     server: (doc) => {
       doc.keyCacheTtlMs = options.keyCacheTtlMs ?? 5000;
       doc.rateLimit = { ...doc.rateLimit, keyPrefix };

@@ -8,6 +8,7 @@ import { resolveConfigDir } from '../../config/resolve-config-dir.js';
 import { joinClusterMetrics } from '../../runtime/cluster/cluster-metrics.js';
 import { runPrimary } from '../../runtime/cluster/run-primary.js';
 import { workerCount } from '../../runtime/cluster/worker-count.js';
+import { sendHeartbeats } from '../../runtime/cluster/worker-watchdog.js';
 import { createLogger } from '../../runtime/create-logger.js';
 import { installProcessGuard } from '../../runtime/process-guard.js';
 import { startServer, type RunningServer } from '../../runtime/start-server.js';
@@ -59,12 +60,15 @@ async function servePrimary(config: RouterConfig, workers: number, json: boolean
 
 /**
  * A cluster worker: a whole router on the shared listener, whose per-minute windows and /metrics go
- * through the primary. It drains when the primary asks, or on a signal of its own. (If the primary
- * itself is killed, Node's cluster module exits the worker at once: stop the primary with a signal.)
+ * through the primary. It drains when the primary asks, or on a signal of its own, and sends the
+ * primary's watchdog a heartbeat from its event loop from the start (the primary judges them once the
+ * worker listens). (If the primary itself is killed, Node's cluster module exits the worker at once:
+ * stop the primary with a signal.)
  */
 async function serveWorker(config: RouterConfig): Promise<void> {
   const logger = processLogger(config).withTag(`worker-${cluster.worker?.id ?? 0}`);
   const channel = processChannel();
+  if (config.server.listen.watchdogTimeoutMs > 0) sendHeartbeats(channel, config.server.listen.watchdogTimeoutMs);
   const server = await startServer(config, { logger, primary: channel }).catch((error: unknown) => {
     // The IPC channel would keep this worker alive: exit once the CLI has reported the failure (the
     // primary then stops the start, or replaces the worker after its back-off).

@@ -38,6 +38,11 @@ export const ServerFileSchema = FileSchema(
         'x-pattern-meaning': 'a whole number from 1 to 256, or auto',
         default: 1,
       }),
+      watchdogTimeoutMs: Type.Union([Type.Literal(0), Type.Integer({ minimum: 1000, maximum: 600000 })], {
+        description: 'Cluster mode: a worker whose event loop has sent no heartbeat for this long counts as hung; the primary kills it (SIGKILL), which resets its connections, and starts a replacement. Heartbeats come from the event loop, so a worker waiting on I/O is never killed, only one whose loop is blocked (a synchronous SQLite wait on a lock included). 0 turns the watchdog off (for a debugger paused at a breakpoint).',
+        'x-pattern-meaning': '0 (off), or a whole number of milliseconds from 1000 to 600000',
+        default: 3000,
+      }),
     }, { default: {} }),
     trustedProxies: Type.Array(Type.String({ minLength: 1 }), {
       description: 'Reverse proxies in front of the router, as CIDR ranges or single addresses (IPv4 and IPv6). The account app reads the client\'s address from X-Forwarded-For only through these hops; empty (the default) never reads the header.',

@@ -2,7 +2,8 @@
  * Cluster mode's primary process (`listen.workers` > 1): it serves no request itself. It migrates the
  * database once, forks the workers (each a full router sharing the listening socket through
  * node:cluster), keeps the per-minute windows every worker decides against (memory backend), replaces a
- * worker that exits on its own after a back-off, and on SIGTERM/SIGINT asks every worker to drain, then
+ * worker that exits on its own after a back-off, kills one whose event loop stopped answering
+ * (worker-watchdog.ts) so that it is replaced the same way, and on SIGTERM/SIGINT asks every worker to drain, then
  * exits once all have exited (bounded: a worker still running past its own drain deadline is killed),
  * with 0 when every worker drained cleanly: a crash before the signal was already answered by its
  * replacement and does not fail the stop.
@@ -11,7 +12,7 @@ import cluster, { type Worker } from 'node:cluster';
 import type { ConsolaInstance } from 'consola';
 import type { RouterConfig } from '../../config/types.js';
 import { describeError } from '../../core/describe-error.js';
-import type { ClusterMessage, PrimaryHandler } from '../../stores/cluster/cluster-channel.js';
+import { isClusterMessage, type ClusterMessage, type PrimaryHandler } from '../../stores/cluster/cluster-channel.js';
 import { serveInFlightSlots } from '../../stores/cluster/serve-in-flight-slots.js';
 import { serveRateLimits } from '../../stores/cluster/serve-rate-limits.js';
 import { serveMeasurements } from '../../stores/cluster/share-measurements.js';
@@ -23,6 +24,7 @@ import { closeConnectionsLostWith } from './close-lost-connections.js';
 import { serveClusterMetrics } from './cluster-metrics.js';
 import { migrateStorage } from './migrate-storage.js';
 import { RestartBackoff } from './restart-backoff.js';
+import { HeartbeatWatch, watchdogCheckIntervalMs } from './worker-watchdog.js';
 
 /** Past the workers' own drain deadline and end grace: how much longer the primary waits before killing them. */
 const EXIT_MARGIN_MS = 5000;
@@ -75,10 +77,13 @@ export async function runPrimary(config: RouterConfig, options: PrimaryOptions):
   let finish: (code: number) => void = () => undefined;
   const exited = new Promise<number>((resolve) => (finish = resolve));
   let drainedCleanly = true;
+  const { watchdogTimeoutMs } = config.server.listen;
+  const watchdog = watchdogTimeoutMs > 0 ? new HeartbeatWatch(watchdogTimeoutMs) : undefined;
 
   // Workers run this same command; --json is the primary's promise of one document on stdout.
   cluster.setupPrimary({ args: process.argv.slice(2).filter((arg) => arg !== '--json') });
   cluster.on('message', (worker, message: unknown) => {
+    if (isClusterMessage(message, 'heartbeat')) return void watchdog?.heard(worker.id, Date.now());
     const reply = (answer: ClusterMessage) => {
       if (worker.isConnected()) worker.send(answer, undefined, () => undefined);
     };
@@ -86,6 +91,7 @@ export async function runPrimary(config: RouterConfig, options: PrimaryOptions):
   });
   cluster.on('listening', (worker, address) => {
     serving.add(worker.id);
+    watchdog?.watch(worker.id, Date.now());
     logger.info(`worker ${worker.id} (pid ${worker.process.pid}) listening`);
     if (ready || ++listening < workers) return;
     ready = true;
@@ -99,6 +105,7 @@ export async function runPrimary(config: RouterConfig, options: PrimaryOptions):
   });
   cluster.on('exit', (worker, code, signal) => {
     const how = signal ? `signal ${signal}` : `code ${code}`;
+    watchdog?.forget(worker.id);
     // The exit code is the drain's: only a serving worker that did not exit cleanly once the stop began
     // fails it (one stopped while still starting ends by the signal it was sent, a clean stop too).
     if (stopping && serving.has(worker.id) && code !== 0) drainedCleanly = false;
@@ -121,6 +128,18 @@ export async function runPrimary(config: RouterConfig, options: PrimaryOptions):
       if (!stopping) fork();
     }, delay).unref();
   });
+
+  if (watchdog) {
+    setInterval(() => {
+      if (stopping || failedStart) return;
+      for (const workerId of watchdog.overdue(Date.now())) {
+        const worker = cluster.workers?.[workerId];
+        if (!worker || worker.isDead()) continue;
+        logger.warn(`worker ${worker.id} (pid ${worker.process.pid}) sent no heartbeat for ${watchdogTimeoutMs} ms (event loop blocked or process stopped): killing it (SIGKILL)`);
+        worker.process.kill('SIGKILL');
+      }
+    }, watchdogCheckIntervalMs(watchdogTimeoutMs)).unref();
+  }
 
   function fork(): Worker {
     const worker = cluster.fork();

@@ -5,8 +5,8 @@
  * request/answer pairs matched by id.
  */
 import type { RateDecision } from '../rate-limiter.js';
-import type { MeasuredFigures, MeasurementSample } from '../../routing/route-measurements.js';
 import type { CredentialCircuitChange } from '../../routing/credential-health.js';
+import type { MeasurementsContribution, SharedMeasurements } from '../measurements-exchange.js';
 
 /** One end of the channel, as the worker (or a test) sees it. */
 export interface ClusterChannel {
@@ -60,11 +60,14 @@ export type ClusterMessage =
   | { router: 'metrics-answer'; id: number; text: string | null }
   | { router: 'metrics-snapshot'; id: number }
   | { router: 'metrics-snapshot-answer'; id: number; snapshot: unknown[] | null }
-  // A worker's measured-routing samples since its last message; the primary answers with everyone's figures.
-  | { router: 'measurements'; samples: MeasurementSample[] }
-  | { router: 'measurements-figures'; figures: MeasuredFigures[] }
+  // A worker's measured-routing samples and changes of leader since its last message; the primary
+  // answers with everyone's figures and leaders.
+  | ({ router: 'measurements' } & MeasurementsContribution)
+  | ({ router: 'measurements-figures' } & SharedMeasurements)
   // A key's circuit changed in one worker (`from`: its pid); the primary relays it to every worker.
   | { router: 'credential-circuit'; from: number; change: CredentialCircuitChange }
+  // From a worker's event loop, for the primary's watchdog (runtime/cluster/worker-watchdog.ts); not answered.
+  | { router: 'heartbeat' }
   | { router: 'drain' }
   | { router: 'cut' };
 

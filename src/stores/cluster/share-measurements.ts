@@ -1,33 +1,28 @@
 /**
- * Measured routing figures shared by the workers of a cluster (routing/route-measurements.ts). Each
- * worker records its own samples at once and sends them to the primary in one message per interval;
- * the primary folds every worker's samples into one set of figures and answers each message with the
- * whole set, which the worker adopts. So every worker ranks by the same figures, at most one interval
+ * Measured routing's state shared by the workers of a cluster (routing/route-measurements.ts: figures
+ * and hysteresis leaders). Each worker records its own samples and decides its own changes of leader at
+ * once, and sends them to the primary in one message per interval; the primary folds every worker's
+ * contributions into one state (measurements-exchange.ts) and answers each message with the whole of it,
+ * which the worker adopts. So every worker ranks by the same figures and leaders, at most one interval
  * (plus one round trip) behind, and a worker with no traffic of its own still learns them (its message
- * is then empty). Bounded: at most MAX_PENDING samples wait in a worker; past that the oldest are dropped.
+ * is then empty). With Redis configured the workers share through Redis instead, like any instance.
  */
-import { RouteMeasurements, type MeasuredFigures, type MeasurementSample } from '../../routing/route-measurements.js';
+import { RouteMeasurements } from '../../routing/route-measurements.js';
 import type { Clock } from '../../core/clock.js';
 import { isClusterMessage, type ClusterChannel, type PrimaryHandler } from './cluster-channel.js';
+import { adoptShared, foldContribution, PendingContribution, sharedState } from '../measurements-exchange.js';
 
 export const SHARE_INTERVAL_MS = 1000;
-const MAX_PENDING = 2000;
 
 /** The worker's side: returns a function that stops sharing. */
 export function shareMeasurements(measurements: RouteMeasurements, channel: ClusterChannel, intervalMs = SHARE_INTERVAL_MS): () => void {
-  let pending: MeasurementSample[] = [];
-  measurements.onRecord((sample) => {
-    pending.push(sample);
-    if (pending.length > MAX_PENDING) pending = pending.slice(-MAX_PENDING);
-  });
+  const pending = new PendingContribution(measurements);
   const stopListening = channel.onMessage((message) => {
-    if (isClusterMessage(message, 'measurements-figures') && Array.isArray(message.figures)) measurements.replace(message.figures);
+    if (!isClusterMessage(message, 'measurements-figures')) return;
+    pending.settle();
+    adoptShared(measurements, message, pending);
   });
-  const timer = setInterval(() => {
-    const samples = pending;
-    pending = [];
-    channel.send({ router: 'measurements', samples });
-  }, intervalMs);
+  const timer = setInterval(() => channel.send({ router: 'measurements', ...pending.take() }), intervalMs);
   timer.unref();
   return () => {
     clearInterval(timer);
@@ -35,28 +30,13 @@ export function shareMeasurements(measurements: RouteMeasurements, channel: Clus
   };
 }
 
-/** The primary's side: one set of figures for every worker. */
+/** The primary's side: one state for every worker. */
 export function serveMeasurements(clock: Clock): PrimaryHandler {
   const shared = new RouteMeasurements(clock);
   return (message, reply) => {
     if (!isClusterMessage(message, 'measurements')) return false;
-    if (Array.isArray(message.samples)) for (const sample of message.samples.slice(0, MAX_PENDING)) if (isSample(sample)) shared.record(sample);
-    reply({ router: 'measurements-figures', figures: shared.snapshot() });
+    foldContribution(shared, message);
+    reply({ router: 'measurements-figures', ...sharedState(shared) });
     return true;
   };
 }
-
-function isSample(value: unknown): value is MeasurementSample {
-  const sample = value as Partial<MeasurementSample> | null;
-  return (
-    typeof sample === 'object' &&
-    sample !== null &&
-    typeof sample.provider === 'string' &&
-    typeof sample.model === 'string' &&
-    typeof sample.ok === 'boolean' &&
-    (sample.ttfbMs === undefined || typeof sample.ttfbMs === 'number') &&
-    (sample.tokensPerSecond === undefined || typeof sample.tokensPerSecond === 'number')
-  );
-}
-
-export type { MeasuredFigures };

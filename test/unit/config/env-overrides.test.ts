@@ -17,7 +17,7 @@ describe('ROUTER_* environment overrides', () => {
       ROUTER_REDIS_URL: 'redis://127.0.0.1:6379',
     });
 
-    expect(config.server.listen).toEqual({ host: '0.0.0.0', port: 9100, maxConnections: 10000, workers: 1 });
+    expect(config.server.listen).toEqual({ host: '0.0.0.0', port: 9100, maxConnections: 10000, workers: 1, watchdogTimeoutMs: 3000 });
     expect(config.server.storage).toBe('postgres://router@127.0.0.1/router');
     expect(config.server.baseUrl).toBe('https://api.example.com');
     expect(config.server.appUrl).toBe('https://app.example.com');
