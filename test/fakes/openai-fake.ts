@@ -28,6 +28,8 @@ interface Reply {
   usage: { inputTokens: number; outputTokens: number };
   /** vLLM's `stop_reason` beside a `stop` finish, when set. */
   stopReason?: string;
+  /** Responses: hosted tool call item types before the answer. */
+  hostedCalls: readonly string[];
 }
 interface Shape {
   api: 'chat' | 'responses';
@@ -230,6 +232,7 @@ function resolveReply(reply: FakeReply, name: string, shape: Shape): Reply {
     text: reply.text ?? `Hello from ${name}: héllo 👋 世界`,
     toolCalls: toolCalls.map((call, i) => ({ id: `call_fake${i}`, name: call.name, arguments: JSON.stringify(call.arguments) })),
     usage: reply.usage ?? OPENAI_FAKE_DEFAULT_USAGE,
+    hostedCalls: reply.hostedCalls ?? [],
     ...(reply.stopReason !== undefined ? { stopReason: reply.stopReason } : {}),
   };
 }
@@ -314,6 +317,7 @@ function responseObject(id: string, { model, store }: Shape, reply: Reply): Json
       content: [{ type: 'output_text', text: reply.text, annotations: [], logprobs: [] }],
     });
   }
+  output.unshift(...reply.hostedCalls.map((type, i) => ({ id: `hosted_fake${i}`, type, status: 'completed' })));
   const { inputTokens, outputTokens } = reply.usage;
   return {
     id, object: 'response', created_at: CREATED, status: 'completed', background: false, error: null, incomplete_details: null,

@@ -29,7 +29,7 @@ export interface AdmissionLists {
    * A token count is not a model request: it reads the account's and the key's monthly counts without
    * adding to them, takes its place in both per-minute windows, and writes no usage record.
    */
-  countTokens(schema: object): AdmissionList<CountTokensRequest>;
+  countTokens(schema: object, refuse?: BodyRule): AdmissionList<CountTokensRequest>;
   /** The model list, receipts and unknown endpoints: the caller's standing, read without counting. */
   otherV1: AdmissionList<StandingRequest>;
   /** The edge rule alone, which the public JSON routes apply too (synchronous). */
@@ -66,7 +66,7 @@ export function createAdmissionLists(deps: RouterDeps): AdmissionLists {
     },
     // Provider preferences narrow the route (and take the router's `provider` object off the body) as
     // on the model routes; the key's own caps apply, read without counting, as the account's quota is.
-    countTokens: (schema) => authenticated.then(body(schema)).then(resolveModelAlias).then(providerPreferences).then(quotaPeek).then(rateLimit).then(ownKeyLimitsPeek),
+    countTokens: (schema, refuse) => authenticated.then(body(schema, refuse)).then(resolveModelAlias).then(providerPreferences).then(quotaPeek).then(rateLimit).then(ownKeyLimitsPeek),
     otherV1: authenticated.then(quotaPeek).then(rateLimit),
     edge,
   };

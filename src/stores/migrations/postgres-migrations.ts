@@ -314,4 +314,14 @@ export const postgresMigrations: readonly Migration[] = [
       ALTER TABLE usage_records ADD COLUMN finish_reason TEXT;
     `,
   },
+  {
+    version: 10,
+    name: 'usage ledger: server tool calls and their cost',
+    // As in SQLite: the calls by tool name as JSON text, and their cost, a part of cost_nano_usd.
+    sql: `
+      ALTER TABLE usage_records ADD COLUMN server_tool_calls TEXT;
+      ALTER TABLE usage_records ADD COLUMN server_tools_cost_nano_usd BIGINT;
+      ALTER TABLE usage_rollups ADD COLUMN server_tools_cost_nano_usd BIGINT NOT NULL DEFAULT 0;
+    `,
+  },
 ];
