@@ -79,15 +79,6 @@ export function crossCheck(files: Partial<RawConfigFiles>): FileProblem[] {
       problems.push({ file: 'pricing', pointer, target: 'key', message });
     }
   }
-  if (pricing && providers) {
-    const known = idsOf(providers.providers);
-    for (const providerId of Object.keys(pricing.serverToolPrices)) {
-      if (known.has(providerId)) continue;
-      const pointer = `/serverToolPrices/${escapePointerSegment(providerId)}`;
-      const message = `server tool prices for unknown provider "${providerId}" (known: ${[...known].join(', ')})`;
-      problems.push({ file: 'pricing', pointer, target: 'key', message });
-    }
-  }
   return problems;
 }
 

@@ -84,4 +84,4 @@ export const RESPONSES_FIELDS: ReadonlySet<string> = new Set([
  * is read by the provider-preferences stage; the others the router does not implement and drops on every
  * route (OpenRouter clients send `usage` and `transforms` by default): no upstream ever sees them.
  */
-export const ROUTER_FIELDS: ReadonlySet<string> = new Set(['provider', 'models', 'route', 'preset', 'transforms', 'plugins', 'usage']);
+export const OPENROUTER_FIELDS: ReadonlySet<string> = new Set(['provider', 'models', 'route', 'preset', 'transforms', 'plugins', 'usage']);

@@ -5,8 +5,8 @@
  * naming it, before admission, so it is never counted and never reaches an upstream.
  */
 import { RouterError } from '../core/errors.js';
-import { ROUTER_FIELDS } from '../formats/top-level-fields.js';
-import { REDIRECTING_FIELDS } from '../providers/openai/redirecting-fields.js';
+import { OPENROUTER_FIELDS } from '../formats/top-level-fields.js';
+import { REDIRECTING_FIELDS } from '../formats/redirecting-fields.js';
 import type { BodyRule } from './stages/read-json-body.js';
 
 /** Read by the provider-preferences stage, which takes it off the body itself. */
@@ -16,7 +16,7 @@ export function onlyListedFields(listed: ReadonlySet<string>, api: string): Body
   return (body) => {
     for (const field of Object.keys(body)) {
       if (field === READ_LATER || listed.has(field)) continue;
-      if (ROUTER_FIELDS.has(field) || REDIRECTING_FIELDS.has(field)) {
+      if (OPENROUTER_FIELDS.has(field) || REDIRECTING_FIELDS.has(field)) {
         delete body[field];
         continue;
       }

@@ -13,10 +13,31 @@ import { upgradePlanFor } from '../config/upgrade-plan.js';
 import { RouterError } from '../core/errors.js';
 import type { PriceBook } from './model-prices.js';
 import { usdToNano } from './nano-usd.js';
-import type { BillableFeature, SpendRequest } from './spend-gate.js';
+
+/** A feature of the request its upstream bills beyond tokens (formats/server-tools.ts reads them from the body). */
+export interface BillableFeature {
+  name: string;
+  /** The field that asks for it, named by the refusal. */
+  param: string;
+  /** The calls the request allows itself, where it says. */
+  maxCalls?: number;
+}
+
+/** The request's billable features, and how to hold its calls to a bound (max_uses, max_tool_calls) on the body. */
+export interface ServerToolUse {
+  features: readonly BillableFeature[];
+  limitCalls(maxCalls: number): void;
+}
+
+/** What of a spend request the gate reads (spend-gate.ts SpendRequest). */
+interface ToolRequest {
+  plan: PlanConfig | undefined;
+  route: RouteProfileConfig;
+  serverTools?: ServerToolUse;
+}
 
 /** Refuses a feature the plan does not allow on managed keys; holds the allowed ones to the plan's bound. */
-export function admitServerTools(request: SpendRequest, prices: PriceBook, plans: ReadonlyMap<string, PlanConfig>): void {
+export function admitServerTools(request: ToolRequest, prices: PriceBook, plans: ReadonlyMap<string, PlanConfig>): void {
   const use = request.serverTools;
   if (!use || use.features.length === 0) return;
   const allowed = request.plan?.managedServerTools;
@@ -31,7 +52,7 @@ export function admitServerTools(request: SpendRequest, prices: PriceBook, plans
 }
 
 /** What the request's allowed server tools can cost at most: each at its bound, at the dearest price of the route. */
-export function serverToolsEstimate(request: SpendRequest, prices: PriceBook): number {
+export function serverToolsEstimate(request: ToolRequest, prices: PriceBook): number {
   const bound = request.plan?.managedServerTools?.maxCallsPerRequest;
   if (!request.serverTools || bound === undefined) return 0;
   let most = 0;

@@ -23,27 +23,12 @@ import type { LedgerStore } from '../stores/ledger-store.js';
 import { maximumCostNanoUsd, type PriceBook } from './model-prices.js';
 import { formatNanoUsd, usdToNano } from './nano-usd.js';
 import { fusionCallCount, routeTargets } from '../config/route-targets.js';
-import { admitServerTools, serverToolsEstimate } from './server-tool-gate.js';
+import { admitServerTools, serverToolsEstimate, type ServerToolUse } from './server-tool-gate.js';
 import { upgradePlanFor } from '../config/upgrade-plan.js';
 
 export interface SpendReservation {
   id: string;
   estimateNanoUsd: number;
-}
-
-/** A feature of the request its upstream bills beyond tokens (formats/server-tools.ts reads them from the body). */
-export interface BillableFeature {
-  name: string;
-  /** The field that asks for it, named by the refusal. */
-  param: string;
-  /** The calls the request allows itself, where it says. */
-  maxCalls?: number;
-}
-
-/** The request's billable features, and how to hold its calls to a bound (max_uses, max_tool_calls) on the body. */
-export interface ServerToolUse {
-  features: readonly BillableFeature[];
-  limitCalls(maxCalls: number): void;
 }
 
 export interface SpendRequest {

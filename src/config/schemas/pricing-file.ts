@@ -13,7 +13,7 @@ export const PricingFileSchema = FileSchema(
       'x-pattern-meaning': 'a three-letter currency code such as USD',
     }),
     serverToolPrices: StringMap(StringMap(Type.Number({ minimum: 0 }), { propertyNames: { enum: [...SERVER_TOOL_NAMES] } }), {
-      description: 'USD per call of a server tool (web_search, web_fetch, code_execution, mcp, file_search, image_generation, computer_use) per provider id (providers.yaml), as the provider bills it (Anthropic web search: 0.01). What the usage ledger and usage.cost add for the calls an upstream reports; a tool a plan allows on managed keys needs a price on every provider its routes reach.',
+      description: 'USD per call of a server tool (web_search, web_fetch, code_execution, mcp, file_search, image_generation, computer_use) per provider id (providers.yaml), as the provider bills it (Anthropic web search: 0.01). What the usage ledger and usage.cost add for the calls an upstream reports; a tool a plan allows on managed keys is refused while no provider of the route prices it; prices for a provider providers.yaml lacks are never read.',
       default: {},
     }),
     features: StringMap(Type.Array(Type.String({ minLength: 1 })), { description: 'Marketing lines per plan id (plans.yaml).', default: {} }),

@@ -8,7 +8,7 @@ import type { PlanConfig, RouteProfileConfig } from '../../config/types.js';
 import type { TokenUsage } from '../../core/token-usage.js';
 import type { RoutedMeta } from '../../routing/failover.js';
 import { responseCost } from '../../usage/response-cost.js';
-import type { ServerToolUse } from '../../usage/spend-gate.js';
+import type { ServerToolUse } from '../../usage/server-tool-gate.js';
 import type { SpanScope } from '../../tracing/tracing.js';
 import { abortOnDisconnect } from '../abort-on-disconnect.js';
 import { authorizeRoute } from '../authorize-route.js';

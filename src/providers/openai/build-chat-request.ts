@@ -4,8 +4,8 @@ import type { ChatMessage, ChatRequest } from '../../formats/openai-chat.js';
 import type { ProviderConfig } from '../../config/types.js';
 import { isRecord } from './is-record.js';
 import { openaiRequest } from './openai-request.js';
-import { REDIRECTING_FIELDS } from './redirecting-fields.js';
-import { ROUTER_FIELDS } from '../../formats/top-level-fields.js';
+import { REDIRECTING_FIELDS } from '../../formats/redirecting-fields.js';
+import { OPENROUTER_FIELDS } from '../../formats/top-level-fields.js';
 import { removeRouterTools } from './remove-router-tools.js';
 import { removeForeignFields } from './remove-foreign-fields.js';
 
@@ -14,7 +14,7 @@ import { removeForeignFields } from './remove-foreign-fields.js';
  * that could redirect or re-credential it, and OpenRouter's fields that are the router's (`provider`, `preset`,
  * `route`, `models`, …: formats/top-level-fields.ts) (one set: one look-up per field on the copy below).
  */
-const SET_BY_ROUTER: ReadonlySet<string> = new Set(['model', 'max_tokens', 'max_completion_tokens', 'stream', 'stream_options', ...REDIRECTING_FIELDS, ...ROUTER_FIELDS]);
+const SET_BY_ROUTER: ReadonlySet<string> = new Set(['model', 'max_tokens', 'max_completion_tokens', 'stream', 'stream_options', ...REDIRECTING_FIELDS, ...OPENROUTER_FIELDS]);
 
 /**
  * The client's chat request as the OpenAI-compatible host should see it. Everything the client sent is

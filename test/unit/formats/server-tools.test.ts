@@ -14,7 +14,7 @@ import {
   responsesServerToolCalls,
   responsesServerTools,
 } from '../../../src/formats/server-tools.js';
-import { COUNT_TOKENS_FIELDS, MESSAGES_FIELDS, RESPONSES_FIELDS, ROUTER_FIELDS } from '../../../src/formats/top-level-fields.js';
+import { COUNT_TOKENS_FIELDS, MESSAGES_FIELDS, RESPONSES_FIELDS, OPENROUTER_FIELDS } from '../../../src/formats/top-level-fields.js';
 import { costNanoUsd, costPartsNanoUsd } from '../../../src/usage/model-prices.js';
 
 const names = (features: Array<{ name: string }>) => features.map((feature) => feature.name);
@@ -111,7 +111,7 @@ describe('the allow lists', () => {
   it('list every billable field, so it is read before it is passed, and none of the router’s own', () => {
     for (const field of ['service_tier', 'mcp_servers', 'container', 'inference_geo', 'tools']) expect(MESSAGES_FIELDS.has(field)).toBe(true);
     for (const field of ['service_tier', 'tools', 'max_tool_calls']) expect(RESPONSES_FIELDS.has(field)).toBe(true);
-    for (const list of [MESSAGES_FIELDS, COUNT_TOKENS_FIELDS, RESPONSES_FIELDS]) expect([...ROUTER_FIELDS].filter((field) => list.has(field))).toEqual([]);
+    for (const list of [MESSAGES_FIELDS, COUNT_TOKENS_FIELDS, RESPONSES_FIELDS]) expect([...OPENROUTER_FIELDS].filter((field) => list.has(field))).toEqual([]);
     expect(COUNT_TOKENS_FIELDS.has('max_tokens')).toBe(false);
   });
 });
