@@ -84,9 +84,10 @@ describe('server tools on managed and own provider keys', { timeout: 60_000 }, (
     expect(chat.code).toBe('server_tool_not_allowed');
     expect(fakes.anthropic.requests).toHaveLength(0);
     expect(fakes.openai.requests).toHaveLength(0);
-    // A request without them is served on the same key.
-    await client.messages.create({ model: 'router/frontier', max_tokens: 64, messages: MESSAGES });
+    // A request without them is served on the same key; the refusals were given back to the monthly quota.
+    const { response } = await client.messages.create({ model: 'router/frontier', max_tokens: 64, messages: MESSAGES }).withResponse();
     expect(fakes.anthropic.requests).toHaveLength(1);
+    expect(response.headers.get('x-quota-used')).toBe('1');
   });
 
   it('where the plan allows web_search: bounds max_uses, holds the searches in the estimate, and prices the reported searches', async () => {
