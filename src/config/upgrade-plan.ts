@@ -1,7 +1,7 @@
 /**
  * Which plan an error's `upgradeUrl` offers: the cheapest plan priced above the account's own that
  * gives what the account ran out of (more monthly requests, more requests in flight, the route profile
- * it asked for, a larger managed-access spend cap). None, on the top plan or when no plan gives more: the error then has no
+ * it asked for, a larger managed-access spend cap, a server tool on managed keys). None, on the top plan or when no plan gives more: the error then has no
  * upgradeUrl, rather than one that offers the plan the account is already on.
  */
 import type { PlanConfig } from './types.js';
@@ -12,7 +12,9 @@ export type UpgradeNeed =
   | { kind: 'route_profile'; profile: string }
   /** A concrete catalog model: which plans allow it is decided by their `models` patterns. */
   | { kind: 'model'; allows: (plan: PlanConfig) => boolean }
-  | { kind: 'more_managed_spend' };
+  | { kind: 'more_managed_spend' }
+  /** A server tool on managed provider keys (plans.yaml managedServerTools). */
+  | { kind: 'server_tool'; tool: string };
 
 export function upgradePlanFor(plans: Iterable<PlanConfig>, current: PlanConfig | undefined, need: UpgradeNeed): string | null {
   let best: PlanConfig | undefined;
@@ -36,5 +38,7 @@ function givesMore(plan: PlanConfig, current: PlanConfig | undefined, need: Upgr
       return need.allows(plan);
     case 'more_managed_spend':
       return (plan.managedSpendCapUsd ?? 0) > (current?.managedSpendCapUsd ?? 0);
+    case 'server_tool':
+      return plan.managedSpendCapUsd !== undefined && (plan.managedServerTools?.allow as readonly string[] | undefined)?.includes(need.tool) === true;
   }
 }

@@ -48,6 +48,7 @@ export const ERROR_TABLE = {
   inactive_account: { status: 401, type: 'authentication_error', guidance: AUTH, challenge: 'invalid_token' },
   plan_upgrade_required: { status: 403, type: 'permission_error', guidance: ['docsUrl', 'upgradeUrl', 'billingUrl'] },
   no_provider_access: { status: 403, type: 'permission_error', guidance: ['docsUrl', 'accountUrl'] },
+  server_tool_not_allowed: { status: 403, type: 'permission_error', guidance: ['docsUrl', 'accountUrl', 'upgradeUrl'] },
   unknown_model: { status: 404, type: 'not_found_error', guidance: ['docsUrl', 'catalogUrl'] },
   not_found: { status: 404, type: 'not_found_error', guidance: ['docsUrl'] },
   method_not_allowed: { status: 405, type: 'invalid_request_error', guidance: ['docsUrl'] },

@@ -15,10 +15,20 @@ export interface TokenUsage {
   cacheWrite?: number;
   /** Part of `cacheWrite` written for one hour (Anthropic's `ttl: "1h"`, priced apart); absent: 0. */
   cacheWrite1h?: number;
+  /**
+   * Calls of server tools the upstream ran and bills per call, by tool name (`web_search`, `web_fetch`,
+   * …: Anthropic's `usage.server_tool_use`, a Response's hosted tool call items); absent: none.
+   */
+  serverToolCalls?: Readonly<Record<string, number>>;
 }
 
 /** The optional cache-write counts, only when the upstream reported some (records stay small otherwise). */
 export function cacheWriteCounts(total: number | undefined, oneHour: number | undefined): Pick<TokenUsage, 'cacheWrite' | 'cacheWrite1h'> {
   if (!total) return {};
   return oneHour ? { cacheWrite: total, cacheWrite1h: Math.min(oneHour, total) } : { cacheWrite: total };
+}
+
+/** The optional server tool counts, only when the upstream reported some. */
+export function serverToolCallsOf(calls: Readonly<Record<string, number>> | undefined): Pick<TokenUsage, 'serverToolCalls'> {
+  return calls ? { serverToolCalls: calls } : {};
 }

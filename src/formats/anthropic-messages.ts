@@ -126,6 +126,8 @@ export interface MessagesUsage {
   cache_creation?: { ephemeral_5m_input_tokens?: number | null; ephemeral_1h_input_tokens?: number | null } | null;
   /** Thinking tokens, where reported apart (part of output_tokens). */
   output_tokens_details?: { thinking_tokens?: number | null } | null;
+  /** Server tool calls the upstream ran (`web_search_requests`, `web_fetch_requests`, …), billed per call. */
+  server_tool_use?: Record<string, number | null> | null;
 }
 
 export type MessagesResponseBlock =

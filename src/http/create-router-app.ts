@@ -5,6 +5,8 @@
  * mounts them with the account app in front.
  * No business rules here.
  */
+import { COUNT_TOKENS_FIELDS, MESSAGES_FIELDS, RESPONSES_FIELDS } from '../formats/top-level-fields.js';
+import { allRules, onlyListedFields } from './listed-fields.js';
 import { createRouter, eventHandler, setResponseHeader, type AppOptions, type EventHandler, type H3Event, type Router } from 'h3';
 import { RouterError } from '../core/errors.js';
 import { rejectStatefulFields } from '../translators/responses/reject-stateful-fields.js';
@@ -55,9 +57,9 @@ export function createApiRouter(deps: RouterDeps): ApiRouter {
     .get('/v1/models/**', createV1Handler(deps, otherV1, createModelRoute(deps)))
     .get('/v1/generation', createV1Handler(deps, otherV1, createGenerationRoute(deps)))
     .post('/v1/chat/completions', createV1Handler(deps, modelTraffic(chatRequestSchema), createChatCompletionsRoute(deps), 'model'))
-    .post('/v1/responses', createV1Handler(deps, modelTraffic(responsesRequestSchema, { refuse: rejectStatefulFields }), createResponsesRoute(deps), 'model'))
-    .post('/v1/messages', createV1Handler(deps, modelTraffic(messagesRequestSchema, { modelAliases: true }), createMessagesRoute(deps), 'model', sendMessagesError))
-    .post('/v1/messages/count_tokens', createV1Handler(deps, countTokens(countTokensRequestSchema), createCountTokensRoute(deps), 'other', sendMessagesError))
+    .post('/v1/responses', createV1Handler(deps, modelTraffic(responsesRequestSchema, { refuse: allRules(onlyListedFields(RESPONSES_FIELDS, 'Responses'), rejectStatefulFields) }), createResponsesRoute(deps), 'model'))
+    .post('/v1/messages', createV1Handler(deps, modelTraffic(messagesRequestSchema, { modelAliases: true, refuse: onlyListedFields(MESSAGES_FIELDS, 'Messages') }), createMessagesRoute(deps), 'model', sendMessagesError))
+    .post('/v1/messages/count_tokens', createV1Handler(deps, countTokens(countTokensRequestSchema, onlyListedFields(COUNT_TOKENS_FIELDS, 'count_tokens')), createCountTokensRoute(deps), 'other', sendMessagesError))
     .use('/v1/**', createV1Handler(deps, otherV1, unknownV1Endpoint))
     .use('/v1', createV1Handler(deps, otherV1, unknownV1Endpoint))
     .get('/pricing', publicJson(pricing))

@@ -32,6 +32,7 @@ const REFUNDED: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
   'all_upstreams_failed',
   'no_provider_access',
   'spend_cap_reached',
+  'server_tool_not_allowed',
   'store_unavailable',
   'internal_error',
   'unknown_model',

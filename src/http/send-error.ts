@@ -71,7 +71,7 @@ function guidanceValue(field: GuidanceField, error: RouterError, server: ServerC
     case 'docsUrl':
       return `${server.docsUrl}/errors#${error.code}`;
     case 'accountUrl':
-      if (error.code === 'no_provider_access' || error.code === 'spend_cap_reached') return `${server.appUrl}/provider-keys`;
+      if (error.code === 'no_provider_access' || error.code === 'spend_cap_reached' || error.code === 'server_tool_not_allowed') return `${server.appUrl}/provider-keys`;
       return error.code === 'inactive_account' ? `${server.appUrl}/deactivated` : `${server.appUrl}/keys`;
     case 'apiKeyPrefix':
       return API_KEY_PREFIX;

@@ -71,6 +71,7 @@ export function rollupCountsOf(record: LedgerRecord): RollupCounts {
     outputCostNanoUsd: record.costParts?.output ?? 0,
     reasoningCostNanoUsd: record.costParts?.reasoning ?? 0,
     cacheSavingsNanoUsd: record.costParts?.cacheSavings ?? 0,
+    serverToolsCostNanoUsd: record.costParts?.serverTools ?? 0,
     lastAt: record.startedAt,
   };
 }
@@ -101,6 +102,7 @@ export function emptySums(group: string | null = null): UsageSums {
     outputCostNanoUsd: 0,
     reasoningCostNanoUsd: 0,
     cacheSavingsNanoUsd: 0,
+    serverToolsCostNanoUsd: 0,
     lastAt: null,
   };
 }

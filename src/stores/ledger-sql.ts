@@ -12,6 +12,7 @@ const COST_PART_COLUMN = {
   cacheWrite1h: 'cache_write_1h_cost_nano_usd',
   output: 'output_cost_nano_usd',
   reasoning: 'reasoning_cost_nano_usd',
+  serverTools: 'server_tools_cost_nano_usd',
   cacheSavings: 'cache_savings_nano_usd',
 } as const satisfies Record<keyof LedgerCostParts, string>;
 
@@ -23,6 +24,7 @@ export const COST_PART_COLUMNS = [
   'output_cost_nano_usd',
   'reasoning_cost_nano_usd',
   'cache_savings_nano_usd',
+  'server_tools_cost_nano_usd',
 ] as const;
 
 /** The columns of usage_records, in insert order. */
@@ -57,6 +59,7 @@ export const RECORD_COLUMNS = [
   ...COST_PART_COLUMNS,
   'trace_id',
   'finish_reason',
+  'server_tool_calls',
 ] as const;
 
 export const ROLLUP_KEY_COLUMNS = ['account_id', 'bucket_start', 'key_id', 'route_id', 'provider_id', 'upstream_model', 'credential_source'] as const;
@@ -130,6 +133,8 @@ export interface LedgerRecordRow {
   output_cost_nano_usd: Int | null;
   reasoning_cost_nano_usd: Int | null;
   cache_savings_nano_usd: Int | null;
+  server_tools_cost_nano_usd: Int | null;
+  server_tool_calls: string | Record<string, number> | null;
   finish_reason: string | null;
   trace_id: string | null;
 }
@@ -166,6 +171,7 @@ export function toUsageSums(row: UsageSumsRow): UsageSums {
     outputCostNanoUsd: toSafeInteger(row.output_cost_nano_usd),
     reasoningCostNanoUsd: toSafeInteger(row.reasoning_cost_nano_usd),
     cacheSavingsNanoUsd: toSafeInteger(row.cache_savings_nano_usd),
+    serverToolsCostNanoUsd: toSafeInteger(row.server_tools_cost_nano_usd),
     lastAt: row.last_at === null ? null : toIso(row.last_at),
   };
 }
@@ -200,6 +206,7 @@ export function toLedgerRecord(row: LedgerRecordRow): LedgerRecord {
           cached: row.cached_tokens ?? 0,
           ...(row.cache_write_tokens ? { cacheWrite: row.cache_write_tokens } : {}),
           ...(row.cache_write_1h_tokens ? { cacheWrite1h: row.cache_write_1h_tokens } : {}),
+          ...(row.server_tool_calls ? { serverToolCalls: typeof row.server_tool_calls === 'string' ? (JSON.parse(row.server_tool_calls) as Record<string, number>) : row.server_tool_calls } : {}),
         }
       : null,
     costNanoUsd: row.cost_nano_usd === null ? null : toSafeInteger(row.cost_nano_usd),
@@ -260,7 +267,9 @@ export function recordValues(record: LedgerRecord): Record<(typeof RECORD_COLUMN
     output_cost_nano_usd: record.costParts?.output ?? null,
     reasoning_cost_nano_usd: record.costParts?.reasoning ?? null,
     cache_savings_nano_usd: record.costParts?.cacheSavings ?? null,
+    server_tools_cost_nano_usd: record.costParts?.serverTools ?? null,
     finish_reason: record.finishReason,
     trace_id: record.traceId ?? null,
+    server_tool_calls: record.usage?.serverToolCalls ? JSON.stringify(record.usage.serverToolCalls) : null,
   };
 }

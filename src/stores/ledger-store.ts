@@ -27,6 +27,8 @@ export interface LedgerCostParts {
   cacheWrite1h: number;
   output: number;
   reasoning: number;
+  /** The server tool calls at their per-call prices (web search, …); 0 in records written before. */
+  serverTools: number;
   cacheSavings: number;
 }
 
@@ -102,6 +104,8 @@ export interface UsageSums {
   cacheWrite1hCostNanoUsd: number;
   outputCostNanoUsd: number;
   reasoningCostNanoUsd: number;
+  /** The server tool calls (pricing.yaml serverToolPrices), part of costNanoUsd beside the token types. */
+  serverToolsCostNanoUsd: number;
   /** What cache reads saved against the input price. */
   cacheSavingsNanoUsd: number;
   /** Managed-access spend metered against the plan's cap. */

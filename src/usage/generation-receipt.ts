@@ -36,6 +36,8 @@ export interface GenerationReceipt {
     native_tokens_cached: number | null;
     native_tokens_cache_write: number | null;
     native_tokens_cache_write_1h: number | null;
+    /** Server tool calls the upstream reported, by tool name (`{"web_search": 2}`); null when its usage is unknown. */
+    server_tool_calls: Readonly<Record<string, number>> | null;
     /** Milliseconds from the request's arrival to the end of its response. */
     latency: number;
     /** Milliseconds from the request's arrival to the first byte sent back; null when none was. */
@@ -88,6 +90,7 @@ export function generationReceipt(records: readonly LedgerRecord[]): GenerationR
       native_tokens_cached: usage ? usage.cached : null,
       native_tokens_cache_write: usage ? (usage.cacheWrite ?? 0) : null,
       native_tokens_cache_write_1h: usage ? (usage.cacheWrite1h ?? 0) : null,
+      server_tool_calls: usage ? (usage.serverToolCalls ?? {}) : null,
       latency: main.totalMs,
       first_byte_latency: main.firstByteMs,
       retries: main.retryCount,
@@ -122,6 +125,7 @@ function costDetails(parts: LedgerCostParts): Record<string, number> {
     cache_write_1h: usd(parts.cacheWrite1h),
     output: usd(parts.output),
     reasoning: usd(parts.reasoning),
+    server_tools: usd(parts.serverTools),
     cache_savings: usd(parts.cacheSavings),
   };
 }

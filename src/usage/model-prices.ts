@@ -11,19 +11,28 @@ const perToken = (usdPerMillion: number): number => usdPerMillion * 1000;
 
 export interface PriceBook {
   priceOf(providerId: string, model: string): ModelPrice | undefined;
+  /** USD per call of a server tool on the provider (pricing.yaml serverToolPrices); undefined when unpriced. */
+  serverToolPriceOf(providerId: string, tool: string): number | undefined;
 }
 
-export function createPriceBook(providers: readonly ProviderConfig[]): PriceBook {
+/** Server tool prices, USD per call, per provider id then tool name (pricing.yaml serverToolPrices). */
+export type ServerToolPrices = Readonly<Record<string, Readonly<Record<string, number>>>>;
+
+export function createPriceBook(providers: readonly ProviderConfig[], serverToolPrices: ServerToolPrices = {}): PriceBook {
   const byProvider = new Map(providers.map((provider) => [provider.id, provider.prices]));
   return {
     priceOf: (providerId, model) => {
       const prices = byProvider.get(providerId);
       return prices && Object.hasOwn(prices, model) ? prices[model] : undefined;
     },
+    serverToolPriceOf: (providerId, tool) => {
+      const tools = Object.hasOwn(serverToolPrices, providerId) ? serverToolPrices[providerId] : undefined;
+      return tools && Object.hasOwn(tools, tool) ? tools[tool] : undefined;
+    },
   };
 }
 
-/** What each token type of a call cost, in nano-USD, unrounded (the parts of costNanoUsd). */
+/** What each token type of a call cost, in nano-USD, unrounded (the parts of costNanoUsd); and its server tool calls. */
 export interface CostParts {
   input: number;
   cacheRead: number;
@@ -31,6 +40,21 @@ export interface CostParts {
   cacheWrite1h: number;
   output: number;
   reasoning: number;
+  /** The server tool calls the upstream reported, each at its per-call price (whole nano-USD); 0 for a tool without one. */
+  serverTools: number;
+}
+
+/** USD per call of a server tool on the provider that served the call (PriceBook.serverToolPriceOf). */
+export type ToolPrice = (tool: string) => number | undefined;
+
+const NO_TOOL_PRICES: ToolPrice = () => undefined;
+
+/** The calls at their prices, in whole nano-USD (prices are USD per call, so each call is whole nano-dollars). */
+function serverToolsNanoUsd(calls: TokenUsage['serverToolCalls'], toolPrice: ToolPrice): number {
+  if (!calls) return 0;
+  let total = 0;
+  for (const [tool, count] of Object.entries(calls)) total += count * Math.round((toolPrice(tool) ?? 0) * 1e9);
+  return total;
 }
 
 /**
@@ -39,7 +63,7 @@ export interface CostParts {
  * of the completion at `output`. A price a model lacks falls back as ModelPrice says, so a book without
  * them prices as before. Parts are clamped so no token is counted twice, whatever the upstream said.
  */
-export function costParts(price: ModelPrice, usage: TokenUsage): CostParts {
+export function costParts(price: ModelPrice, usage: TokenUsage, toolPrice: ToolPrice = NO_TOOL_PRICES): CostParts {
   const cached = Math.min(usage.cached, usage.prompt);
   const written = Math.min(usage.cacheWrite ?? 0, usage.prompt - cached);
   const written1h = Math.min(usage.cacheWrite1h ?? 0, written);
@@ -52,16 +76,17 @@ export function costParts(price: ModelPrice, usage: TokenUsage): CostParts {
     cacheWrite1h: written1h * perToken(price.cacheWrite1h ?? cacheWritePrice),
     output: (usage.completion - reasoning) * perToken(price.output),
     reasoning: reasoning * perToken(price.reasoning ?? price.output),
+    serverTools: serverToolsNanoUsd(usage.serverToolCalls, toolPrice),
   };
 }
 
 /** A call's cost, rounded once to whole nano-USD: the ledger's figure and every response's `usage.cost`. */
-export function costNanoUsd(price: ModelPrice, usage: TokenUsage): number {
-  return Math.round(sumOfParts(costParts(price, usage)));
+export function costNanoUsd(price: ModelPrice, usage: TokenUsage, toolPrice: ToolPrice = NO_TOOL_PRICES): number {
+  return Math.round(sumOfParts(costParts(price, usage, toolPrice)));
 }
 
 function sumOfParts(parts: CostParts): number {
-  return parts.input + parts.cacheRead + parts.cacheWrite + parts.cacheWrite1h + parts.output + parts.reasoning;
+  return parts.input + parts.cacheRead + parts.cacheWrite + parts.cacheWrite1h + parts.output + parts.reasoning + parts.serverTools;
 }
 
 /** A call's cost per token type in whole nano-USD, summing exactly to costNanoUsd, and what its cache reads saved. */
@@ -79,8 +104,8 @@ const PART_NAMES = ['input', 'cacheRead', 'cacheWrite', 'cacheWrite1h', 'output'
  * Runs for every served request: the parts are priced once, and the at most five nano-dollars left over
  * are placed by a scan each instead of a sort (which cost a copy, a closure and an array per request).
  */
-export function costPartsNanoUsd(price: ModelPrice, usage: TokenUsage): CostPartsNanoUsd {
-  const exact = costParts(price, usage);
+export function costPartsNanoUsd(price: ModelPrice, usage: TokenUsage, toolPrice: ToolPrice = NO_TOOL_PRICES): CostPartsNanoUsd {
+  const exact = costParts(price, usage, toolPrice);
   const cachedAtInput = Math.min(usage.cached, usage.prompt) * perToken(price.input);
   const whole: CostPartsNanoUsd = {
     input: Math.floor(exact.input),
@@ -89,6 +114,7 @@ export function costPartsNanoUsd(price: ModelPrice, usage: TokenUsage): CostPart
     cacheWrite1h: Math.floor(exact.cacheWrite1h),
     output: Math.floor(exact.output),
     reasoning: Math.floor(exact.reasoning),
+    serverTools: exact.serverTools,
     cacheSavings: Math.round(cachedAtInput - exact.cacheRead),
   };
   let left = Math.round(sumOfParts(exact)) - sumOfParts(whole);

@@ -65,7 +65,7 @@ export async function openUsage(config: RouterConfig, options: OpenUsageOptions)
   return {
     store,
     ledger,
-    prices: createPriceBook(config.providers.providers),
+    prices: createPriceBook(config.providers.providers, config.pricing.serverToolPrices),
     liveness,
     async close() {
       pruner?.stop();

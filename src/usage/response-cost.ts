@@ -14,6 +14,8 @@ export interface CostDetails {
   cache_write_1h: number;
   output: number;
   reasoning: number;
+  /** The server tool calls the upstream reported (web searches, …), at pricing.yaml's per-call prices. */
+  server_tools: number;
   /** What the cache reads saved against the input price (positive when the cache was cheaper). */
   cache_savings: number;
 }
@@ -37,19 +39,22 @@ export function responseCost(prices: PriceBook, served: { providerId: string; up
  * price makes the whole cost unknown (absent), as one unknown record would in the ledger.
  */
 export function callsCost(prices: PriceBook, calls: ReadonlyArray<{ provider: string | null; model: string | null; usage: TokenUsage | null }>): ResponseCost | undefined {
-  const sum = { total: 0, input: 0, cacheRead: 0, cacheWrite: 0, cacheWrite1h: 0, output: 0, reasoning: 0, cacheSavings: 0 };
+  const sum = { total: 0, input: 0, cacheRead: 0, cacheWrite: 0, cacheWrite1h: 0, output: 0, reasoning: 0, serverTools: 0, cacheSavings: 0 };
   for (const call of calls) {
     if (call.provider === null || call.usage === null) continue;
     const price = call.model === null ? undefined : prices.priceOf(call.provider, call.model);
     if (price === undefined) return undefined;
-    const parts = costPartsNanoUsd(price, call.usage);
-    sum.total += costNanoUsd(price, call.usage);
+    const provider = call.provider;
+    const toolPrice = (tool: string) => prices.serverToolPriceOf(provider, tool);
+    const parts = costPartsNanoUsd(price, call.usage, toolPrice);
+    sum.total += costNanoUsd(price, call.usage, toolPrice);
     sum.input += parts.input;
     sum.cacheRead += parts.cacheRead;
     sum.cacheWrite += parts.cacheWrite;
     sum.cacheWrite1h += parts.cacheWrite1h;
     sum.output += parts.output;
     sum.reasoning += parts.reasoning;
+    sum.serverTools += parts.serverTools;
     sum.cacheSavings += parts.cacheSavings;
   }
   return {
@@ -61,6 +66,7 @@ export function callsCost(prices: PriceBook, calls: ReadonlyArray<{ provider: st
       cache_write_1h: usd(sum.cacheWrite1h),
       output: usd(sum.output),
       reasoning: usd(sum.reasoning),
+      server_tools: usd(sum.serverTools),
       cache_savings: usd(sum.cacheSavings),
     },
   };

@@ -11,7 +11,8 @@
  * max_completion_tokens, max_output_tokens; times `n`), else the largest `defaultMaxTokens` of the
  * route's providers, at the dearest price among the route's models. A managed request that names no
  * output cap is sent with that default as its cap: without it, a host that applies no cap of its own
- * could answer past the estimate, and the bound would not hold.
+ * could answer past the estimate, and the bound would not hold. Server tools are refused unless the
+ * plan allows them, and those it allows add their calls at the dearest per-call price (server-tool-gate.ts).
  */
 import { randomBytes } from 'node:crypto';
 import type { ModelPrice, PlanConfig, ProviderConfig, RouteProfileConfig } from '../config/types.js';
@@ -22,6 +23,7 @@ import type { LedgerStore } from '../stores/ledger-store.js';
 import { maximumCostNanoUsd, type PriceBook } from './model-prices.js';
 import { formatNanoUsd, usdToNano } from './nano-usd.js';
 import { fusionCallCount, routeTargets } from '../config/route-targets.js';
+import { admitServerTools, serverToolsEstimate, type ServerToolUse } from './server-tool-gate.js';
 import { upgradePlanFor } from '../config/upgrade-plan.js';
 
 export interface SpendReservation {
@@ -37,6 +39,8 @@ export interface SpendRequest {
   body: Record<string, unknown>;
   /** The fusion profile the request's `router:fusion` server tool may run, when it offers the tool. */
   toolFusion?: RouteProfileConfig;
+  /** Server tools and tiers the request asks for; absent: none. */
+  serverTools?: ServerToolUse;
 }
 
 export interface SpendGateDeps {
@@ -66,13 +70,26 @@ export class SpendGate {
         headers: { 'retry-after': '5' },
       });
     }
+    admitServerTools(request, this.deps.prices, this.deps.plans);
     if (outputCap(request.body) === undefined) {
       // Responses bodies carry `input`, chat bodies `messages` (both checked by the body stage).
       request.body['input' in request.body ? 'max_output_tokens' : 'max_completion_tokens'] = this.defaultOutputTokens(request.route);
     }
     const now = this.deps.clock.now();
     const period = quotaPeriod(now);
+    const capReached = (): RouterError =>
+      new RouterError(
+        'spend_cap_reached',
+        `This account has used its managed provider access for this month (the ${request.plan?.name ?? ''} plan's cap is USD ${formatNanoUsd(usdToNano(capUsd))}). It resets at ${period.resetsAt}. Requests with your own provider keys keep working: add one on your account page, or upgrade.`,
+        {
+          details: { capUsd: formatNanoUsd(usdToNano(capUsd)), resetsAt: period.resetsAt },
+          upgradePlan: upgradePlanFor(this.deps.plans.values(), request.plan, { kind: 'more_managed_spend' }),
+        },
+      );
     const reservation = { id: `spr_${randomBytes(12).toString('hex')}`, estimateNanoUsd: this.estimate(request) };
+    // Server tool calls that alone could cost more than the whole cap are refused however little is spent:
+    // the cap may be overshot by one request's estimate, and that estimate would be mostly calls.
+    if (serverToolsEstimate(request, this.deps.prices) > usdToNano(capUsd)) throw capReached();
     const decision = await this.deps.store.reserveSpend({
       id: reservation.id,
       accountId: request.accountId,
@@ -82,16 +99,7 @@ export class SpendGate {
       expiresAt: new Date(now + this.deps.reservationTtlMs).toISOString(),
       now: new Date(now).toISOString(),
     });
-    if (!decision.reserved) {
-      throw new RouterError(
-        'spend_cap_reached',
-        `This account has used its managed provider access for this month (the ${request.plan?.name ?? ''} plan's cap is USD ${formatNanoUsd(usdToNano(capUsd))}). It resets at ${period.resetsAt}. Requests with your own provider keys keep working: add one on your account page, or upgrade.`,
-        {
-          details: { capUsd: formatNanoUsd(usdToNano(capUsd)), resetsAt: period.resetsAt },
-          upgradePlan: upgradePlanFor(this.deps.plans.values(), request.plan, { kind: 'more_managed_spend' }),
-        },
-      );
-    }
+    if (!decision.reserved) throw capReached();
     return reservation;
   }
 
@@ -109,7 +117,7 @@ export class SpendGate {
     const { calls, addedPromptTokens } = fusionShape(request);
     const promptTokens = Buffer.byteLength(JSON.stringify(request.body), 'utf8') + addedPromptTokens;
     const outputTokens = (outputCap(request.body) ?? this.defaultOutputTokens(request.route)) * choices(request.body);
-    return calls * maximumCostNanoUsd(prices, promptTokens, outputTokens);
+    return calls * maximumCostNanoUsd(prices, promptTokens, outputTokens) + serverToolsEstimate(request, this.deps.prices);
   }
 
   /** The largest default output cap among the route's providers. */

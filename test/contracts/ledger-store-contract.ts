@@ -97,15 +97,28 @@ export function runLedgerStoreContract(name: string, makeLedger: MakeLedger): vo
       expect(await ledger.findRecords({ requestId: 'req_missing' })).toEqual([]);
     });
 
+    it('keeps the server tool calls a record reports and their cost, a part of its cost, and sums it', async () => {
+      const searched = ledgerRecord({
+        requestId: 'req_search',
+        usage: { prompt: 10, completion: 5, reasoning: 0, cached: 0, serverToolCalls: { web_search: 3 } },
+        costNanoUsd: 30_000_100,
+        costParts: { input: 40, cacheRead: 0, cacheWrite: 0, cacheWrite1h: 0, output: 60, reasoning: 0, serverTools: 30_000_000, cacheSavings: 0 },
+      });
+      await ledger.writeBatch([searched]);
+      expect(await ledger.findRecords({ requestId: 'req_search' })).toEqual([searched]);
+      const [total] = await ledger.sumUsageBy('acct_a', NOV.from, NOV.to, 'key');
+      expect(total).toMatchObject({ costNanoUsd: 30_000_100, serverToolsCostNanoUsd: 30_000_000 });
+    });
+
     it('keeps cache-write tokens and the cost of each token type, and sums them exactly', async () => {
-      const parts = { input: 300, cacheRead: 20, cacheWrite: 125, cacheWrite1h: 200, output: 275, reasoning: 80, cacheSavings: 180 };
+      const parts = { input: 300, cacheRead: 20, cacheWrite: 125, cacheWrite1h: 200, output: 275, reasoning: 80, serverTools: 0, cacheSavings: 180 };
       const cached = ledgerRecord({
         requestId: 'req_cache',
         usage: { prompt: 500, completion: 40, reasoning: 8, cached: 100, cacheWrite: 300, cacheWrite1h: 120 },
         costNanoUsd: 1000,
         costParts: parts,
       });
-      const plain = ledgerRecord({ costNanoUsd: 500, costParts: { input: 100, cacheRead: 0, cacheWrite: 0, cacheWrite1h: 0, output: 400, reasoning: 0, cacheSavings: 0 } });
+      const plain = ledgerRecord({ costNanoUsd: 500, costParts: { input: 100, cacheRead: 0, cacheWrite: 0, cacheWrite1h: 0, output: 400, reasoning: 0, serverTools: 0, cacheSavings: 0 } });
       const unknown = ledgerRecord({ usage: null, costNanoUsd: null });
       await ledger.writeBatch([cached, plain, unknown]);
       expect(await ledger.findRecords({ requestId: 'req_cache' })).toEqual([cached]);

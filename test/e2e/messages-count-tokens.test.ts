@@ -52,4 +52,44 @@ describe('count_tokens', () => {
     const { response } = await client.messages.countTokens({ model: 'router/frontier', messages: MESSAGES }).withResponse();
     expect(response.headers.get('x-router-token-count')).toBe('estimate');
   });
+
+  it('never sends the router\'s own provider object upstream, and still applies it to the route', async () => {
+    const { key } = await router.createAccount('pro', { providerKeys: { ...PROVIDER_KEYS } });
+    const client = new Anthropic({ apiKey: key, baseURL: router.url, maxRetries: 0 });
+    const body = { model: 'router/frontier', messages: MESSAGES, provider: { order: ['anthropic'] } } as unknown as Anthropic.MessageCountTokensParams;
+    const { response } = await client.messages.countTokens(body).withResponse();
+    expect(response.headers.get('x-router-token-count')).toBe('anthropic');
+    expect(fakes.anthropic.requests).toHaveLength(1);
+    expect(Object.keys(fakes.anthropic.requests[0]!.body as object).sort()).toEqual(['messages', 'model']);
+    // The preference is the router's: one that rules out every counting target is refused, never sent.
+    const refused = await client.messages.countTokens({ ...body, provider: { only: ['openai'], ignore: ['openai'] } } as unknown as Anthropic.MessageCountTokensParams).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(Anthropic.BadRequestError);
+    expect(fakes.anthropic.requests).toHaveLength(1);
+  });
+
+  it("applies the key's own limits: a key whose monthly cap is used up is refused, and a count adds nothing to it", async () => {
+    const { key, keyId } = await router.createAccount('pro', { providerKeys: { ...PROVIDER_KEYS } });
+    const { runtime } = router.server;
+    await runtime.store.setKeyLimits({ keyId, monthlyRequests: 1, requestsPerMinute: null }, 'test');
+    const client = new Anthropic({ apiKey: key, baseURL: router.url, maxRetries: 0 });
+    await client.messages.countTokens({ model: 'router/frontier', messages: MESSAGES });
+    await client.messages.countTokens({ model: 'router/frontier', messages: MESSAGES });
+    expect(fakes.anthropic.requests).toHaveLength(2);
+    await client.messages.create({ model: 'router/frontier', max_tokens: 16, messages: MESSAGES });
+    const refused: any = await client.messages.countTokens({ model: 'router/frontier', messages: MESSAGES }).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(Anthropic.RateLimitError);
+    expect(refused.error.error.code).toBe('key_quota_exceeded');
+    expect(fakes.anthropic.requests.filter((request) => request.path.endsWith('/count_tokens'))).toHaveLength(2);
+  });
+
+  it("applies the key's own per-minute limit", async () => {
+    const { key, keyId } = await router.createAccount('pro', { providerKeys: { ...PROVIDER_KEYS } });
+    await router.server.runtime.store.setKeyLimits({ keyId, monthlyRequests: null, requestsPerMinute: 1 }, 'test');
+    const client = new Anthropic({ apiKey: key, baseURL: router.url, maxRetries: 0 });
+    await client.messages.countTokens({ model: 'router/frontier', messages: MESSAGES });
+    const refused: any = await client.messages.countTokens({ model: 'router/frontier', messages: MESSAGES }).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(Anthropic.RateLimitError);
+    expect(refused.error.error.code).toBe('key_rate_limit_exceeded');
+    expect(fakes.anthropic.requests).toHaveLength(1);
+  });
 });

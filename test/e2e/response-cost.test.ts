@@ -59,7 +59,7 @@ describe('the cost of every answer', () => {
     const { data, response } = await client.chat.completions.create(HELLO).withResponse();
     const usage = data.usage as unknown as { cost: number; cost_details: Record<string, number> };
     expect(usage.cost).toBe(TOTAL_NANO / 1e9);
-    expect(usage.cost_details).toEqual({ ...Object.fromEntries(Object.entries(NANO).map(([type, nano]) => [type, nano / 1e9])), cache_savings: (1800 * 3000 - 1800 * 300) / 1e9 });
+    expect(usage.cost_details).toEqual({ ...Object.fromEntries(Object.entries(NANO).map(([type, nano]) => [type, nano / 1e9])), server_tools: 0, cache_savings: (1800 * 3000 - 1800 * 300) / 1e9 });
     const record = await recordOf(response.headers.get('x-request-id'));
     expect(record.costNanoUsd).toBe(TOTAL_NANO);
     expect(Math.round(usage.cost * 1e9)).toBe(record.costNanoUsd);

@@ -58,7 +58,7 @@ describe.each(usageBackends('token_types'))('each token type and its cost in the
       await router.server.runtime.usage.ledger!.flush();
       const [record] = await router.server.runtime.usage.store.findRecords({ requestId: response.headers.get('x-request-id')! });
       // The answer's cost_details is the record's split, to the nano-dollar.
-      expect(record!.costParts).toEqual({ ...NANO, cacheSavings: SAVINGS });
+      expect(record!.costParts).toEqual({ ...NANO, serverTools: 0, cacheSavings: SAVINGS });
       expect(record!.usage).toMatchObject({ cacheWrite: 556, cacheWrite1h: 100, cached: 1800 });
       expect(usage.cost_details).toEqual({
         input: NANO.input / 1e9,
@@ -67,6 +67,7 @@ describe.each(usageBackends('token_types'))('each token type and its cost in the
         cache_write_1h: NANO.cacheWrite1h / 1e9,
         output: NANO.output / 1e9,
         reasoning: 0,
+        server_tools: 0,
         cache_savings: SAVINGS / 1e9,
       });
     }

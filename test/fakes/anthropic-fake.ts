@@ -18,7 +18,10 @@ const DEFAULT_USAGE = { inputTokens: 12, outputTokens: 9 };
 const KNOWN_FIELDS = new Set([
   'model', 'messages', 'max_tokens', 'system', 'temperature', 'top_p', 'top_k', 'stop_sequences', 'stream', 'tools',
   'tool_choice', 'metadata', 'thinking', 'output_config', 'service_tier', 'context_management',
+  'mcp_servers', 'container', 'inference_geo', 'output_format',
 ]);
+/** Anthropic's server tools carry a versioned type and no input_schema. */
+const SERVER_TOOL_TYPE = /^[a-z_]+_\d{8}$/;
 const TOOL_USE_ID = /^[a-zA-Z0-9_-]+$/;
 const ERROR_OF_STATUS: Record<number, [type: string, message: string]> = {
   400: ['invalid_request_error', 'Invalid request.'],
@@ -199,7 +202,10 @@ function bodyProblem(body: unknown): string | undefined {
   }
   const tools: unknown[] = Array.isArray(body.tools) ? body.tools : [];
   const badTool = tools.findIndex(
-    (tool) => !isObject(tool) || typeof tool.name !== 'string' || !isObject(tool.input_schema) || tool.input_schema.type !== 'object',
+    (tool) =>
+      !isObject(tool) ||
+      typeof tool.name !== 'string' ||
+      (!(typeof tool.type === 'string' && SERVER_TOOL_TYPE.test(tool.type)) && (!isObject(tool.input_schema) || tool.input_schema.type !== 'object')),
   );
   if (badTool >= 0) return `tools.${badTool}.input_schema.type: Input should be 'object'`;
   return messagesProblem(body.messages) ?? thinkingProblem(body);
@@ -303,7 +309,10 @@ function messageBody(id: string, request: Json, reply: FakeReply): Json {
     content,
     stop_reason: reply.toolCalls ? 'tool_use' : reply.stopReason !== undefined ? 'stop_sequence' : 'end_turn',
     stop_sequence: reply.toolCalls ? null : (reply.stopReason ?? null),
-    usage: { input_tokens: usage.inputTokens, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: usage.outputTokens },
+    usage: {
+      input_tokens: usage.inputTokens, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: usage.outputTokens,
+      ...(reply.serverToolUse ? { server_tool_use: reply.serverToolUse } : {}),
+    },
   };
 }
 
@@ -325,7 +334,10 @@ function streamFrames(id: string, request: Json, reply: FakeReply): SseFrame[] {
     ...blockFrames,
     {
       event: 'message_delta',
-      data: { delta: { stop_reason: message.stop_reason, stop_sequence: message.stop_sequence }, usage: { output_tokens: usage.outputTokens } },
+      data: {
+        delta: { stop_reason: message.stop_reason, stop_sequence: message.stop_sequence },
+        usage: { output_tokens: usage.outputTokens, ...(reply.serverToolUse ? { server_tool_use: reply.serverToolUse } : {}) },
+      },
     },
     { event: 'message_stop', data: {} },
   ];

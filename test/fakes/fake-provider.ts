@@ -60,6 +60,10 @@ export interface FakeReply {
   thoughts?: string;
   /** Usage the fake reports. */
   usage?: { inputTokens: number; outputTokens: number };
+  /** Anthropic fake: `usage.server_tool_use` (e.g. `{ web_search_requests: 3 }`), in the message and the stream's message_delta. */
+  serverToolUse?: Record<string, number>;
+  /** OpenAI fake, Responses: hosted tool call items (e.g. `web_search_call`) put before the answer's message. */
+  hostedCalls?: readonly string[];
   /** Fixed latency before answering, in ms (the benchmark uses 20). */
   latencyMs?: number;
   /** Stream framing: split every written SSE event into pieces of this many BYTES (1 = byte by byte). */

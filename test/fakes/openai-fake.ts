@@ -30,6 +30,8 @@ interface Reply {
   stopReason?: string;
   /** `reasoning_content` before the answer (DeepSeek's and vLLM's field), when the request asked for reasoning. */
   thoughts?: string;
+  /** Responses: hosted tool call item types before the answer. */
+  hostedCalls: readonly string[];
 }
 interface Shape {
   api: 'chat' | 'responses';
@@ -270,6 +272,7 @@ function resolveReply(reply: FakeReply, name: string, shape: Shape): Reply {
     text: reply.text ?? `Hello from ${name}: héllo 👋 世界`,
     toolCalls: toolCalls.map((call, i) => ({ id: `call_fake${i}`, name: call.name, arguments: JSON.stringify(call.arguments) })),
     usage: reply.usage ?? OPENAI_FAKE_DEFAULT_USAGE,
+    hostedCalls: reply.hostedCalls ?? [],
     ...(reply.stopReason !== undefined ? { stopReason: reply.stopReason } : {}),
     ...(reply.thoughts !== undefined && shape.reasoning ? { thoughts: reply.thoughts } : {}),
   };
@@ -357,6 +360,7 @@ function responseObject(id: string, { model, store }: Shape, reply: Reply): Json
       content: [{ type: 'output_text', text: reply.text, annotations: [], logprobs: [] }],
     });
   }
+  output.unshift(...reply.hostedCalls.map((type, i) => ({ id: `hosted_fake${i}`, type, status: 'completed' })));
   const { inputTokens, outputTokens } = reply.usage;
   return {
     id, object: 'response', created_at: CREATED, status: 'completed', background: false, error: null, incomplete_details: null,

@@ -1,6 +1,9 @@
 /** schemas/plans.schema.json is generated from this definition (npm run schemas); edit here, never there. */
 import { Type, type Static } from '@sinclair/typebox';
-import { ConfigObject, FileSchema } from './schema-builders.js';
+import { ConfigObject, FileSchema, OneOf } from './schema-builders.js';
+
+/** Tools and features an upstream runs and bills per call, by the names pricing.yaml prices them under. */
+export const SERVER_TOOL_NAMES = ['web_search', 'web_fetch', 'code_execution', 'mcp', 'file_search', 'image_generation', 'computer_use'] as const;
 
 export const PlansFileSchema = FileSchema(
   'plans.yaml',
@@ -35,6 +38,19 @@ export const PlansFileSchema = FileSchema(
         minimum: 1,
         maximum: 1000000,
       })),
+      managedServerTools: Type.Optional(ConfigObject({
+        allow: Type.Array(OneOf(SERVER_TOOL_NAMES), {
+          description: 'Server tools (Anthropic web_search, web_fetch, code execution and its container, MCP connectors; OpenAI hosted Responses tools) a request may use on operator-managed provider keys, each priced per call in pricing.yaml serverToolPrices. Any other is refused with 403 server_tool_not_allowed; requests on the account\'s own provider keys are never limited.',
+          uniqueItems: true,
+          default: [],
+        }),
+        maxCallsPerRequest: Type.Integer({
+          description: 'Most calls of the allowed tools one request may make on managed keys: a request asking for more (max_uses, max_tool_calls) is lowered to it, one naming none is sent with it, and the spend cap holds this many calls at the dearest price before the request.',
+          minimum: 1,
+          maximum: 100,
+          default: 5,
+        }),
+      }, { description: 'Server tools on operator-managed provider keys (docs/usage.md). Absent: none; requests asking for one are refused.' })),
       models: ConfigObject({
         allow: Type.Array(Type.String({ minLength: 1 }), { default: [] }),
         deny: Type.Array(Type.String({ minLength: 1 }), { default: [] }),

@@ -18,6 +18,8 @@ interface FinalResponse {
   status?: string;
   incomplete_details?: { reason?: string } | null;
   usage?: ResponseUsage | null;
+  /** Its items: hosted tool calls among them are billed per call. */
+  output?: unknown;
   router?: unknown;
 }
 
@@ -51,7 +53,7 @@ export class ResponsesStreamEncoder implements ClientStreamEncoder<ResponsesOutE
 
   #final(response: FinalResponse): void {
     const { report, record } = this.target;
-    report.record(tokenUsageFromResponses(response.usage));
+    report.record(tokenUsageFromResponses(response.usage, response.output));
     record.finishReason = responseFinish(response);
     const shown = report.show(response.usage, responsesUsage);
     if (shown !== undefined) response.usage = shown;

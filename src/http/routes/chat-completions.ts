@@ -10,13 +10,14 @@ import { streamTarget } from '../encoders/client-stream-encoder.js';
 import { serveClientStream } from '../encoders/serve-client-stream.js';
 import { servedUsage } from '../encoders/served-usage.js';
 import { serveFusionChat } from '../fusion/serve-fusion-chat.js';
+import { chatServerTools } from '../../formats/server-tools.js';
 import { prepareModelCall, recordAnswer, type OutputCap } from './model-call.js';
 
 const CHAT_OUTPUT_CAP: OutputCap = (body, plan) => applyOutputTokenCap(body, plan, 'chat');
 
 export function createChatCompletionsRoute(deps: RouterDeps) {
   return async (event: H3Event, request: AdmittedRequest, serving: ServingRecord): Promise<unknown> => {
-    const { route, fusion, call } = await prepareModelCall(event, request, serving, deps, CHAT_OUTPUT_CAP);
+    const { route, fusion, call } = await prepareModelCall(event, request, serving, deps, { capOutput: CHAT_OUTPUT_CAP, serverTools: chatServerTools });
     const chat = request.body as ChatRequest;
     if (fusion) return serveFusionChat(event, serving, deps, fusion, call, chat);
     if (chat.stream) {

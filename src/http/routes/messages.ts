@@ -10,6 +10,7 @@ import { MessagesStreamEncoder } from '../encoders/messages-stream-encoder.js';
 import { serveClientStream } from '../encoders/serve-client-stream.js';
 import { servedUsage } from '../encoders/served-usage.js';
 import { serveFusionMessages } from '../fusion/serve-fusion-messages.js';
+import { messagesServerTools } from '../../formats/server-tools.js';
 import { prepareModelCall, recordAnswer, type OutputCap } from './model-call.js';
 
 /**
@@ -23,7 +24,7 @@ const CLAMP_OUTPUT_TOKENS: OutputCap = (body, plan) => {
 
 export function createMessagesRoute(deps: RouterDeps) {
   return async (event: H3Event, admitted: AdmittedRequest, serving: ServingRecord): Promise<unknown> => {
-    const { fusion, call } = await prepareModelCall(event, admitted, serving, deps, CLAMP_OUTPUT_TOKENS);
+    const { fusion, call } = await prepareModelCall(event, admitted, serving, deps, { capOutput: CLAMP_OUTPUT_TOKENS, serverTools: messagesServerTools });
     const request = admitted.body as unknown as MessagesRequest;
     const { 'anthropic-version': version, 'anthropic-beta': beta } = event.node.req.headers;
     const messages = { request, model: request.model, client: { version: typeof version === 'string' ? version : undefined, betas: splitHeaderList(beta) } };

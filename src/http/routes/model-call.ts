@@ -1,13 +1,14 @@
 /**
  * What every model route (chat completions, Responses, Messages) does around its own format: before the
  * upstream call, the plan's authorization of the model, the API's output cap, fusion access and the
- * spend reservation; after a whole (JSON) answer, its record, cost and routing headers.
+ * spend reservation (with the server tools the body asks for, refused or bounded on managed keys); after a whole (JSON) answer, its record, cost and routing headers.
  */
 import type { H3Event } from 'h3';
 import type { PlanConfig, RouteProfileConfig } from '../../config/types.js';
 import type { TokenUsage } from '../../core/token-usage.js';
 import type { RoutedMeta } from '../../routing/failover.js';
 import { responseCost } from '../../usage/response-cost.js';
+import type { ServerToolUse } from '../../usage/server-tool-gate.js';
 import type { SpanScope } from '../../tracing/tracing.js';
 import { abortOnDisconnect } from '../abort-on-disconnect.js';
 import { authorizeRoute } from '../authorize-route.js';
@@ -27,17 +28,26 @@ export interface ModelCall {
 /** An API's rule for the plan's output cap on the body (refuse above it, or lower it to it). */
 export type OutputCap = (body: Record<string, unknown>, plan: PlanConfig | undefined) => void;
 
+/** What an API's body asks an upstream to bill beyond tokens (formats/server-tools.ts), for the spend gate. */
+export type ServerToolsOf = (body: Record<string, unknown>) => ServerToolUse;
+
 /**
  * Everything between admission and the upstream call. Each refusal here is the router's own, so the
  * pipeline refunds it; the spend reservation is recorded before the call so the ledger settles it.
  */
-export async function prepareModelCall(event: H3Event, request: AdmittedRequest, serving: ServingRecord, deps: RouterDeps, capOutput: OutputCap): Promise<ModelCall> {
+export async function prepareModelCall(
+  event: H3Event,
+  request: AdmittedRequest,
+  serving: ServingRecord,
+  deps: RouterDeps,
+  api: { capOutput: OutputCap; serverTools: ServerToolsOf },
+): Promise<ModelCall> {
   const route = authorizeRoute(request, deps.plans);
   const { body, plan, caller } = request;
-  capOutput(body, plan);
+  api.capOutput(body, plan);
   const fusion = fusionPlanOf(route, body, deps.routes);
   if (fusion?.kind === 'profile') await requireFusionAccess(deps, caller.accountId, fusion.route);
-  serving.spendReservation = await reserveSpend(request, deps.spend, { accountId: caller.accountId, plan, route, body, toolFusion: toolFusionOf(fusion) });
+  serving.spendReservation = await reserveSpend(request, deps.spend, { accountId: caller.accountId, plan, route, body, toolFusion: toolFusionOf(fusion), serverTools: api.serverTools(body) });
   const call = { route, accountId: caller.accountId, signal: abortOnDisconnect(event, deps.drain.deadline), trace: attemptsParent(request) };
   return { route, fusion, call };
 }

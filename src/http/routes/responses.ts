@@ -10,13 +10,14 @@ import { ResponsesStreamEncoder, responseFinish } from '../encoders/responses-st
 import { serveClientStream } from '../encoders/serve-client-stream.js';
 import { servedUsage } from '../encoders/served-usage.js';
 import { serveFusionResponses } from '../fusion/serve-fusion-responses.js';
+import { responsesServerTools } from '../../formats/server-tools.js';
 import { prepareModelCall, recordAnswer, type OutputCap } from './model-call.js';
 
 const RESPONSES_OUTPUT_CAP: OutputCap = (body, plan) => applyOutputTokenCap(body, plan, 'responses');
 
 export function createResponsesRoute(deps: RouterDeps) {
   return async (event: H3Event, admitted: AdmittedRequest, serving: ServingRecord): Promise<unknown> => {
-    const { fusion, call } = await prepareModelCall(event, admitted, serving, deps, RESPONSES_OUTPUT_CAP);
+    const { fusion, call } = await prepareModelCall(event, admitted, serving, deps, { capOutput: RESPONSES_OUTPUT_CAP, serverTools: responsesServerTools });
     const request = admitted.body as unknown as ResponsesRequest;
     if (fusion) return serveFusionResponses(event, serving, deps, fusion, call, request);
     if (request.stream) {
@@ -26,7 +27,7 @@ export function createResponsesRoute(deps: RouterDeps) {
     }
     const { value, meta } = await deps.engine.completeResponses(call, request);
     const usage = value.usage as ResponseUsage | undefined;
-    recordAnswer(event, serving, deps, meta, { tokens: tokenUsageFromResponses(usage), finishReason: responseFinish(value), shownUsage: usage });
+    recordAnswer(event, serving, deps, meta, { tokens: tokenUsageFromResponses(usage, value.output), finishReason: responseFinish(value), shownUsage: usage });
     return value;
   };
 }

@@ -9,7 +9,7 @@ import type { RouterDeps } from '../router-deps.js';
 import { createAuthenticateStage } from './authenticate.js';
 import { createConcurrencyStage } from './concurrency.js';
 import { createEdgeUserAgentStage } from './edge-user-agent.js';
-import { createKeyLimitsStage } from './key-limits.js';
+import { createKeyLimitsPeekStage, createKeyLimitsStage } from './key-limits.js';
 import { createProviderPreferencesStage } from './provider-preferences.js';
 import { createQuotaPeekStage, createQuotaStage } from './quota.js';
 import { createRateLimitStage } from './rate-limit.js';
@@ -25,8 +25,11 @@ export interface AdmissionLists {
    * refused after it is refunded (pipeline.ts).
    */
   modelTraffic(schema: object, options?: { refuse?: BodyRule; modelAliases?: boolean }): AdmissionList<AdmittedRequest>;
-  /** A token count is not a model request: it reads the quota without counting and writes no usage record. */
-  countTokens(schema: object): AdmissionList<CountTokensRequest>;
+  /**
+   * A token count is not a model request: it reads the account's and the key's monthly counts without
+   * adding to them, takes its place in both per-minute windows, and writes no usage record.
+   */
+  countTokens(schema: object, refuse?: BodyRule): AdmissionList<CountTokensRequest>;
   /** The model list, receipts and unknown endpoints: the caller's standing, read without counting. */
   otherV1: AdmissionList<StandingRequest>;
   /** The edge rule alone, which the public JSON routes apply too (synchronous). */
@@ -48,6 +51,7 @@ export function createAdmissionLists(deps: RouterDeps): AdmissionLists {
   const rateLimit = namedStage('rate_limit', createRateLimitStage(deps));
   // Per-key limits are set in the account app; both read them through one service so changes apply at once.
   const ownKeyLimits = namedStage('key_limits', createKeyLimitsStage(deps, deps.keyLimits));
+  const ownKeyLimitsPeek = namedStage('key_limits', createKeyLimitsPeekStage(deps, deps.keyLimits));
 
   const authenticated = admission().then(edge).then(authenticate);
   return {
@@ -60,7 +64,9 @@ export function createAdmissionLists(deps: RouterDeps): AdmissionLists {
         .then(rateLimit)
         .then(ownKeyLimits);
     },
-    countTokens: (schema) => authenticated.then(body(schema)).then(resolveModelAlias).then(quotaPeek).then(rateLimit),
+    // Provider preferences narrow the route (and take the router's `provider` object off the body) as
+    // on the model routes; the key's own caps apply, read without counting, as the account's quota is.
+    countTokens: (schema, refuse) => authenticated.then(body(schema, refuse)).then(resolveModelAlias).then(providerPreferences).then(quotaPeek).then(rateLimit).then(ownKeyLimitsPeek),
     otherV1: authenticated.then(quotaPeek).then(rateLimit),
     edge,
   };

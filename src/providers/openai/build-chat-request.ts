@@ -4,17 +4,19 @@ import type { ChatMessage, ChatRequest } from '../../formats/openai-chat.js';
 import type { ProviderConfig } from '../../config/types.js';
 import { isRecord } from './is-record.js';
 import { openaiRequest } from './openai-request.js';
-import { REDIRECTING_FIELDS } from './redirecting-fields.js';
+import { REDIRECTING_FIELDS } from '../../formats/redirecting-fields.js';
+import { OPENROUTER_FIELDS } from '../../formats/top-level-fields.js';
 import { removeRouterTools } from './remove-router-tools.js';
 import { removeForeignFields } from './remove-foreign-fields.js';
 import { legalToolCallHistory } from './tool-call-history.js';
 
 /**
  * Fields of the client's request the router sets itself (or leaves out) in the upstream body, and those
- * that could redirect or re-credential it (one set: one look-up per field on the copy below); and
+ * that could redirect or re-credential it, and OpenRouter's fields that are the router's (`provider`, `preset`,
+ * `route`, `models`, …: formats/top-level-fields.ts) (one set: one look-up per field on the copy below); and
  * `__proto__`, which copied onto the plain body would set the body's prototype rather than a field.
  */
-const SET_BY_ROUTER: ReadonlySet<string> = new Set(['model', 'max_tokens', 'max_completion_tokens', 'stream', 'stream_options', '__proto__', ...REDIRECTING_FIELDS]);
+const SET_BY_ROUTER: ReadonlySet<string> = new Set(['model', 'max_tokens', 'max_completion_tokens', 'stream', 'stream_options', '__proto__', ...REDIRECTING_FIELDS, ...OPENROUTER_FIELDS]);
 
 /**
  * The client's chat request as the OpenAI-compatible host should see it. Everything the client sent is

@@ -1,7 +1,7 @@
 import type { AdapterContext } from '../adapter.js';
 import type { UpstreamRequest } from '../../upstream/upstream-request.js';
 import { openaiRequest } from './openai-request.js';
-import { REDIRECTING_FIELDS } from './redirecting-fields.js';
+import { REDIRECTING_FIELDS } from '../../formats/redirecting-fields.js';
 import { removeRouterTools } from './remove-router-tools.js';
 import { isRouterCarrier } from '../../formats/reasoning-carrier.js';
 

@@ -108,14 +108,14 @@ function costOf(prices: PriceBook, providerId: string | null, model: string | nu
   if (usage === null) return null;
   if (providerId === null) return 0;
   const price = model === null ? undefined : prices.priceOf(providerId, model);
-  return price === undefined ? null : costNanoUsd(price, usage);
+  return price === undefined ? null : costNanoUsd(price, usage, (tool) => prices.serverToolPriceOf(providerId, tool));
 }
 
 /** The cost per token type (adding up to costOf's figure) where a price split it; null for no cost or no provider. */
 function costPartsOf(prices: PriceBook, providerId: string | null, model: string | null, usage: TokenUsage | null): LedgerCostParts | null {
   if (usage === null || providerId === null || model === null) return null;
   const price = prices.priceOf(providerId, model);
-  return price === undefined ? null : costPartsNanoUsd(price, usage);
+  return price === undefined ? null : costPartsNanoUsd(price, usage, (tool) => prices.serverToolPriceOf(providerId, tool));
 }
 
 /**

@@ -331,4 +331,14 @@ export const postgresMigrations: readonly Migration[] = [
       CREATE INDEX tool_call_signatures_expiry ON tool_call_signatures (expires_at_ms);
     `,
   },
+  {
+    version: 11,
+    name: 'usage ledger: server tool calls and their cost',
+    // As in SQLite: the calls by tool name as JSON text, and their cost, a part of cost_nano_usd.
+    sql: `
+      ALTER TABLE usage_records ADD COLUMN server_tool_calls TEXT;
+      ALTER TABLE usage_records ADD COLUMN server_tools_cost_nano_usd BIGINT;
+      ALTER TABLE usage_rollups ADD COLUMN server_tools_cost_nano_usd BIGINT NOT NULL DEFAULT 0;
+    `,
+  },
 ];

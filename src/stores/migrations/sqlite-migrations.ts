@@ -342,4 +342,16 @@ export const sqliteMigrations: readonly Migration[] = [
       CREATE INDEX tool_call_signatures_expiry ON tool_call_signatures (expires_at_ms);
     `,
   },
+  {
+    version: 11,
+    name: 'usage ledger: server tool calls and their cost',
+    // Server tools an upstream ran and bills per call (issue 30): the calls by tool name as JSON
+    // (`{"web_search":3}`; NULL when none), and their cost at pricing.yaml's per-call prices, a part of
+    // cost_nano_usd beside the token types (NULL with the other parts; 0 in rows written before).
+    sql: `
+      ALTER TABLE usage_records ADD COLUMN server_tool_calls TEXT;
+      ALTER TABLE usage_records ADD COLUMN server_tools_cost_nano_usd INTEGER;
+      ALTER TABLE usage_rollups ADD COLUMN server_tools_cost_nano_usd INTEGER NOT NULL DEFAULT 0;
+    `,
+  },
 ];

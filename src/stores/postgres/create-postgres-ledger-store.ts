@@ -54,8 +54,10 @@ const RECORD_TYPES: Readonly<Record<(typeof RECORD_COLUMNS)[number], string>> = 
   output_cost_nano_usd: 'bigint',
   reasoning_cost_nano_usd: 'bigint',
   cache_savings_nano_usd: 'bigint',
+  server_tools_cost_nano_usd: 'bigint',
   trace_id: 'text',
   finish_reason: 'text',
+  server_tool_calls: 'text',
 };
 
 const INSERT_RECORDS_SQL = `

@@ -1,9 +1,11 @@
-import type { TokenUsage } from '../../core/token-usage.js';
+import { serverToolCallsOf, type TokenUsage } from '../../core/token-usage.js';
 import type { MessagesUsage } from '../../formats/anthropic-messages.js';
+import { messagesServerToolCalls } from '../../formats/server-tools.js';
 
 /**
  * Anthropic usage as the ledger records it: the prompt total adds the cached reads and writes back in;
- * the 1-hour writes and the thinking tokens are kept apart where Anthropic reports them.
+ * the 1-hour writes and the thinking tokens are kept apart where Anthropic reports them, and so are the
+ * server tool calls (`server_tool_use`), which are billed per call.
  */
 export function tokenUsageFromMessages(usage: Partial<MessagesUsage> | null | undefined): TokenUsage | null {
   if (!usage) return null;
@@ -17,5 +19,6 @@ export function tokenUsageFromMessages(usage: Partial<MessagesUsage> | null | un
     reasoning: Math.min(completion, usage.output_tokens_details?.thinking_tokens ?? 0),
     cached,
     ...(cacheWrite > 0 ? { cacheWrite, ...(oneHour > 0 ? { cacheWrite1h: oneHour } : {}) } : {}),
+    ...serverToolCallsOf(messagesServerToolCalls(usage.server_tool_use)),
   };
 }

@@ -25,6 +25,7 @@ function gives(candidate: PlanConfig, current: PlanConfig, wanted: UpgradeNeed):
   if (wanted.kind === 'more_in_flight') return candidate.maxConcurrentRequests > current.maxConcurrentRequests;
   if (wanted.kind === 'more_managed_spend') return (candidate.managedSpendCapUsd ?? 0) > (current.managedSpendCapUsd ?? 0);
   if (wanted.kind === 'model') return wanted.allows(candidate);
+  if (wanted.kind === 'server_tool') return candidate.managedSpendCapUsd !== undefined && (candidate.managedServerTools?.allow as readonly string[] | undefined)?.includes(wanted.tool) === true;
   return candidate.routeProfiles.includes(wanted.profile);
 }
 

@@ -28,7 +28,7 @@ describe('cost per token type', () => {
         // Priced at one price for every type, the cost is just prompt × input + completion × output.
         const flat = costNanoUsd({ input: p.input, cachedInput: p.input, cacheWrite: p.input, cacheWrite1h: p.input, output: p.output, reasoning: p.output }, u);
         expect(flat).toBe(Math.round(u.prompt * p.input * 1000 + u.completion * p.output * 1000));
-        const stated = responseCost({ priceOf: () => p }, { providerId: 'x', upstreamModel: 'm' }, u)!;
+        const stated = responseCost({ priceOf: () => p, serverToolPriceOf: () => undefined }, { providerId: 'x', upstreamModel: 'm' }, u)!;
         expect(Math.round(stated.cost * 1e9)).toBe(nano);
       }),
     );
@@ -47,7 +47,7 @@ describe('cost per token type', () => {
           expect(Number.isInteger(whole[name])).toBe(true);
           expect(Math.abs(whole[name] - exact[name])).toBeLessThan(1);
         }
-        const stated = responseCost({ priceOf: () => fine }, { providerId: 'x', upstreamModel: 'm' }, u)!;
+        const stated = responseCost({ priceOf: () => fine, serverToolPriceOf: () => undefined }, { providerId: 'x', upstreamModel: 'm' }, u)!;
         const { cache_savings: _savings, ...details } = stated.cost_details;
         expect(Object.values(details).reduce((sum, usd) => sum + Math.round(usd * 1e9), 0)).toBe(Math.round(stated.cost * 1e9));
       }),

@@ -21,7 +21,7 @@ describe('the spend gate', () => {
     new SpendGate({
       store,
       ledgerBehind: () => behind,
-      prices: createPriceBook(providers),
+      prices: createPriceBook(providers, { openai: { web_search: 0.01 }, anthropic: { web_search: 0.02 } }),
       providers: new Map(providers.map((provider) => [provider.id, provider])),
       usesManagedAccess: async () => managed,
       clock: new ManualClock(Date.UTC(2026, 10, 15)),
@@ -36,6 +36,40 @@ describe('the spend gate', () => {
     managed = true;
   });
   afterEach(() => store.close());
+
+  describe('server tools on managed keys', () => {
+    const searching = { ...capped, managedSpendCapUsd: 1, managedServerTools: { allow: ['web_search'], maxCallsPerRequest: 4 } } as unknown as PlanConfig;
+    const body = () => ({ model: 'router/frontier', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] });
+    const tools = (features: Array<{ name: string; param: string; maxCalls?: number }>) => {
+      const limited: number[] = [];
+      return { use: { features, limitCalls: (max: number) => void limited.push(max) }, limited };
+    };
+
+    it('refuses a tool the plan does not allow, naming its field, before holding anything', async () => {
+      const { use } = tools([{ name: 'web_fetch', param: 'tools[1]' }]);
+      const refused = await gate().reserve({ accountId: 'acct_a', plan: searching, route, body: body(), serverTools: use }).catch((error: unknown) => error);
+      expect(refused).toMatchObject({ code: 'server_tool_not_allowed', param: 'tools[1]' });
+      const none = await gate().reserve({ accountId: 'acct_a', plan: capped, route, body: body(), serverTools: tools([{ name: 'web_search', param: 'tools[0]' }]).use }).catch((error: unknown) => error);
+      expect(none).toMatchObject({ code: 'server_tool_not_allowed' });
+      expect((await store.readSpend('acct_a', '2026-11', '2026-11-15T00:00:00.000Z')).reservedNanoUsd).toBe(0);
+    });
+
+    it('holds an allowed tool to the plan’s bound and adds that many calls at the dearest price of the route', async () => {
+      const { use, limited } = tools([{ name: 'web_search', param: 'tools[0]', maxCalls: 50 }]);
+      const request = { accountId: 'acct_a', plan: searching, route, body: body(), serverTools: use };
+      const withoutTools = gate().estimate({ ...request, serverTools: undefined });
+      const reservation = await gate().reserve(request);
+      expect(limited).toEqual([4]);
+      expect(reservation!.estimateNanoUsd).toBe(withoutTools + 4 * 20_000_000);
+    });
+
+    it('is not consulted for requests on the account’s own keys', async () => {
+      managed = false;
+      const { use, limited } = tools([{ name: 'mcp', param: 'mcp_servers' }]);
+      expect(await gate().reserve({ accountId: 'acct_a', plan: capped, route, body: body(), serverTools: use })).toBeUndefined();
+      expect(limited).toEqual([]);
+    });
+  });
 
   it('estimates the dearest outcome: body bytes as prompt tokens, the output cap times n, at the dearest price', () => {
     const body = { model: 'router/frontier', messages: [{ role: 'user', content: 'héllo' }] };

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { ChatRequest } from '../../../../src/formats/openai-chat.js';
 import { buildChatRequest } from '../../../../src/providers/openai/build-chat-request.js';
 import { buildResponsesRequest } from '../../../../src/providers/openai/build-responses-request.js';
-import { REDIRECTING_FIELDS } from '../../../../src/providers/openai/redirecting-fields.js';
+import { REDIRECTING_FIELDS } from '../../../../src/formats/redirecting-fields.js';
 import { openaiContext } from './openai-context.js';
 
 const SET_BY_ROUTER = new Set(['model', 'max_tokens', 'max_completion_tokens', 'stream', 'stream_options', 'store', 'messages', 'input', 'tools', '__proto__']);
