@@ -10,7 +10,7 @@ import type { Stage } from './stage.js';
 export function createRateLimitStage(deps: Pick<RouterDeps, 'rateLimiter' | 'clock'>): Stage<Authenticated & Standing, Rated> {
   return async (_event, request) => {
     const limit = request.plan?.requestsPerMinute ?? 0;
-    const decision = await deps.rateLimiter.admit(request.caller.accountId, limit, deps.clock.now());
+    const decision = request.decidedWithQuota?.rate ?? (await deps.rateLimiter.admit(request.caller.accountId, limit, deps.clock.now()));
     const rated = establishing<Rated>(request);
     // Set before the refusal: a refused request's headers report the window that refused it.
     rated.rate = decision;

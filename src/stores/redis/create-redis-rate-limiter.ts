@@ -8,9 +8,14 @@ import type { Redis } from 'ioredis';
 import { createMemoryRateLimiter } from '../memory/create-memory-rate-limiter.js';
 import { RATE_WINDOW_MS, rateDecision } from '../memory/rate-decision.js';
 import type { RateDecision, RateLimiter, RateLimiterStatus } from '../rate-limiter.js';
-import { describeError } from '../../core/describe-error.js';
 import { connectRedis, firstAttempt, watchAvailability } from './connect-redis.js';
 import { SLIDING_WINDOW_SCRIPT } from './sliding-window-script.js';
+
+/**
+ * The window of `id` (an account id, `key:<key id>`, a sign-in throttle's key). The id is the hash tag,
+ * as in every other key of the account, so the quota gate's one admission script may touch it too.
+ */
+export const windowKey = (keyPrefix: string, id: string): string => `${keyPrefix}{${id}}`;
 
 export interface RedisRateLimiterOptions {
   /** `redis://…` or `rediss://…`. */
@@ -46,12 +51,12 @@ export function createRedisRateLimiter(options: RedisRateLimiterOptions): RateLi
     try {
       // Members must be unique per admission: two requests in the same millisecond both count.
       const member = `${nowMs}:${instanceId}:${sequence++}`;
-      const reply = await redis.routerSlidingWindow(keyPrefix + accountId, nowMs, windowMs, limit, member, count ? '1' : '0');
+      const reply = await redis.routerSlidingWindow(windowKey(keyPrefix, accountId), nowMs, windowMs, limit, member, count ? '1' : '0');
       availability.up();
       const [allowed, inWindow, oldest] = reply;
       return rateDecision({ allowed: allowed === 1, limit, count: inWindow, oldestMs: oldest === undefined ? null : Number(oldest), nowMs, windowMs });
     } catch (error) {
-      availability.down(`redis unavailable: ${describeError(error)}`);
+      availability.failed(error);
       return decideInMemory(accountId, limit, nowMs, windowMs, count);
     }
   }
