@@ -53,6 +53,11 @@ export interface RedisAvailability {
   /** A command failed: a missed deadline counts towards an outage, anything else starts one. */
   failed(error: unknown): void;
   up(): void;
+  /**
+   * Whether an outage ended less than `ms` ago: Redis may have come back without its keys (a restart),
+   * so a window it holds may not yet cover the last `ms` (docs/limits.md, "After a Redis restart").
+   */
+  returnedWithin(ms: number): boolean;
   /** Stop reporting: a connection closed on purpose is no outage. */
   close(): void;
 }
@@ -61,12 +66,14 @@ export function watchAvailability(redis: Redis, onDown: (reason: string) => void
   let outage: string | undefined;
   let closing = false;
   let missedInARow = 0;
+  let returnedAt = Number.NEGATIVE_INFINITY;
   const down = (reason: string): void => {
     if (closing || outage !== undefined) return;
     outage = reason;
     onDown(reason);
   };
   const up = (): void => {
+    if (outage !== undefined) returnedAt = Date.now();
     outage = undefined;
     missedInARow = 0;
   };
@@ -86,6 +93,7 @@ export function watchAvailability(redis: Redis, onDown: (reason: string) => void
       if (missedInARow >= MISSED_DEADLINES_FOR_DOWN) down(`${reason} (${missedInARow} in a row)`);
     },
     up,
+    returnedWithin: (ms: number) => Date.now() - returnedAt < ms,
     close: () => void (closing = true),
   };
 }

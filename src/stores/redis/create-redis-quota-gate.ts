@@ -20,6 +20,7 @@ import { peekInStore } from '../store-quota-ledger.js';
 import { NotFoundInStoreError, StoreUnavailableError, type QuotaAdmitInput, type Store } from '../store.js';
 import { ADMIT_REQUEST_SCRIPT, UNDO_ADMIT_REQUEST_SCRIPT } from './admit-request-script.js';
 import { connectRedis, firstAttempt, watchAvailability } from './connect-redis.js';
+import { RATE_WINDOW_MS } from '../memory/rate-decision.js';
 import { keepLeases } from './lease-keeper.js';
 import { createSettlementQueue } from './settlement-queue.js';
 import { alongsideOf, wholeRequest, type RequestReply, type WholeRequest } from './whole-request.js';
@@ -300,7 +301,10 @@ export function createRedisQuotaGate(options: RedisQuotaGateOptions): QuotaLedge
       const keys = keysOf(input.accountId, input.period);
       const { counter } = keys;
       demand.set(counter, (demand.get(counter) ?? 0) + input.weight);
-      const whole = alongside && wholeRequest(prefix, input.accountId, alongside, leaseMs, `${instanceId}:${requestSequence++}`);
+      // For one window after an outage the limiters decide the slot and the window themselves: Redis may
+      // have come back empty, and the per-minute limiter then also checks this instance's own log.
+      const whole =
+        alongside && !availability.returnedWithin(RATE_WINDOW_MS) ? wholeRequest(prefix, input.accountId, alongside, leaseMs, `${instanceId}:${requestSequence++}`) : undefined;
       try {
         const decision = await admitThroughGate(input, keys, whole);
         availability.up();
