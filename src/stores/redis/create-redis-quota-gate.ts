@@ -78,6 +78,8 @@ const MAX_STEPS = 16;
 const LOCK_MS = 12_000;
 /** Waits between steps while another instance holds the lock: 1, 2, 4 … 16 ms, about 0.2 s in all. */
 const lockWait = (step: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, Math.min(2 ** step, 16)));
+/** Probe intervals a store ping may stay unanswered before the store counts as down (a hung network). */
+const STORE_PROBES_MISSED_FOR_DOWN = 3;
 /** A generation must outlive any store read that started before the change it guards against. */
 const GENERATION_KEEP_MS = 24 * 60 * 60 * 1000;
 /** Counters outlive their period by a day, for clocks that disagree a little. */
@@ -129,14 +131,23 @@ export function createRedisQuotaGate(options: RedisQuotaGateOptions): QuotaLedge
 
   const probeMs = options.storeProbeMs ?? 1000;
   let probing = false;
+  let unansweredProbes = 0;
   const probe = setInterval(() => {
-    // A store that has not answered the last probe within an interval counts as down (a hung network).
-    if (probing) return void (storeDown = true);
+    // A probe still unanswered after STORE_PROBES_MISSED_FOR_DOWN intervals means a hung network; one
+    // slow answer (a slow or busy store) is no outage and refuses nobody.
+    if (probing) {
+      if (++unansweredProbes >= STORE_PROBES_MISSED_FOR_DOWN) storeDown = true;
+      return;
+    }
     probing = true;
     store
       .ping()
       .then(
-        () => (storeDown = false),
+        () => {
+          storeDown = false;
+          unansweredProbes = 0;
+        },
+        // A refused or failed ping is an outage at once.
         () => (storeDown = true),
       )
       .finally(() => (probing = false));
