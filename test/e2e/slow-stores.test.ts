@@ -17,8 +17,14 @@ const CONCURRENCY = 16;
 /** Latency the relays add in each direction (so twice that to each round trip), as in the issue. */
 const POSTGRES_LATENCY_MS = 300;
 const REDIS_LATENCY_MS = 500;
-const QUOTA = 120;
-const PER_MINUTE = 90;
+/**
+ * The limits test. A small monthly quota makes the gate hold one unit at a time (1 % of the quota), each
+ * hold a few slow round trips under a lock shared by both instances, so that account sends fewer.
+ */
+const LIMITED = 100;
+const PER_MINUTE = 45;
+const QUOTA_REQUESTS = 40;
+const QUOTA = 20;
 
 /** `total` requests, at most `concurrency` at a time, alternating between the instances. */
 async function boundedLoad(baseURLs: readonly string[], key: string, total: number, concurrency: number): Promise<BurstOutcome[]> {
@@ -97,7 +103,7 @@ describe.skipIf(clusterSkipReason !== undefined)('slow PostgreSQL and Redis unde
     }
   }, 120_000);
 
-  it(`admits exactly the monthly quota (${QUOTA}) and the per-minute limit (${PER_MINUTE}) of ${REQUESTS} slow requests`, async () => {
+  it(`admits exactly the monthly quota (${QUOTA} of ${QUOTA_REQUESTS}) and the per-minute limit (${PER_MINUTE} of ${LIMITED}) of slow requests`, async () => {
     const quotaAccount = await cluster.createAccount('pro');
     const minuteAccount = await cluster.createAccount('max');
     slowBoth();
@@ -105,17 +111,37 @@ describe.skipIf(clusterSkipReason !== undefined)('slow PostgreSQL and Redis unde
     let minuteOutcomes: BurstOutcome[];
     try {
       [quotaOutcomes, minuteOutcomes] = await Promise.all([
-        boundedLoad(baseURLs(), quotaAccount.key, REQUESTS / 2, CONCURRENCY / 2),
-        boundedLoad(baseURLs(), minuteAccount.key, REQUESTS / 2, CONCURRENCY / 2),
+        boundedLoad(baseURLs(), quotaAccount.key, QUOTA_REQUESTS, CONCURRENCY / 2),
+        boundedLoad(baseURLs(), minuteAccount.key, LIMITED, CONCURRENCY / 2),
       ]);
     } finally {
       fastAgain();
     }
-    expect(tally(quotaOutcomes)).toEqual({ '200': QUOTA, '429 monthly_quota_exceeded': REQUESTS / 2 - QUOTA });
-    expect(tally(minuteOutcomes)).toEqual({ '200': PER_MINUTE, '429 rate_limit_exceeded': REQUESTS / 2 - PER_MINUTE });
+    expect(tally(quotaOutcomes)).toEqual({ '200': QUOTA, '429 monthly_quota_exceeded': QUOTA_REQUESTS - QUOTA });
+    expect(tally(minuteOutcomes)).toEqual({ '200': PER_MINUTE, '429 rate_limit_exceeded': LIMITED - PER_MINUTE });
     await expect.poll(() => usageRecords(quotaAccount.accountId), { timeout: 10_000 }).toBe(QUOTA);
     await expect.poll(() => usageRecords(minuteAccount.accountId), { timeout: 10_000 }).toBe(PER_MINUTE);
     expect(await cluster.settledQuota(quotaAccount.accountId, QUOTA)).toBe(QUOTA);
     expect(await cluster.settledQuota(minuteAccount.accountId, PER_MINUTE)).toBe(PER_MINUTE);
-  }, 120_000);
+  }, 240_000);
+
+  it('/readyz reports Redis again once Redis answers again after missing its deadlines', async () => {
+    const { key } = await cluster.createAccount('free');
+    const [router] = cluster.routers;
+    const readyz = async () => (await fetch(`${router.url}/readyz`)).json();
+    // 3 s a round trip, past the 2.5 s deadline: four requests at once miss it, three in a row make it "down".
+    redisRelay.delay(1500);
+    try {
+      const outcomes = await Promise.all(Array.from({ length: 4 }, () => postChat(router.baseURL, key).then((response) => response.status)));
+      // Decided without Redis (the store, each instance's own windows), not refused.
+      expect(outcomes).toEqual([200, 200, 200, 200]);
+      expect(await readyz()).toMatchObject({ quota: { backend: 'store-fallback' } });
+    } finally {
+      redisRelay.delay(0);
+    }
+    // The connection never dropped: Redis counts as back on its first answer in time.
+    await expect
+      .poll(async () => (await postChat(router.baseURL, key), readyz()), { timeout: 15_000, interval: 500 })
+      .toMatchObject({ quota: { backend: 'redis-gate' }, rateLimiter: { backend: 'redis' }, concurrency: { backend: 'redis' } });
+  }, 60_000);
 });

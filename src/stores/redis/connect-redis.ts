@@ -72,10 +72,19 @@ export function watchAvailability(redis: Redis, onDown: (reason: string) => void
     outage = reason;
     onDown(reason);
   };
+  /** While Redis is down on missed deadlines alone (the connection stands, so no 'ready' will come). */
+  let checking: NodeJS.Timeout | undefined;
   const up = (): void => {
     if (outage !== undefined) returnedAt = Date.now();
     outage = undefined;
     missedInARow = 0;
+    clearInterval(checking);
+    checking = undefined;
+  };
+  // Whoever uses this connection may send nothing more while it is reported down (the quota gate's one
+  // script stands in for both limiters), so a ping each second tells when it answers in time again.
+  const checkUntilUp = (): void => {
+    checking ??= setInterval(() => void redis.ping().then(up, () => undefined), 1000).unref();
   };
   redis.on('ready', up);
   // The listener also keeps ioredis from printing "Unhandled error event" on every reconnect attempt.
@@ -90,11 +99,16 @@ export function watchAvailability(redis: Redis, onDown: (reason: string) => void
       const reason = `redis unavailable: ${describeError(error)}`;
       if (!isMissedDeadline(error)) return down(reason);
       missedInARow++;
-      if (missedInARow >= MISSED_DEADLINES_FOR_DOWN) down(`${reason} (${missedInARow} in a row)`);
+      if (missedInARow < MISSED_DEADLINES_FOR_DOWN) return;
+      down(`${reason} (${missedInARow} in a row)`);
+      checkUntilUp();
     },
     up,
     returnedWithin: (ms: number) => Date.now() - returnedAt < ms,
-    close: () => void (closing = true),
+    close() {
+      closing = true;
+      clearInterval(checking);
+    },
   };
 }
 
