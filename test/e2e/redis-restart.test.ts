@@ -81,7 +81,8 @@ describe.skipIf(skipReason !== undefined)('a Redis restart behind two instances 
     const { key } = await cluster.createAccount('free');
     // The first request fills the account card, seeds the counter and holds a block: the slow path.
     expect((await postChat(cluster.routers[0].baseURL, key)).status).toBe(200);
-    const monitor = await new Redis(redis.url).monitor();
+    const client = new Redis(redis.url);
+    const monitor = await client.monitor();
     const commands: string[] = [];
     // Commands a script runs show up too, marked `lua`: only what a client sent is a round trip.
     monitor.on('monitor', (_time: string, args: string[], source: string) => {
@@ -93,6 +94,7 @@ describe.skipIf(skipReason !== undefined)('a Redis restart behind two instances 
     // Every lease removal has reached Redis (it leaves once the answer is written).
     await expect.poll(() => commands.filter((name) => name === 'zrem').length).toBe(COUNTED);
     monitor.disconnect();
+    client.disconnect();
     const admission = commands.filter((name) => name !== 'zrem' && name !== 'evalsha' && name !== 'eval');
     const scripts = commands.filter((name) => name === 'evalsha' || name === 'eval');
     // One script per request, and nothing else on the way in (the lease refresh runs every 10 s, and
