@@ -84,7 +84,8 @@ describe('canaries never leak (a spawned router at debug level)', () => {
     openai.failNext({ kind: 'status', status: 401, echoCredential: true });
     anthropic.failNext({ kind: 'status', status: 500 });
     expect((await send('failover to gemini', '/v1/chat/completions', { body: chat() })).headers.get('x-router-upstream')).toBe('gemini');
-    openai.failNext({ kind: 'status', status: 429 });
+    // A 429 asking for no wait: a credential rests as long as its provider asks (routing/credential-health.ts), and the 400 below must reach openai.
+    openai.failNext({ kind: 'status', status: 429, retryAfterSeconds: 0 });
     anthropic.failNext({ kind: 'status', status: 529 });
     await readSse(await send('stream failover to gemini', '/v1/responses', { body: JSON.stringify({ model: 'router/frontier', input: CANARY.prompt, stream: true }) }));
 
