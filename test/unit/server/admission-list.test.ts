@@ -12,6 +12,7 @@ const deps = {
     providers: { providers: [] },
   },
   routes: new Map(),
+  plans: new Map(),
 } as unknown as RouterDeps;
 
 const namesOf = (list: { stages: readonly { name: string }[] }) => list.stages.map((stage) => stage.name);
@@ -44,7 +45,7 @@ describe('the /v1 stage lists', () => {
   });
 
   it('read the standing of a token count and of the other endpoints without counting', () => {
-    expect(namesOf(lists.countTokens({}))).toEqual(['edge_user_agent', 'authenticate', 'read_body', 'resolve_model_alias', 'quota_peek', 'rate_limit']);
+    expect(namesOf(lists.countTokens({}))).toEqual(['edge_user_agent', 'authenticate', 'read_body', 'resolve_model_alias', 'provider_preferences', 'quota_peek', 'rate_limit', 'key_limits']);
     expect(namesOf(lists.otherV1)).toEqual(['edge_user_agent', 'authenticate', 'quota_peek', 'rate_limit']);
   });
 });
