@@ -81,6 +81,7 @@ export function createV1Handler<Admitted>(
   const handleV1 = async (event: H3Event) => {
     const request = requestContext(event);
     const outcome = outcomes.watch(event, request);
+    releaseBeforeTheAnswerEnds(event, request);
     try {
       if (deps.drain.draining) throw shuttingDown('refused');
       for (const step of steps) {
@@ -99,9 +100,7 @@ export function createV1Handler<Admitted>(
     } finally {
       // The account's in-flight slot goes back once, on every ending: served, failed, refused after it
       // was taken, the client gone (the stream relay has stopped by then), or cut by the drain.
-      const release = request.releaseSlot;
-      request.releaseSlot = undefined;
-      release?.();
+      releaseSlot(request);
       outcome?.pipelineDone();
     }
   };
@@ -119,6 +118,26 @@ export function createV1Handler<Admitted>(
     });
     return handleV1(event);
   });
+}
+
+function releaseSlot(request: RequestState): void {
+  const release = request.releaseSlot;
+  request.releaseSlot = undefined;
+  release?.();
+}
+
+/**
+ * The slot goes back as the answer's last bytes are handed on, before them: a client that sends its next
+ * request the moment it has an answer finds the slot free, even on another instance, since the release
+ * (a Redis command) is on its way before the answer is.
+ */
+function releaseBeforeTheAnswerEnds(event: H3Event, request: RequestState): void {
+  const res = event.node.res;
+  const end = res.end;
+  res.end = function (this: typeof res, ...args: Parameters<typeof end>) {
+    releaseSlot(request);
+    return end.apply(this, args);
+  } as typeof end;
 }
 
 /** The limit headers of what the request has established so far (none before authentication). */

@@ -15,6 +15,7 @@ import type { QuotaPeriod } from '../core/quota-period.js';
 import type { TokenUsage } from '../core/token-usage.js';
 import type { AttemptSummary, RoutedMeta } from '../routing/failover.js';
 import type { FusionCall, FusionTrace } from '../routing/fusion/index.js';
+import type { QuotaDecision } from '../stores/quota-ledger.js';
 import type { RateDecision } from '../stores/rate-limiter.js';
 import type { SpendReservation } from '../usage/spend-gate.js';
 import type { RequestTrace } from '../tracing/tracing.js';
@@ -67,6 +68,11 @@ export interface Standing {
   /** As read from the store this request; undefined only for a plan the configuration no longer has. */
   readonly plan: PlanConfig | undefined;
   readonly quota: QuotaState;
+  /**
+   * The slot and the window, when the quota ledger decided them in the same step as the count (the
+   * Redis gate, one round trip): the in-flight and per-minute stages take these instead of asking.
+   */
+  readonly decidedWithQuota?: QuotaDecision['alongside'];
 }
 
 /** Model traffic: the plan and quota, and the monthly count this request took (stages/quota.ts). */
@@ -123,6 +129,7 @@ export class RequestState implements Received, ServingRecord {
   route: RouteProfileConfig | undefined = undefined;
   plan: PlanConfig | undefined = undefined;
   quota: QuotaState | undefined = undefined;
+  decidedWithQuota: QuotaDecision['alongside'] = undefined;
   admitted: AdmittedCount | undefined = undefined;
   releaseSlot: (() => void) | undefined = undefined;
   rate: RateDecision | undefined = undefined;

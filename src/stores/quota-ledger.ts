@@ -7,11 +7,31 @@
  *   blocks the SQLite store holds for it, settled every second.
  * Both are exact: no number of concurrent requests on any number of instances admits more than the quota.
  */
+import type { InFlightDecision } from './concurrency-limiter.js';
+import type { RateDecision } from './rate-limiter.js';
 import type { AccountStatus, QuotaAdmission, QuotaAdmitInput } from './store.js';
+
+/**
+ * The rest of a model request's admission (a slot in flight, the per-minute window), for a ledger that
+ * can decide it in the same atomic step as the count: the Redis gate, in one round trip.
+ */
+export interface AlongsideQuota {
+  /** The injected clock's now, for the per-minute window. */
+  nowMs: number;
+  /** Per plan id: requests per minute and requests in flight (plans.yaml). */
+  limitsByPlan: ReadonlyMap<string, { requestsPerMinute: number; maxConcurrentRequests: number }>;
+}
 
 export interface QuotaDecision extends QuotaAdmission {
   /** Give this request's count back (a request no upstream served). Call at most once, only when admitted. */
   refund(): Promise<void>;
+  /**
+   * Present when the ledger also decided the slot and the window, in the order the stages check them:
+   * the caller uses these instead of asking the limiters. A request refused by either was not counted
+   * (`admitted` is true with a refund that gives nothing back, so the refusal is the slot's or the
+   * window's), and a request refused by the window holds no slot.
+   */
+  alongside?: { inFlight: InFlightDecision; rate: RateDecision };
 }
 
 /** An account's standing in a period, read without counting. */
@@ -32,7 +52,8 @@ export interface QuotaLedger {
   readonly kind: 'store' | 'redis-gate' | 'sqlite-gate';
   /** Where decisions are made right now (for /readyz and logs). */
   status(): QuotaLedgerStatus;
-  admit(input: QuotaAdmitInput): Promise<QuotaDecision>;
+  /** `alongside`: decide the slot and the window in the same step too, where the ledger can (only the Redis gate). */
+  admit(input: QuotaAdmitInput, alongside?: AlongsideQuota): Promise<QuotaDecision>;
   /** Null for an account the store does not know. */
   peek(accountId: string, period: string, limitsByPlan: Readonly<Record<string, number>>): Promise<QuotaStanding | null>;
   /**

@@ -30,6 +30,12 @@ export interface RateLimiter {
    * is always asked about with the same window.
    */
   admit(accountId: string, limit: number, nowMs: number, windowMs?: number): Promise<RateDecision>;
+  /**
+   * Count in this instance's own log an admission the quota gate already made in the shared window (its
+   * one-script admission): the Redis limiter keeps that log to bound the window when Redis loses it.
+   * The other limiters have no log of their own and leave it out.
+   */
+  recordAdmitted?(accountId: string, limit: number, nowMs: number): void;
   /** The window's state without counting (for headers on responses that were not admitted). */
   peek(accountId: string, limit: number, nowMs: number, windowMs?: number): Promise<RateDecision>;
   close(): Promise<void>;

@@ -56,10 +56,20 @@ export interface Cluster {
   close(): Promise<void>;
 }
 
-export async function startCluster(options: { plans: Parameters<typeof planLimits>[0]; keyCacheTtlMs?: number }): Promise<Cluster> {
+export interface ClusterOptions {
+  plans: Parameters<typeof planLimits>[0];
+  keyCacheTtlMs?: number;
+  /**
+   * Where the instances find PostgreSQL and Redis when not directly (a relay in the test that slows or
+   * cuts them); the test's own reads and the clean-up still go straight to the services.
+   */
+  via?: { postgresUrl?: string; redisUrl?: string };
+}
+
+export async function startCluster(options: ClusterOptions): Promise<Cluster> {
   const schema = `e2e_cluster_${randomBytes(5).toString('hex')}`;
   const keyPrefix = `${schema}:`;
-  const storage = new URL(postgresUrl ?? '');
+  const storage = new URL(options.via?.postgresUrl ?? postgresUrl ?? '');
   storage.searchParams.set('schema', schema);
   const fakes = await startFakes();
   const configDir = writeConfigDir({
@@ -71,7 +81,7 @@ export async function startCluster(options: { plans: Parameters<typeof planLimit
       doc.rateLimit = { ...doc.rateLimit, keyPrefix };
     },
   });
-  const env = { ROUTER_CONFIG: configDir, ROUTER_STORAGE: storage.toString(), ROUTER_REDIS_URL: redisUrl ?? '', ROUTER_SECRET_KEY: TEST_SECRET };
+  const env = { ROUTER_CONFIG: configDir, ROUTER_STORAGE: storage.toString(), ROUTER_REDIS_URL: options.via?.redisUrl ?? redisUrl ?? '', ROUTER_SECRET_KEY: TEST_SECRET };
   const reader = createPostgresStore({ url: postgresUrl ?? '', schema, clock: systemClock, poolSize: 2 });
   // Both instances migrate the fresh schema at once: the advisory lock makes them take turns.
   const started = await Promise.allSettled([startRouterProcess(env), startRouterProcess(env)]);
@@ -82,7 +92,10 @@ export async function startCluster(options: { plans: Parameters<typeof planLimit
     rmSync(configDir, { recursive: true, force: true });
     throw started.find((result) => result.status === 'rejected')?.reason;
   }
-  const cli = (...args: string[]) => runCliJson(env, ...args);
+  const direct = new URL(postgresUrl ?? '');
+  direct.searchParams.set('schema', schema);
+  const cliEnv = { ...env, ROUTER_STORAGE: direct.toString(), ROUTER_REDIS_URL: redisUrl ?? '' };
+  const cli = (...args: string[]) => runCliJson(cliEnv, ...args);
 
   return {
     routers,

@@ -1,8 +1,8 @@
 /**
  * A TCP relay on 127.0.0.1 in front of a real service (Redis, PostgreSQL), to stage outages: the tests
  * point their clients at the relay, then cut, restore, freeze or thaw it, and the clients see exactly
- * what a lost, returning or hung server looks like, while the service itself keeps running for the
- * other tests.
+ * what a lost, returning, hung or slow server looks like, while the service itself keeps running for
+ * the other tests.
  */
 import { connect, createServer, type Server, type Socket } from 'node:net';
 
@@ -22,17 +22,35 @@ export interface TcpRelay {
   freeze(): void;
   /** Pass on what was held while frozen, in order, and everything after it. */
   thaw(): void;
+  /**
+   * Hold every chunk `ms` before passing it on, in each direction, in order: a slow server that still
+   * answers (a round trip takes 2 × `ms` more). 0 passes chunks on at once again.
+   */
+  delay(ms: number): void;
+  /** Connections made to the relay so far (reconnections show up here). */
+  readonly connections: number;
 }
 
 /** A TCP relay to `target` that a test can cut, restore on the same port, freeze and thaw. */
 export async function startTcpRelay(target: TcpTarget): Promise<TcpRelay> {
   const sockets = new Set<Socket>();
   let frozen = false;
+  let delayMs = 0;
+  let connections = 0;
   const held: Array<() => void> = [];
-  const forward = (from: Socket, to: Socket) =>
-    from.on('data', (chunk) => (frozen ? held.push(() => to.write(chunk)) : to.write(chunk)));
+  const forward = (from: Socket, to: Socket) => {
+    // Chunks of one direction leave in the order they came, even when the delay changes meanwhile.
+    let lastDue = 0;
+    const pass = (chunk: Buffer): void => {
+      if (delayMs === 0 && lastDue <= Date.now()) return void to.write(chunk);
+      lastDue = Math.max(lastDue, Date.now() + delayMs);
+      setTimeout(() => to.destroyed || to.write(chunk), lastDue - Date.now());
+    };
+    from.on('data', (chunk: Buffer) => (frozen ? held.push(() => pass(chunk)) : pass(chunk)));
+  };
   const makeServer = (): Server =>
     createServer((client) => {
+      connections++;
       const upstream = connect(target.port, target.host);
       for (const socket of [client, upstream]) {
         sockets.add(socket);
@@ -64,6 +82,10 @@ export async function startTcpRelay(target: TcpTarget): Promise<TcpRelay> {
       frozen = false;
       for (const write of held.splice(0)) write();
     },
+    delay: (ms: number) => void (delayMs = ms),
+    get connections() {
+      return connections;
+    },
   };
 }
 
@@ -75,7 +97,7 @@ export interface ServiceRelay extends TcpRelay {
 /** A relay in front of the service `url` names (Redis or PostgreSQL), with `url` pointed through it. */
 export async function startRelayFor(url: string): Promise<ServiceRelay> {
   const relay = await startTcpRelay(targetOf(url));
-  return Object.assign(relay, { url: viaRelay(url, relay) });
+  return Object.defineProperty(relay, 'url', { value: viaRelay(url, relay), enumerable: true }) as ServiceRelay;
 }
 
 const DEFAULT_PORTS: Readonly<Record<string, number>> = { 'redis:': 6379, 'rediss:': 6379, 'postgres:': 5432, 'postgresql:': 5432 };

@@ -17,7 +17,7 @@ const NOTHING_TO_RELEASE = (): void => undefined;
 export function createConcurrencyStage(deps: Pick<RouterDeps, 'concurrency' | 'plans'>): Stage<Authenticated & Standing, InFlight> {
   return async (_event, request) => {
     const limit = request.plan?.maxConcurrentRequests ?? 0;
-    const decision = await deps.concurrency.acquire(request.caller.accountId, limit);
+    const decision = request.decidedWithQuota?.inFlight ?? (await deps.concurrency.acquire(request.caller.accountId, limit));
     if (!decision.allowed) {
       // Nobody can tell when one of the account's requests will end; a second is the shortest honest wait.
       throw new RouterError(

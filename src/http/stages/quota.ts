@@ -14,17 +14,21 @@ type QuotaDeps = Pick<RouterDeps, 'quota' | 'clock' | 'plans' | 'quotaLimits'>;
  * profile's quotaWeight is what a request costs (so it needs the body's route).
  */
 export function createQuotaStage(deps: QuotaDeps): Stage<Authenticated & WithBody, Counted> {
+  // The Redis gate decides the slot and the window in the same round trip (the other ledgers ignore these).
+  const limitsByPlan = new Map([...deps.plans].map(([id, plan]) => [id, { requestsPerMinute: plan.requestsPerMinute, maxConcurrentRequests: plan.maxConcurrentRequests }]));
   return async (_event, request) => {
     const now = deps.clock.now();
     const period = quotaPeriod(now);
     const weight = request.route?.quotaWeight ?? 1;
-    const admission = await deps.quota.admit({ accountId: request.caller.accountId, period: period.key, weight, limitsByPlan: deps.quotaLimits });
+    const input = { accountId: request.caller.accountId, period: period.key, weight, limitsByPlan: deps.quotaLimits };
+    const admission = await deps.quota.admit(input, { nowMs: now, limitsByPlan });
     if (admission.status !== 'active') throw new RouterError('inactive_account', INACTIVE_ACCOUNT_MESSAGE);
     // Plan and quota are set before a refusal: its headers report the quota that refused it.
     const standing = establishing<Standing>(request);
     const plan = deps.plans.get(admission.plan);
     standing.plan = plan;
     standing.quota = { limit: admission.limit, used: admission.used, period };
+    standing.decidedWithQuota = admission.alongside;
     if (!admission.admitted) {
       throw new RouterError(
         'monthly_quota_exceeded',

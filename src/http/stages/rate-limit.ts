@@ -10,7 +10,10 @@ import type { Stage } from './stage.js';
 export function createRateLimitStage(deps: Pick<RouterDeps, 'rateLimiter' | 'clock'>): Stage<Authenticated & Standing, Rated> {
   return async (_event, request) => {
     const limit = request.plan?.requestsPerMinute ?? 0;
-    const decision = await deps.rateLimiter.admit(request.caller.accountId, limit, deps.clock.now());
+    const decided = request.decidedWithQuota?.rate;
+    // Decided with the quota (one Redis script): the limiter's own log of this instance still counts it.
+    if (decided?.allowed) deps.rateLimiter.recordAdmitted?.(request.caller.accountId, limit, deps.clock.now());
+    const decision = decided ?? (await deps.rateLimiter.admit(request.caller.accountId, limit, deps.clock.now()));
     const rated = establishing<Rated>(request);
     // Set before the refusal: a refused request's headers report the window that refused it.
     rated.rate = decision;

@@ -7,11 +7,11 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { describeError } from '../../core/describe-error.js';
 import { releaseOnce, type ConcurrencyLimiter, type ConcurrencyLimiterStatus, type InFlightDecision } from '../concurrency-limiter.js';
 import { createMemoryConcurrencyLimiter } from '../memory/create-memory-concurrency-limiter.js';
 import { connectRedis, firstAttempt, watchAvailability } from './connect-redis.js';
-import { REFRESH_SLOT_SCRIPT, TAKE_SLOT_SCRIPT } from './in-flight-lease-scripts.js';
+import { TAKE_SLOT_SCRIPT } from './in-flight-lease-scripts.js';
+import { keepLeases, leasesKey } from './lease-keeper.js';
 
 export interface RedisConcurrencyLimiterOptions {
   url: string;
@@ -22,9 +22,8 @@ export interface RedisConcurrencyLimiterOptions {
   onUnavailable?: (reason: string) => void;
 }
 
-interface LeaseCommands {
+interface TakeSlotCommand {
   routerTakeSlot(key: string, limit: number, member: string, leaseMs: number): Promise<[allowed: number, inFlight: number]>;
-  routerRefreshSlot(key: string, member: string, leaseMs: number): Promise<number>;
 }
 
 export function createRedisConcurrencyLimiter(options: RedisConcurrencyLimiterOptions): ConcurrencyLimiter {
@@ -33,22 +32,11 @@ export function createRedisConcurrencyLimiter(options: RedisConcurrencyLimiterOp
   const fallback = createMemoryConcurrencyLimiter();
   const instanceId = randomBytes(6).toString('hex');
   let sequence = 0;
-  const redis = connectRedis(options.url) as Redis & LeaseCommands;
+  const redis = connectRedis(options.url) as Redis & TakeSlotCommand;
   redis.defineCommand('routerTakeSlot', { numberOfKeys: 1, lua: TAKE_SLOT_SCRIPT });
-  redis.defineCommand('routerRefreshSlot', { numberOfKeys: 1, lua: REFRESH_SLOT_SCRIPT });
   const connected = firstAttempt(redis);
   const availability = watchAvailability(redis, (reason) => options.onUnavailable?.(reason));
-  /** This instance's leases in Redis: member → the account's key. */
-  const leases = new Map<string, string>();
-
-  // One pipeline per interval for every lease this instance holds; a failed refresh is retried at the next.
-  const refresher = setInterval(() => {
-    if (leases.size === 0 || redis.status !== 'ready') return;
-    const pipeline = redis.pipeline() as unknown as { routerRefreshSlot(key: string, member: string, leaseMs: number): void; exec(): Promise<unknown> };
-    for (const [member, key] of leases) pipeline.routerRefreshSlot(key, member, leaseMs);
-    pipeline.exec().catch(() => undefined);
-  }, Math.max(10, Math.floor(leaseMs / 3)));
-  refresher.unref();
+  const leases = keepLeases(redis, leaseMs);
 
   async function acquire(accountId: string, limit: number): Promise<InFlightDecision> {
     await connected;
@@ -56,24 +44,20 @@ export function createRedisConcurrencyLimiter(options: RedisConcurrencyLimiterOp
       availability.down(`redis not connected (${redis.status})`);
       return fallback.acquire(accountId, limit);
     }
-    const key = `${keyPrefix}inflight:{${accountId}}`;
+    const key = leasesKey(keyPrefix, accountId);
     const member = `${instanceId}:${sequence++}`;
     try {
       const [allowed, inFlight] = await redis.routerTakeSlot(key, limit, member, leaseMs);
       availability.up();
       if (allowed !== 1) return { allowed: false, limit, inFlight };
-      leases.set(member, key);
-      return { allowed: true, limit, inFlight, release: releaseOnce(() => giveBack(member, key)) };
+      leases.hold(member, key);
+      return { allowed: true, limit, inFlight, release: releaseOnce(() => leases.giveBack(member)) };
     } catch (error) {
-      availability.down(`redis unavailable: ${describeError(error)}`);
+      // A slot taken by a script whose answer came too late would fill the account's cap for a whole lease.
+      redis.zrem(key, member).catch(() => undefined);
+      availability.failed(error);
       return fallback.acquire(accountId, limit);
     }
-  }
-
-  function giveBack(member: string, key: string): void {
-    leases.delete(member);
-    // A removal that fails (Redis away) is not retried: the lease, no longer refreshed, expires by itself.
-    redis.zrem(key, member).catch(() => undefined);
   }
 
   return {
@@ -82,15 +66,9 @@ export function createRedisConcurrencyLimiter(options: RedisConcurrencyLimiterOp
       availability.outage === undefined ? { backend: 'redis' } : { backend: 'memory-fallback', reason: availability.outage },
     acquire,
     async close() {
-      clearInterval(refresher);
       availability.close();
       // Leases still held end with this instance: give them back rather than wait for them to expire.
-      if (redis.status === 'ready' && leases.size > 0) {
-        const pipeline = redis.pipeline();
-        for (const [member, key] of leases) pipeline.zrem(key, member);
-        await pipeline.exec().catch(() => undefined);
-      }
-      leases.clear();
+      await leases.close();
       redis.disconnect();
       await fallback.close();
     },

@@ -13,14 +13,17 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { describeError } from '../../core/describe-error.js';
 import { periodEndMs } from '../../core/quota-period.js';
-import type { QuotaDecision, QuotaLedger, QuotaLedgerStatus } from '../quota-ledger.js';
+import type { AlongsideQuota, QuotaDecision, QuotaLedger, QuotaLedgerStatus } from '../quota-ledger.js';
 import { reservationBlock } from '../quota-reservation.js';
 import { peekInStore } from '../store-quota-ledger.js';
 import { NotFoundInStoreError, StoreUnavailableError, type QuotaAdmitInput, type Store } from '../store.js';
+import { ADMIT_REQUEST_SCRIPT, UNDO_ADMIT_REQUEST_SCRIPT } from './admit-request-script.js';
 import { connectRedis, firstAttempt, watchAvailability } from './connect-redis.js';
+import { RATE_WINDOW_MS } from '../memory/rate-decision.js';
+import { keepLeases } from './lease-keeper.js';
 import { createSettlementQueue } from './settlement-queue.js';
+import { alongsideOf, wholeRequest, type RequestReply, type WholeRequest } from './whole-request.js';
 
 export { MAX_RESERVATION, reservationBlock } from '../quota-reservation.js';
 import {
@@ -47,6 +50,8 @@ export interface RedisQuotaGateOptions {
   settleMs?: number;
   /** Called once each time decisions move to the store because Redis is unreachable. */
   onUnavailable?: (reason: string) => void;
+  /** How long an in-flight lease taken with a whole request's admission lives without a refresh (default 30 s). */
+  leaseMs?: number;
 }
 
 type Outcome = 'admitted' | 'rejected' | 'inactive' | 'card-missing' | 'counter-missing' | 'needs-reservation';
@@ -54,6 +59,8 @@ type AdmitReply = [outcome: Outcome, plan: string, limit: number, used: number, 
 
 interface GateCommands {
   quotaAdmit(card: string, counter: string, generation: string, weight: number): Promise<AdmitReply>;
+  quotaAdmitRequest(card: string, counter: string, generation: string, leases: string, window: string, weight: number, ...args: Array<string | number>): Promise<RequestReply>;
+  quotaUndoAdmitRequest(counter: string, leases: string, window: string, weight: number, leaseMember: string, windowMember: string): Promise<number>;
   quotaFillCard(card: string, generation: string, seen: string, plan: string, status: string, limit: number, ttlMs: number): Promise<number>;
   quotaForgetCard(card: string, generation: string, keepMs: number): Promise<number>;
   quotaSeedCounter(counter: string, total: number, expireAtMs: number): Promise<number>;
@@ -71,6 +78,8 @@ const MAX_STEPS = 16;
 const LOCK_MS = 12_000;
 /** Waits between steps while another instance holds the lock: 1, 2, 4 … 16 ms, about 0.2 s in all. */
 const lockWait = (step: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, Math.min(2 ** step, 16)));
+/** Probe intervals a store ping may stay unanswered before the store counts as down (a hung network). */
+const STORE_PROBES_MISSED_FOR_DOWN = 3;
 /** A generation must outlive any store read that started before the change it guards against. */
 const GENERATION_KEEP_MS = 24 * 60 * 60 * 1000;
 /** Counters outlive their period by a day, for clocks that disagree a little. */
@@ -89,6 +98,8 @@ function answersWithin(call: Promise<void>, ms: number): Promise<void> {
 function connect(url: string): Redis & GateCommands {
   const redis = connectRedis(url);
   redis.defineCommand('quotaAdmit', { numberOfKeys: 3, lua: ADMIT_SCRIPT });
+  redis.defineCommand('quotaAdmitRequest', { numberOfKeys: 5, lua: ADMIT_REQUEST_SCRIPT });
+  redis.defineCommand('quotaUndoAdmitRequest', { numberOfKeys: 3, lua: UNDO_ADMIT_REQUEST_SCRIPT });
   redis.defineCommand('quotaFillCard', { numberOfKeys: 2, lua: FILL_CARD_SCRIPT });
   redis.defineCommand('quotaForgetCard', { numberOfKeys: 2, lua: FORGET_CARD_SCRIPT });
   redis.defineCommand('quotaSeedCounter', { numberOfKeys: 1, lua: SEED_COUNTER_SCRIPT });
@@ -112,19 +123,31 @@ export function createRedisQuotaGate(options: RedisQuotaGateOptions): QuotaLedge
   const settlements = createSettlementQueue(store, options.settleMs ?? 1000);
   const instanceId = randomBytes(6).toString('hex');
   let lockSequence = 0;
+  const leaseMs = options.leaseMs ?? 30_000;
+  const leases = keepLeases(redis, leaseMs);
+  let requestSequence = 0;
 
   const availability = watchAvailability(redis, (reason) => options.onUnavailable?.(reason));
 
   const probeMs = options.storeProbeMs ?? 1000;
   let probing = false;
+  let unansweredProbes = 0;
   const probe = setInterval(() => {
-    // A store that has not answered the last probe within an interval counts as down (a hung network).
-    if (probing) return void (storeDown = true);
+    // A probe still unanswered after STORE_PROBES_MISSED_FOR_DOWN intervals means a hung network; one
+    // slow answer (a slow or busy store) is no outage and refuses nobody.
+    if (probing) {
+      if (++unansweredProbes >= STORE_PROBES_MISSED_FOR_DOWN) storeDown = true;
+      return;
+    }
     probing = true;
     store
       .ping()
       .then(
-        () => (storeDown = false),
+        () => {
+          storeDown = false;
+          unansweredProbes = 0;
+        },
+        // A refused or failed ping is an outage at once.
         () => (storeDown = true),
       )
       .finally(() => (probing = false));
@@ -204,16 +227,33 @@ export function createRedisQuotaGate(options: RedisQuotaGateOptions): QuotaLedge
     return { hadRoom: reserved > 0, storeUsed: admission.used };
   }
 
-  async function admitThroughGate(input: QuotaAdmitInput, keys: Keys): Promise<QuotaDecision> {
+  /** One script call: the quota alone, or with `whole` the request's slot and window too. */
+  async function ask(keys: Keys, weight: number, whole: WholeRequest | undefined): Promise<RequestReply> {
+    if (!whole) return redis.quotaAdmit(keys.card, keys.counter, keys.generation, weight);
+    return redis.quotaAdmitRequest(keys.card, keys.counter, keys.generation, whole.leases, whole.window, weight, ...whole.args);
+  }
+
+  async function admitThroughGate(input: QuotaAdmitInput, keys: Keys, whole: WholeRequest | undefined): Promise<QuotaDecision> {
     const { accountId, period, weight } = input;
     const notCounted = { refund: async () => undefined };
     let storeFull: { storeUsed: number } | undefined;
     for (let step = 0; step < MAX_STEPS; step++) {
-      const [outcome, plan, limit, used, generation] = await redis.quotaAdmit(keys.card, keys.counter, keys.generation, weight);
+      const reply = await ask(keys, weight, whole);
+      const [outcome, plan, limit, used, generation] = reply;
       switch (outcome) {
-        case 'admitted':
+        case 'admitted': {
           settlements.add(accountId, period, weight);
-          return { plan, status: 'active', admitted: true, used, limit, refund: () => refundInGate(keys.counter, accountId, period, weight) };
+          const refund = () => refundInGate(keys.counter, accountId, period, weight);
+          if (!whole) return { plan, status: 'active', admitted: true, used, limit, refund };
+          leases.hold(whole.leaseMember, whole.leases);
+          const alongside = alongsideOf(reply, whole, () => leases.giveBack(whole.leaseMember));
+          return { plan, status: 'active', admitted: true, used, limit, refund, alongside };
+        }
+        case 'in-flight-full':
+        case 'window-full':
+          // Refused by the slot or the window, so not counted: the stage after the quota's refuses it, and
+          // the pipeline's refund (which gives nothing back here) takes the weight off the reported count.
+          return { plan, status: 'active', admitted: true, used: used + weight, limit, ...notCounted, alongside: alongsideOf(reply, whole!) };
         case 'rejected':
           return { plan, status: 'active', admitted: false, used, limit, ...notCounted };
         case 'inactive':
@@ -244,6 +284,10 @@ export function createRedisQuotaGate(options: RedisQuotaGateOptions): QuotaLedge
     return admitInStore(input);
   }
 
+  function undo(keys: Keys, weight: number, whole: WholeRequest): void {
+    redis.quotaUndoAdmitRequest(keys.counter, whole.leases, whole.window, weight, whole.leaseMember, whole.windowMember).catch(() => undefined);
+  }
+
   async function refundInGate(counter: string, accountId: string, period: string, weight: number): Promise<void> {
     await redis.quotaRefund(counter, weight);
     settlements.add(accountId, period, -weight);
@@ -254,7 +298,7 @@ export function createRedisQuotaGate(options: RedisQuotaGateOptions): QuotaLedge
     status: (): QuotaLedgerStatus =>
       availability.outage === undefined ? { backend: 'redis-gate' } : { backend: 'store-fallback', reason: availability.outage },
 
-    async admit(input) {
+    async admit(input, alongside?: AlongsideQuota) {
       await connected;
       if (redis.status !== 'ready') {
         availability.down(`redis not connected (${redis.status})`);
@@ -268,12 +312,21 @@ export function createRedisQuotaGate(options: RedisQuotaGateOptions): QuotaLedge
       const keys = keysOf(input.accountId, input.period);
       const { counter } = keys;
       demand.set(counter, (demand.get(counter) ?? 0) + input.weight);
+      // For one window after an outage the limiters decide the slot and the window themselves: Redis may
+      // have come back empty, and the per-minute limiter then also checks this instance's own log.
+      const whole =
+        alongside && !availability.returnedWithin(RATE_WINDOW_MS) ? wholeRequest(prefix, input.accountId, alongside, leaseMs, `${instanceId}:${requestSequence++}`) : undefined;
       try {
-        return await admitThroughGate(input, keys);
+        const decision = await admitThroughGate(input, keys, whole);
+        availability.up();
+        return decision;
       } catch (error) {
         if (error instanceof StoreUnavailableError) storeDown = true;
         if (error instanceof StoreUnavailableError || error instanceof NotFoundInStoreError) throw error;
-        availability.down(`redis unavailable: ${describeError(error)}`);
+        // An answer that came too late may still have admitted: undo it, on the same connection, so
+        // after it (this request is decided without Redis, and a stray slot would fill the cap for 30 s).
+        if (whole) undo(keys, input.weight, whole);
+        availability.failed(error);
         return admitInStore(input);
       } finally {
         const left = (demand.get(counter) ?? 0) - input.weight;
@@ -304,6 +357,7 @@ export function createRedisQuotaGate(options: RedisQuotaGateOptions): QuotaLedge
     async close() {
       availability.close();
       clearInterval(probe);
+      await leases.close();
       await settlements.close();
       redis.disconnect();
     },

@@ -2,15 +2,23 @@
  * Requests-per-minute limiter shared by every router instance through Redis. When Redis cannot answer,
  * decisions fall back to a per-instance memory limiter (limits then hold per instance, not globally)
  * and status() says so, so the operator sees it in /readyz; it returns to Redis once Redis answers.
+ * The memory limiter is also this instance's own log of what it admitted in Redis, so an outage starts
+ * from it rather than from nothing, and for one window after an outage it must have room too (Redis
+ * may have come back empty): any minute around a restart admits at most the limit per instance.
  */
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { createMemoryRateLimiter } from '../memory/create-memory-rate-limiter.js';
 import { RATE_WINDOW_MS, rateDecision } from '../memory/rate-decision.js';
 import type { RateDecision, RateLimiter, RateLimiterStatus } from '../rate-limiter.js';
-import { describeError } from '../../core/describe-error.js';
 import { connectRedis, firstAttempt, watchAvailability } from './connect-redis.js';
 import { SLIDING_WINDOW_SCRIPT } from './sliding-window-script.js';
+
+/**
+ * The window of `id` (an account id, `key:<key id>`, a sign-in throttle's key). The id is the hash tag,
+ * as in every other key of the account, so the quota gate's one admission script may touch it too.
+ */
+export const windowKey = (keyPrefix: string, id: string): string => `${keyPrefix}{${id}}`;
 
 export interface RedisRateLimiterOptions {
   /** `redis://…` or `rediss://…`. */
@@ -43,15 +51,23 @@ export function createRedisRateLimiter(options: RedisRateLimiterOptions): RateLi
       availability.down(`redis not connected (${redis.status})`);
       return decideInMemory(accountId, limit, nowMs, windowMs, count);
     }
+    if (count && availability.returnedWithin(windowMs)) {
+      // Redis may have come back empty: for one window after an outage this instance's own log (every
+      // admission it made, in Redis or without it) must have room too, so no minute admits more than
+      // the limit per instance.
+      const own = await fallback.peek(accountId, limit, nowMs, windowMs);
+      if (!own.allowed) return own;
+    }
     try {
       // Members must be unique per admission: two requests in the same millisecond both count.
       const member = `${nowMs}:${instanceId}:${sequence++}`;
-      const reply = await redis.routerSlidingWindow(keyPrefix + accountId, nowMs, windowMs, limit, member, count ? '1' : '0');
+      const reply = await redis.routerSlidingWindow(windowKey(keyPrefix, accountId), nowMs, windowMs, limit, member, count ? '1' : '0');
       availability.up();
       const [allowed, inWindow, oldest] = reply;
+      if (count && allowed === 1) void fallback.admit(accountId, limit, nowMs, windowMs);
       return rateDecision({ allowed: allowed === 1, limit, count: inWindow, oldestMs: oldest === undefined ? null : Number(oldest), nowMs, windowMs });
     } catch (error) {
-      availability.down(`redis unavailable: ${describeError(error)}`);
+      availability.failed(error);
       return decideInMemory(accountId, limit, nowMs, windowMs, count);
     }
   }
@@ -65,6 +81,7 @@ export function createRedisRateLimiter(options: RedisRateLimiterOptions): RateLi
     status: (): RateLimiterStatus =>
       availability.outage === undefined ? { backend: 'redis' } : { backend: 'memory-fallback', reason: availability.outage },
     admit: (accountId, limit, nowMs, windowMs = RATE_WINDOW_MS) => decide(accountId, limit, nowMs, windowMs, true),
+    recordAdmitted: (accountId, limit, nowMs) => void fallback.admit(accountId, limit, nowMs),
     peek: (accountId, limit, nowMs, windowMs = RATE_WINDOW_MS) => decide(accountId, limit, nowMs, windowMs, false),
     async close() {
       availability.close();

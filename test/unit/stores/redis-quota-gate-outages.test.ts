@@ -189,6 +189,26 @@ describe.skipIf(quotaGateSkipReason !== undefined)('redis quota gate outages', (
     });
   });
 
+  it('a slow store that answers is not down: a probe slower than its interval refuses nobody', async () => {
+    const relay = await startRelayFor(fixture.databaseUrl);
+    const own = createPostgresStore({ url: relay.url, schema: fixture.schema, clock: systemClock, poolSize: 4 });
+    const ledger = gate({ store: own, keyPrefix: nextPrefix(), storeProbeMs: 1000 });
+    const accountId = await newAccount('big');
+    await admitOnce(ledger, accountId);
+    // 1.4 s a round trip: each 1 s probe is still running at the next tick, and answers before the third.
+    relay.delay(700);
+    try {
+      await sleep(2500);
+      const decisions = await Promise.all([admitOnce(ledger, accountId), admitOnce(ledger, accountId), admitOnce(ledger, accountId)]);
+      expect(decisions.map((decision) => decision.admitted)).toEqual([true, true, true]);
+    } finally {
+      relay.delay(0);
+      await ledger.close();
+      await own.close();
+      await relay.cut();
+    }
+  }, 20_000);
+
   it('fails closed when the store hangs (no answer, no reset) instead of waiting for it', async () => {
     const relay = await startRelayFor(fixture.databaseUrl);
     const own = createPostgresStore({ url: relay.url, schema: fixture.schema, clock: systemClock, poolSize: 10 });
@@ -199,8 +219,8 @@ describe.skipIf(quotaGateSkipReason !== undefined)('redis quota gate outages', (
     await Promise.all(Array.from({ length: 10 }, () => own.readQuota(accountId, PERIOD)));
     relay.freeze();
     try {
-      await sleep(150);
-      // The probe has gone unanswered for two intervals: the gate answers StoreUnavailableError within one
+      await sleep(250);
+      // The probe has gone unanswered for three intervals: the gate answers StoreUnavailableError within one
       // more, rather than waiting on an idle connection of the frozen network.
       const answer = admitOnce(ledger, accountId).then(
         () => 'answered',
