@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import type pg from 'pg';
-import { createPool } from '../../../src/stores/postgres/create-postgres-pool.js';
+import { createPool, pingPool } from '../../../src/stores/postgres/create-postgres-pool.js';
 import { inTransaction, queryRows } from '../../../src/stores/postgres/postgres-session.js';
 import { StoreUnavailableError } from '../../../src/stores/store.js';
 import { startRelayFor, type ServiceRelay } from '../../support/tcp-relay.js';
@@ -65,5 +65,28 @@ describe.skipIf(!url)('postgres pool: slow is not down', () => {
     relay.freeze();
     const hung = await Promise.allSettled([queryRows(pool, 'SELECT 1'), queryRows(pool, 'SELECT 2'), queryRows(pool, 'SELECT 3')]);
     for (const outcome of hung) expect(outcome.status === 'rejected' && outcome.reason).toBeInstanceOf(StoreUnavailableError);
+  }, 10_000);
+
+  it('a ping while every connection is busy answering is answered by them, not queued behind them', async () => {
+    const relay = await startRelayFor(url ?? '');
+    relays.push(relay);
+    const pool = open({ url: relay.url, poolSize: 1 });
+    await queryRows(pool, 'SELECT 1');
+    relay.delay(300);
+    const queued = Promise.all(Array.from({ length: 4 }, () => inTransaction(pool, (db) => queryRows(db, 'SELECT 1'))));
+    await pingPool(pool, 'SELECT 1');
+    // Answered while requests still wait for the one connection: the ping did not join their queue.
+    expect(pool.waitingCount).toBeGreaterThan(0);
+    await queued;
+  }, 20_000);
+
+  it('a ping after the connections failed asks PostgreSQL, and a refusal is StoreUnavailableError', async () => {
+    const relay = await startRelayFor(url ?? '');
+    relays.push(relay);
+    const pool = open({ url: relay.url, poolSize: 1 });
+    await queryRows(pool, 'SELECT 1');
+    await relay.cut();
+    await expect(queryRows(pool, 'SELECT 1')).rejects.toBeInstanceOf(StoreUnavailableError);
+    await expect(pingPool(pool, 'SELECT 1')).rejects.toBeInstanceOf(StoreUnavailableError);
   }, 10_000);
 });
