@@ -61,9 +61,9 @@ class PatientPool extends pg.Pool {
     this.lastFailureAt = Date.now();
   }
 
-  /** Has PostgreSQL answered within the last `ms`, with no connection failing since? */
+  /** Has PostgreSQL answered within the last `ms`, with no connection failing since (and the pool still open)? */
   answeredWithin(ms: number): boolean {
-    return this.lastAnswerAt >= Date.now() - ms && this.lastAnswerAt > this.lastFailureAt;
+    return !this.ending && this.lastAnswerAt >= Date.now() - ms && this.lastAnswerAt > this.lastFailureAt;
   }
 
   // pool.query() checks out through the callback form, transactions through the promise form: both wait here.
