@@ -76,7 +76,7 @@ export async function buildRuntime(config: RouterConfig, options: BuildOptions =
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? createLogger({ level: config.server.logLevel, format: config.server.logFormat, isTerminal: process.stderr.isTTY === true });
   const metrics = config.server.metrics.enabled ? new RouterMetrics() : null;
-  const openedStore = options.store ?? (await openStore(config.server.storage, clock));
+  const openedStore = options.store ?? (await openStore(config.server.storage, clock, { checkoutWaitMs: config.server.requestTimeoutMs }));
   const rawStore = metrics ? timeStore(openedStore, metrics.storeDuration, 'main') : openedStore;
   await rawStore.migrate();
   const { quota, store } = await openQuotaLedger(config.server.rateLimit, rawStore, {

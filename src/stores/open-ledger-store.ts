@@ -5,7 +5,7 @@
 import { resolve } from 'node:path';
 import type { Clock } from '../core/clock.js';
 import type { LedgerStore } from './ledger-store.js';
-import { splitSchema } from './open-store.js';
+import { splitStorageUrl } from './open-store.js';
 
 export async function openLedgerStore(storage: string, clock: Clock): Promise<LedgerStore> {
   const now = () => new Date(clock.now()).toISOString();
@@ -15,5 +15,7 @@ export async function openLedgerStore(storage: string, clock: Clock): Promise<Le
     return createSqliteLedgerStore({ path: path === ':memory:' ? path : resolve(path), now });
   }
   const { createPostgresLedgerStore } = await import('./postgres/create-postgres-ledger-store.js');
-  return createPostgresLedgerStore({ ...splitSchema(storage), now });
+  // The ledger keeps its own small pool whatever `poolSize` the request path's store is given.
+  const { url, schema } = splitStorageUrl(storage);
+  return createPostgresLedgerStore({ url, ...(schema === undefined ? {} : { schema }), now });
 }

@@ -12,9 +12,11 @@ const IN_MEMORY = ':memory:';
 
 /**
  * `sqlite:PATH` (relative to the working directory), `sqlite::memory:`, or `postgres://…` / `postgresql://…`
- * with an optional `?schema=NAME` to keep the tables in their own schema.
+ * with an optional `?schema=NAME` to keep the tables in their own schema and `?poolSize=N` for the number of
+ * connections (default 10). `checkoutWaitMs`: how long a request may wait for a pooled connection while
+ * PostgreSQL keeps answering (the request timeout).
  */
-export async function openStore(storage: string, clock: Clock): Promise<Store> {
+export async function openStore(storage: string, clock: Clock, options: { checkoutWaitMs?: number } = {}): Promise<Store> {
   if (storage.startsWith(SQLITE_PREFIX)) {
     const path = storage.slice(SQLITE_PREFIX.length);
     if (path.length === 0) throw new Error('storage "sqlite:" needs a file path, e.g. sqlite:./data/router.db');
@@ -23,7 +25,7 @@ export async function openStore(storage: string, clock: Clock): Promise<Store> {
   }
   if (storage.startsWith('postgres://') || storage.startsWith('postgresql://')) {
     const { createPostgresStore } = await import('./postgres/create-postgres-store.js');
-    return createPostgresStore({ ...splitSchema(storage), clock });
+    return createPostgresStore({ ...splitStorageUrl(storage), ...options, clock });
   }
   // Only the scheme is echoed: a connection string may carry a password.
   const scheme = /^[a-z][a-z0-9+.-]*:/i.exec(storage)?.[0] ?? '(none)';
@@ -31,13 +33,16 @@ export async function openStore(storage: string, clock: Clock): Promise<Store> {
 }
 
 /**
- * `schema` is the router's parameter, not libpq's: it is taken out of the URL so the driver never sees it,
- * and every other part of the URL is passed on untouched.
+ * `schema` and `poolSize` are the router's parameters, not libpq's: they are taken out of the URL so the
+ * driver never sees them, and every other part of the URL is passed on untouched.
  */
-export function splitSchema(storage: string): { url: string; schema?: string } {
+export function splitStorageUrl(storage: string): { url: string; schema?: string; poolSize?: number } {
   const url = new URL(storage);
   const schema = url.searchParams.get('schema');
-  if (schema === null) return { url: storage };
+  const poolSize = url.searchParams.get('poolSize');
+  if (schema === null && poolSize === null) return { url: storage };
   url.searchParams.delete('schema');
-  return { url: url.toString(), schema };
+  url.searchParams.delete('poolSize');
+  if (poolSize !== null && !/^[1-9][0-9]{0,3}$/.test(poolSize)) throw new Error(`storage poolSize must be a whole number from 1 to 9999, got ${JSON.stringify(poolSize)}`);
+  return { url: url.toString(), ...(schema === null ? {} : { schema }), ...(poolSize === null ? {} : { poolSize: Number(poolSize) }) };
 }

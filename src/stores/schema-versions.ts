@@ -5,7 +5,7 @@
  */
 import { resolve } from 'node:path';
 import { requireCurrentSchema } from './migrations/require-current-schema.js';
-import { splitSchema } from './open-store.js';
+import { splitStorageUrl } from './open-store.js';
 
 export async function readSchemaVersions(storage: string): Promise<{ dialect: 'sqlite' | 'postgres'; versions: number[] }> {
   if (storage.startsWith('sqlite:')) {
@@ -16,7 +16,7 @@ export async function readSchemaVersions(storage: string): Promise<{ dialect: 's
     return { dialect: 'sqlite', versions: readSqliteSchemaVersions(resolve(path)) };
   }
   const { readPostgresSchemaVersions } = await import('./postgres/read-postgres-schema-versions.js');
-  return { dialect: 'postgres', versions: await readPostgresSchemaVersions(splitSchema(storage)) };
+  return { dialect: 'postgres', versions: await readPostgresSchemaVersions(splitStorageUrl(storage)) };
 }
 
 /** Resolves with the schema version when the database is current; throws a message naming the fix otherwise. */

@@ -12,10 +12,10 @@ import type { LedgerRecordRow, UsageCellRow, UsageSumsRow } from '../ledger-sql.
 import type { LedgerStore, UsageDimension } from '../ledger-store.js';
 import { postgresMigrations } from '../migrations/postgres-migrations.js';
 import { migratePostgres } from './migrate-postgres.js';
-import { createPool, type PostgresStoreOptions } from './create-postgres-store.js';
+import { createPool, pingPool, type PostgresPoolOptions } from './create-postgres-pool.js';
 import { inTransaction, queryRows } from './postgres-session.js';
 
-export interface PostgresLedgerStoreOptions extends Omit<PostgresStoreOptions, 'clock'> {
+export interface PostgresLedgerStoreOptions extends PostgresPoolOptions {
   now: () => string;
 }
 
@@ -129,7 +129,7 @@ export function createPostgresLedgerStore(options: PostgresLedgerStoreOptions): 
   return {
     kind: 'postgres',
     migrate: () => migratePostgres(pool, postgresMigrations, options.schema, options.now()),
-    ping: async () => void (await queryRows(pool, 'SELECT 1 FROM usage_records LIMIT 1')),
+    ping: () => pingPool(pool, 'SELECT 1 FROM usage_records LIMIT 1'),
     close: () => pool.end(),
 
     writeBatch: (records) =>

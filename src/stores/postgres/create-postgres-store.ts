@@ -4,12 +4,12 @@
  * event in the same transaction. Connection failures surface as StoreUnavailableError (fail closed).
  */
 import { randomBytes } from 'node:crypto';
-import pg from 'pg';
 import { API_KEY_PREFIX } from '../../core/api-key.js';
 import type { Clock } from '../../core/clock.js';
 import { assertKeyLive, planRotation, type RotatingKey } from '../key-lifecycle.js';
 import { postgresMigrations } from '../migrations/postgres-migrations.js';
 import { NotFoundInStoreError, type Store } from '../store.js';
+import { createPool, pingPool, type PostgresPoolOptions } from './create-postgres-pool.js';
 import { migratePostgres } from './migrate-postgres.js';
 import { postgresAdmitQuota, readQuotaCommitted, readQuotaUsed } from './postgres-admit-quota.js';
 import {
@@ -28,22 +28,9 @@ import { createPostgresAlerts } from './postgres-alerts.js';
 import { createPostgresToolCallSignatures } from './postgres-tool-call-signatures.js';
 import { createPostgresBilling } from './postgres-billing.js';
 
-export interface PostgresStoreOptions {
-  /** `postgres://…` or `postgresql://…`. */
-  url: string;
+export interface PostgresStoreOptions extends PostgresPoolOptions {
   clock: Clock;
-  /** Connections in the pool (default 10). */
-  poolSize?: number;
-  /** Keep the tables in this schema (created by migrate()): one database can serve several deployments or test files. */
-  schema?: string;
-  /** How long to wait for a connection before reporting the store unavailable (default 3 s). */
-  connectTimeoutMs?: number;
-  /** How long to wait for any answer to a query before reporting the store unavailable (default 5 s). */
-  queryTimeoutMs?: number;
 }
-
-// Lower-case only: the name goes unquoted into search_path and quoted into CREATE SCHEMA, and both must agree.
-const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
 
 /** A new key's row; `id` and `createdAt` are given when a rotation plan already chose them. */
 type KeyMaterial = { name: string | null; hash: string; last4: string; expiresAt?: string | null; id?: string; createdAt?: string };
@@ -51,24 +38,6 @@ type KeyMaterial = { name: string | null; hash: string; last4: string; expiresAt
 const newId = (prefix: string): string => prefix + randomBytes(12).toString('hex');
 
 /** A retired key (revoked, or past the expiry a rotation gave it) can be neither rotated nor revoked again. */
-
-export function createPool(options: Omit<PostgresStoreOptions, 'clock'>): pg.Pool {
-  if (options.schema !== undefined && !SCHEMA_NAME.test(options.schema)) {
-    throw new Error(`schema must match ${SCHEMA_NAME.source}, got ${JSON.stringify(options.schema)}`);
-  }
-  const pool = new pg.Pool({
-    connectionString: options.url,
-    max: options.poolSize ?? 10,
-    connectionTimeoutMillis: options.connectTimeoutMs ?? 3000,
-    // A hung network neither answers nor refuses: without a bound a request would wait for it forever.
-    query_timeout: options.queryTimeoutMs ?? 5000,
-    ...(options.schema === undefined ? {} : { options: `-c search_path=${options.schema}` }),
-  });
-  // An idle connection that drops is discarded by the pool; the next query reports the outage. Without a
-  // listener the 'error' event would crash the process.
-  pool.on('error', () => undefined);
-  return pool;
-}
 
 export function createPostgresStore(options: PostgresStoreOptions): Store {
   const { clock } = options;
@@ -144,7 +113,7 @@ export function createPostgresStore(options: PostgresStoreOptions): Store {
     kind: 'postgres',
 
     migrate: () => migratePostgres(pool, postgresMigrations, options.schema, isoAt(clock.now())),
-    ping: async () => void (await queryRows(pool, 'SELECT 1')),
+    ping: () => pingPool(pool, 'SELECT 1'),
     close: () => pool.end(),
 
     createAccount: (input, actor) =>

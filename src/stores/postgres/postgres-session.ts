@@ -14,7 +14,7 @@ const UNAVAILABLE_CODE = /^(08|53|57)[0-9A-Z]{3}$|^E[A-Z]+$/;
 const UNAVAILABLE_MESSAGE =
   /Connection terminated|timeout exceeded when trying to connect|connection error|not queryable|Cannot use a pool after calling end|Query read timeout/i;
 
-function isUnavailable(error: unknown): boolean {
+export function isUnavailable(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
   const code = (error as { code?: unknown }).code;
   if (typeof code === 'string') return UNAVAILABLE_CODE.test(code);

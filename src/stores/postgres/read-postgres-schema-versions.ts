@@ -1,5 +1,5 @@
 /** The versions in a PostgreSQL schema's schema_migrations, read without creating or changing anything. */
-import { createPool } from './create-postgres-store.js';
+import { createPool } from './create-postgres-pool.js';
 
 export async function readPostgresSchemaVersions(options: { url: string; schema?: string }): Promise<number[]> {
   // search_path is set to the configured schema by createPool, so the unqualified name resolves there.

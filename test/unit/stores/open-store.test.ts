@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { systemClock } from '../../../src/core/clock.js';
 import { openRateLimiter } from '../../../src/stores/open-rate-limiter.js';
-import { openStore } from '../../../src/stores/open-store.js';
+import { openStore, splitStorageUrl } from '../../../src/stores/open-store.js';
 
 describe('openStore', () => {
   const startDir = process.cwd();
@@ -33,6 +33,18 @@ describe('openStore', () => {
       const store = await openStore(url, systemClock);
       expect(store.kind).toBe('postgres');
       await store.close();
+    }
+  });
+
+  it('takes the router\'s schema and poolSize out of a PostgreSQL URL and leaves the rest to the driver', () => {
+    expect(splitStorageUrl('postgres://router@db:5432/router?schema=edge&poolSize=2&sslmode=require')).toEqual({
+      url: 'postgres://router@db:5432/router?sslmode=require',
+      schema: 'edge',
+      poolSize: 2,
+    });
+    expect(splitStorageUrl('postgres://router@db/router')).toEqual({ url: 'postgres://router@db/router' });
+    for (const bad of ['0', '-1', '2.5', 'ten', '10000']) {
+      expect(() => splitStorageUrl(`postgres://router@db/router?poolSize=${bad}`)).toThrow('poolSize must be a whole number from 1 to 9999');
     }
   });
 
