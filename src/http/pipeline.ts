@@ -6,6 +6,7 @@
 import { eventHandler, type EventHandler, type H3Event } from 'h3';
 import { describeCrash, describeError } from '../core/describe-error.js';
 import { RouterError, isRouterError, type ErrorCode } from '../core/errors.js';
+import type { Released } from '../stores/concurrency-limiter.js';
 import { StoreUnavailableError } from '../stores/store.js';
 import { UpstreamTransportError } from '../upstream/upstream-client.js';
 import { shuttingDown } from './drain.js';
@@ -94,10 +95,14 @@ export function createV1Handler<Admitted>(
       request.trace?.leaveStages();
       request.passedAdmission = kind === 'model';
       applyLimitHeaders(event, request, deps);
-      return await serve(event, request, request);
+      const answer = await serve(event, request, request);
+      await releaseSlot(request);
+      return answer;
     } catch (error) {
       request.trace?.leaveStages(error);
-      return await failRequest(event, request, deps, error, sendError);
+      const answer = await failRequest(event, request, deps, error, sendError);
+      await releaseSlot(request);
+      return answer;
     } finally {
       // The account's in-flight slot goes back once, on every ending: served, failed, refused after it
       // was taken, the client gone (the stream relay has stopped by then), or cut by the drain.
@@ -121,23 +126,31 @@ export function createV1Handler<Admitted>(
   });
 }
 
-function releaseSlot(request: RequestState): void {
+/** Gives the slot back; a promise when the answer should wait for the store to have it (a slow Redis). */
+function releaseSlot(request: RequestState): Released {
   const release = request.releaseSlot;
   request.releaseSlot = undefined;
-  release?.();
+  return release?.();
 }
 
 /**
- * The slot goes back as the answer's last bytes are handed on, before them: a client that sends its next
- * request the moment it has an answer finds the slot free, even on another instance, since the release
- * (a Redis command) is on its way before the answer is.
+ * The slot goes back before the answer's last bytes are handed on: a client that sends its next request
+ * the moment it has an answer finds the slot free, even on another instance. An answer h3 writes (the
+ * route's or an error's) is handed over after the release; a streamed one calls `end` itself, which
+ * releases first. With a slow Redis, sending the release first is not enough (it and the next request
+ * may reach Redis over two connections in either order), so the store's confirmation comes first
+ * (stores/redis/lease-keeper.ts, CONFIRM_RELEASE_FROM_MS); on a fast one nothing waits.
  */
 function releaseBeforeTheAnswerEnds(event: H3Event, request: RequestState): void {
   const res = event.node.res;
   const end = res.end;
   res.end = function (this: typeof res, ...args: Parameters<typeof end>) {
-    releaseSlot(request);
-    return end.apply(this, args);
+    const confirming = releaseSlot(request);
+    // Only a response already under way waits here (h3 counts it as handled); the others are answers
+    // nobody reads (the client is gone) or were released before h3 wrote them.
+    if (!confirming || !res.headersSent) return end.apply(this, args);
+    void confirming.then(() => end.apply(this, args));
+    return this;
   } as typeof end;
 }
 

@@ -15,6 +15,7 @@ import type { QuotaPeriod } from '../core/quota-period.js';
 import type { TokenUsage } from '../core/token-usage.js';
 import type { AttemptSummary, RoutedMeta } from '../routing/failover.js';
 import type { FusionCall, FusionTrace } from '../routing/fusion/index.js';
+import type { Released } from '../stores/concurrency-limiter.js';
 import type { QuotaDecision } from '../stores/quota-ledger.js';
 import type { RateDecision } from '../stores/rate-limiter.js';
 import type { SpendReservation } from '../usage/spend-gate.js';
@@ -82,7 +83,7 @@ export interface Counted extends Standing {
 
 /** One of the account's requests in flight (stages/concurrency.ts); the pipeline gives it back. */
 export interface InFlight {
-  readonly releaseSlot: () => void;
+  readonly releaseSlot: () => Released;
 }
 
 /** The per-minute window's decision (stages/rate-limit.ts), for the limit headers. */
@@ -131,7 +132,7 @@ export class RequestState implements Received, ServingRecord {
   quota: QuotaState | undefined = undefined;
   decidedWithQuota: QuotaDecision['alongside'] = undefined;
   admitted: AdmittedCount | undefined = undefined;
-  releaseSlot: (() => void) | undefined = undefined;
+  releaseSlot: (() => Released) | undefined = undefined;
   rate: RateDecision | undefined = undefined;
   /** Model traffic that passed every admission stage and reached its route. */
   passedAdmission = false;

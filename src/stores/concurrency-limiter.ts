@@ -13,9 +13,10 @@ export interface InFlightDecision {
   inFlight: number;
   /**
    * Gives the slot back; present only when allowed. Call it once the request has ended in any way;
-   * calls after the first do nothing, so every ending may call it.
+   * calls after the first do nothing, so every ending may call it. A promise when the answer's last bytes
+   * should wait for the store to have the slot back (a slow shared store, stores/redis/lease-keeper.ts).
    */
-  release?: () => void;
+  release?: () => Released;
 }
 
 export interface ConcurrencyLimiterStatus {
@@ -32,12 +33,15 @@ export interface ConcurrencyLimiter {
   close(): Promise<void>;
 }
 
+/** What giving a slot back returns: nothing, or a promise that settles once the store has it back. */
+export type Released = Promise<void> | undefined;
+
 /** `release` wrapped so that only its first call counts. */
-export function releaseOnce(release: () => void): () => void {
+export function releaseOnce(release: () => Released | void): () => Released {
   let released = false;
   return () => {
-    if (released) return;
+    if (released) return undefined;
     released = true;
-    release();
+    return release() ?? undefined;
   };
 }

@@ -87,27 +87,25 @@ describe.skipIf(clusterSkipReason !== undefined)('slow PostgreSQL and Redis unde
     redisRelay.delay(0);
   };
 
-  it(`serves ${REQUESTS} requests at its in-flight cap: no 503, at most one false 429, one usage record per answer`, async () => {
+  // Each answer waits for its slot's release to be confirmed, one more slow round trip: about 90 s here.
+  it(`serves ${REQUESTS} requests at its in-flight cap: no 503, no 429, one usage record per answer`, async () => {
     const { key, accountId } = await cluster.createAccount('free');
     slowBoth();
-    let served = 0;
     try {
       const outcomes = await boundedLoad(baseURLs(), key, REQUESTS, CONCURRENCY);
-      served = outcomes.filter((outcome) => outcome.status === 200).length;
-      // No 503 and nothing but 429 concurrency_limit_exceeded otherwise. The goal is 0 of those too; on this
-      // shared 2-core machine 1 of 300 was seen in 2 of 5 runs, cause not yet found (before the one-script
-      // admission: 12 of 96). The bound below is that residual, not the goal.
-      expect(tally(outcomes)).toEqual(served === REQUESTS ? { '200': REQUESTS } : { '200': served, '429 concurrency_limit_exceeded': REQUESTS - served });
-      expect(REQUESTS - served).toBeLessThanOrEqual(1);
+      // Before the release was confirmed ahead of the answer's end, 1 of 300 got a false 429 in 2 of 5 runs
+      // (a client's next admission reached Redis through the other instance before its release did);
+      // before the one-script admission, 12 of 96.
+      expect(tally(outcomes)).toEqual({ '200': REQUESTS });
     } finally {
       fastAgain();
     }
-    await expect.poll(() => usageRecords(accountId), { timeout: 10_000 }).toBe(served);
-    expect(await cluster.settledQuota(accountId, served)).toBe(served);
+    await expect.poll(() => usageRecords(accountId), { timeout: 10_000 }).toBe(REQUESTS);
+    expect(await cluster.settledQuota(accountId, REQUESTS)).toBe(REQUESTS);
     for (const router of cluster.routers) {
       expect(await (await fetch(`${router.url}/readyz`)).json()).toMatchObject({ quota: { backend: 'redis-gate' }, rateLimiter: { backend: 'redis' }, concurrency: { backend: 'redis' } });
     }
-  }, 120_000);
+  }, 180_000);
 
   it(`admits exactly the monthly quota (${QUOTA} of ${QUOTA_REQUESTS}) and the per-minute limit (${PER_MINUTE} of ${LIMITED}) of slow requests`, async () => {
     const quotaAccount = await cluster.createAccount('pro');

@@ -5,7 +5,7 @@ import { establishing, type Authenticated, type InFlight, type Standing } from '
 import type { Stage } from './stage.js';
 
 /** An admitted decision always carries its release (stores/concurrency-limiter.ts); this only satisfies the type. */
-const NOTHING_TO_RELEASE = (): void => undefined;
+const NOTHING_TO_RELEASE = (): undefined => undefined;
 
 /**
  * The plan's cap on the account's model requests in flight at once (all its keys, every worker and

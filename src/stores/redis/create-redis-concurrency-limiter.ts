@@ -47,10 +47,11 @@ export function createRedisConcurrencyLimiter(options: RedisConcurrencyLimiterOp
     const key = leasesKey(keyPrefix, accountId);
     const member = `${instanceId}:${sequence++}`;
     try {
+      const asked = Date.now();
       const [allowed, inFlight] = await redis.routerTakeSlot(key, limit, member, leaseMs);
       availability.up();
       if (allowed !== 1) return { allowed: false, limit, inFlight };
-      leases.hold(member, key);
+      leases.hold(member, key, Date.now() - asked);
       return { allowed: true, limit, inFlight, release: releaseOnce(() => leases.giveBack(member)) };
     } catch (error) {
       // A slot taken by a script whose answer came too late would fill the account's cap for a whole lease.

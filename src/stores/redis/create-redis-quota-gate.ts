@@ -238,6 +238,7 @@ export function createRedisQuotaGate(options: RedisQuotaGateOptions): QuotaLedge
     const notCounted = { refund: async () => undefined };
     let storeFull: { storeUsed: number } | undefined;
     for (let step = 0; step < MAX_STEPS; step++) {
+      const asked = Date.now();
       const reply = await ask(keys, weight, whole);
       const [outcome, plan, limit, used, generation] = reply;
       switch (outcome) {
@@ -245,7 +246,7 @@ export function createRedisQuotaGate(options: RedisQuotaGateOptions): QuotaLedge
           settlements.add(accountId, period, weight);
           const refund = () => refundInGate(keys.counter, accountId, period, weight);
           if (!whole) return { plan, status: 'active', admitted: true, used, limit, refund };
-          leases.hold(whole.leaseMember, whole.leases);
+          leases.hold(whole.leaseMember, whole.leases, Date.now() - asked);
           const alongside = alongsideOf(reply, whole, () => leases.giveBack(whole.leaseMember));
           return { plan, status: 'active', admitted: true, used, limit, refund, alongside };
         }

@@ -3,7 +3,7 @@
  * request, and its answer as the slot's and the window's decisions, so the in-flight and per-minute
  * stages take them instead of asking Redis again.
  */
-import { releaseOnce, type InFlightDecision } from '../concurrency-limiter.js';
+import { releaseOnce, type InFlightDecision, type Released } from '../concurrency-limiter.js';
 import { RATE_WINDOW_MS, rateDecision } from '../memory/rate-decision.js';
 import type { AlongsideQuota } from '../quota-ledger.js';
 import type { RateDecision } from '../rate-limiter.js';
@@ -43,7 +43,7 @@ export function wholeRequest(keyPrefix: string, accountId: string, alongside: Al
  * The slot's and the window's decisions from a reply past the quota checks. `release` is the admitted
  * request's way to give its lease back; refused requests hold none.
  */
-export function alongsideOf(reply: RequestReply, request: WholeRequest, release?: () => void): { inFlight: InFlightDecision; rate: RateDecision } {
+export function alongsideOf(reply: RequestReply, request: WholeRequest, release?: () => Released): { inFlight: InFlightDecision; rate: RateDecision } {
   const [outcome, plan, , , , inFlight = 0, inWindow = 0, now, oldest] = reply;
   const limits = request.alongside.limitsByPlan.get(plan);
   const nowMs = now === undefined ? request.alongside.nowMs : Number(now);
