@@ -13,22 +13,9 @@
  * outcomes (`admitted` now means all three), plus `in-flight-full` and `window-full`; the last four only
  * past the quota checks (`now` the window's time, `oldest` missing for an empty window).
  */
-export const ADMIT_REQUEST_SCRIPT = `
-local card = redis.call('HMGET', KEYS[1], 'plan', 'status', 'limit')
-if not card[1] then
-  return {'card-missing', '', 0, 0, redis.call('GET', KEYS[3]) or '0'}
-end
-local limit = tonumber(card[3])
-if card[2] ~= 'active' then
-  return {'inactive', card[1], limit, tonumber(redis.call('HGET', KEYS[2], 'used') or '0'), ''}
-end
-local counter = redis.call('HMGET', KEYS[2], 'used', 'granted')
-if not counter[1] then return {'counter-missing', card[1], limit, 0, ''} end
-local weight = tonumber(ARGV[1])
-local used = tonumber(counter[1])
-if used + weight > limit then return {'rejected', card[1], limit, used, ''} end
-if used + weight > tonumber(counter[2]) then return {'needs-reservation', card[1], limit, used, ''} end
+import { QUOTA_CHECKS } from './quota-gate-scripts.js';
 
+export const ADMIT_REQUEST_SCRIPT = `${QUOTA_CHECKS}
 local perMinute, inFlightCap = 0, 0
 for i = 7, #ARGV, 3 do
   if ARGV[i] == card[1] then

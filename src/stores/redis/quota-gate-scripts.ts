@@ -11,12 +11,11 @@
  */
 
 /**
- * KEYS: card, counter, generation. ARGV: weight.
- * Returns { outcome, plan, limit, used, generation }; outcome is `admitted`, `rejected`,
- * `inactive`, `card-missing`, `counter-missing` or `needs-reservation` (the last three: the caller loads
- * from the store and calls again). `generation` is only read for `card-missing`.
+ * The quota checks of an admission, shared by ADMIT_SCRIPT and the one-step admission
+ * (admit-request-script.ts): each refusal or reload returns early; past them `card`, `limit`, `weight`
+ * and `used` hold the account's plan and count for what the script does next.
  */
-export const ADMIT_SCRIPT = `
+export const QUOTA_CHECKS = `
 local card = redis.call('HMGET', KEYS[1], 'plan', 'status', 'limit')
 if not card[1] then
   return {'card-missing', '', 0, 0, redis.call('GET', KEYS[3]) or '0'}
@@ -31,7 +30,15 @@ local weight = tonumber(ARGV[1])
 local used = tonumber(counter[1])
 if used + weight > limit then return {'rejected', card[1], limit, used, ''} end
 if used + weight > tonumber(counter[2]) then return {'needs-reservation', card[1], limit, used, ''} end
-return {'admitted', card[1], limit, redis.call('HINCRBY', KEYS[2], 'used', weight), ''}
+`;
+
+/**
+ * KEYS: card, counter, generation. ARGV: weight.
+ * Returns { outcome, plan, limit, used, generation }; outcome is `admitted`, `rejected`,
+ * `inactive`, `card-missing`, `counter-missing` or `needs-reservation` (the last three: the caller loads
+ * from the store and calls again). `generation` is only read for `card-missing`.
+ */
+export const ADMIT_SCRIPT = `${QUOTA_CHECKS}return {'admitted', card[1], limit, redis.call('HINCRBY', KEYS[2], 'used', weight), ''}
 `;
 
 /** KEYS: card, generation. ARGV: generation read before the store, plan, status, limit, ttlMs. Returns 1 when written. */
