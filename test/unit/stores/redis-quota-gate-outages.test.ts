@@ -219,9 +219,10 @@ describe.skipIf(quotaGateSkipReason !== undefined)('redis quota gate outages', (
     await Promise.all(Array.from({ length: 10 }, () => own.readQuota(accountId, PERIOD)));
     relay.freeze();
     try {
-      await sleep(250);
-      // The probe has gone unanswered for three intervals: the gate answers StoreUnavailableError within one
+      // Past the second in which a recent answer still counts as one (postgres/create-postgres-pool.ts), then
+      // the probe has gone unanswered for three intervals: the gate answers StoreUnavailableError within one
       // more, rather than waiting on an idle connection of the frozen network.
+      await sleep(1250);
       const answer = admitOnce(ledger, accountId).then(
         () => 'answered',
         (error: unknown) => (error instanceof StoreUnavailableError ? 'store unavailable' : String(error)),
