@@ -9,7 +9,9 @@
  * BENCH_COMPARE_STREAM=1 for stream: true, BENCH_CONNECTIONS (16,128), BENCH_ROUNDS (5),
  * BENCH_BASE_NODE_FLAGS / BENCH_THIS_NODE_FLAGS (space-separated Node/V8 flags for each router, e.g.
  * `--max-semi-space-size=4`), BENCH_BASE_ENV / BENCH_THIS_ENV (space-separated NAME=value for each router only,
- * e.g. `OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:4318` to measure tracing on against off). Writes bench/results/compare-builds.md (or compare-builds-stream.md). About 2 minutes.
+ * e.g. `OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:4318` to measure tracing on against off), BENCH_BASE_LEDGER_OFF=1 /
+ * BENCH_THIS_LEDGER_OFF=1 (that router runs with `ledger.enabled: false`: with BENCH_BASE_DIR=. the usage ledger's cost,
+ * on ÷ off). Writes bench/results/compare-builds.md (or compare-builds-stream.md). About 2 minutes.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -37,11 +39,13 @@ const nodeFlagsOf = (name) => (process.env[name] ?? '').split(' ').filter(Boolea
 const nodeFlags = { base: nodeFlagsOf('BENCH_BASE_NODE_FLAGS'), this: nodeFlagsOf('BENCH_THIS_NODE_FLAGS') };
 const envOf = (name) => Object.fromEntries(nodeFlagsOf(name).map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]));
 const extraEnv = { base: envOf('BENCH_BASE_ENV'), this: envOf('BENCH_THIS_ENV') };
+const ledgerOff = { base: process.env.BENCH_BASE_LEDGER_OFF === '1', this: process.env.BENCH_THIS_LEDGER_OFF === '1' };
 const workDir = mkdtempSync(join(tmpdir(), 'llm-router-compare-'));
 const comparison = boundedRun('compare-builds', 300_000);
 comparison.onCleanup(() => rmSync(workDir, { recursive: true, force: true }));
 
 const flagsNote = (flags) => (flags.length > 0 ? `, ${flags.join(' ')}` : '');
+const ledgerNote = (label) => (ledgerOff[label] ? ', ledger off' : '');
 
 await comparison.run(async () => {
   const upstream = await spawnComponent({ name: 'fake-upstream', args: [join(benchDir, 'fake-upstream.mjs')], logPath: join(workDir, 'upstream.log') });
@@ -53,7 +57,7 @@ await comparison.run(async () => {
   for (const [label, dir] of [['base', baseDir], ['this', repoDir]]) {
     const routerDir = join(workDir, label);
     mkdirSync(routerDir);
-    routers[label] = await startRouterUnderTest({ repoDir: dir, workDir: routerDir, name: label, upstreamBaseUrl: `${origin}/v1`, storage: `sqlite:${join(routerDir, 'router.db')}`, nodeFlags: nodeFlags[label], extraEnv: extraEnv[label] });
+    routers[label] = await startRouterUnderTest({ repoDir: dir, workDir: routerDir, name: label, upstreamBaseUrl: `${origin}/v1`, storage: `sqlite:${join(routerDir, 'router.db')}`, nodeFlags: nodeFlags[label], extraEnv: extraEnv[label], ...(ledgerOff[label] ? { ledger: { enabled: false } } : {}) });
     comparison.onCleanup(routers[label].component.stop);
   }
   const pick = (target) => (stream ? target.streamBody : target.body);
@@ -75,7 +79,7 @@ await comparison.run(async () => {
   }
   const rss = Object.fromEntries(Object.entries(routers).map(([label, router]) => [label, readProcStats(router.component.pid).peakRssMb]));
   const report = [
-    `# This build (${commitOf(repoDir)}${flagsNote([...nodeFlags.this, ...Object.keys(extraEnv.this)])}) against ${baseDir} (${commitOf(baseDir)}${flagsNote([...nodeFlags.base, ...Object.keys(extraEnv.base)])}): ${stream ? 'streams' : 'chat'}, one run`,
+    `# This build (${commitOf(repoDir)}${flagsNote([...nodeFlags.this, ...Object.keys(extraEnv.this)])}${ledgerNote('this')}) against ${baseDir} (${commitOf(baseDir)}${flagsNote([...nodeFlags.base, ...Object.keys(extraEnv.base)])}${ledgerNote('base')}): ${stream ? 'streams' : 'chat'}, one run`,
     '',
     `Interleaved: ${rounds} × 1 s per target and cell after 1 s of warm-up, all targets primed alike. Peak RSS after the run: base ${rss.base.toFixed(0)} MB, this ${rss.this.toFixed(0)} MB.`,
     '',

@@ -15,13 +15,16 @@
  * A request whose credential starts with `sk-bench-slow` is a slow stream (the noisy neighbour of
  * measure-noisy-neighbour.mjs): its headers and first event come after the usual latency, then only an
  * SSE comment each second until the client goes away or BENCH_SLOW_HOLD_MS (60 s) has passed.
+ * One whose credential starts with `sk-bench-long` is a long but complete stream: the usual answer's
+ * events spread evenly over BENCH_LONG_STREAM_MS (4 s), terminator included (deploy/test/'s drain check).
  *
- * Env: BENCH_LATENCY_MS (default 20), BENCH_SLOW_HOLD_MS (60000).
+ * Env: BENCH_LATENCY_MS (default 20), BENCH_SLOW_HOLD_MS (60000), BENCH_LONG_STREAM_MS (4000).
  */
 import { createServer } from 'node:http';
 
 const LATENCY_MS = Number(process.env.BENCH_LATENCY_MS ?? 20);
 const SLOW_HOLD_MS = Number(process.env.BENCH_SLOW_HOLD_MS ?? 60_000);
+const LONG_STREAM_MS = Number(process.env.BENCH_LONG_STREAM_MS ?? 4_000);
 const CREATED = 1_700_000_000;
 const TEXT = 'Hello from the benchmark upstream: a short answer of about twenty tokens, streamed one word at a time.';
 const USAGE = {
@@ -137,6 +140,7 @@ function handle(req, res, text) {
   const { stream } = route;
   if ((req.headers.authorization ?? '').startsWith('Bearer sk-bench-slow')) return holdSlowStream(res, route.model);
   const answer = answerFor(route.format, route.model, stream, body.stream_options?.include_usage === true);
+  if (stream && (req.headers.authorization ?? '').startsWith('Bearer sk-bench-long')) return spreadStream(res, answer);
   setTimeout(() => {
     if (res.destroyed) return;
     res.writeHead(200, {
@@ -159,6 +163,18 @@ function holdSlowStream(res, model) {
     const done = setTimeout(() => res.end(), SLOW_HOLD_MS);
     res.on('close', () => (clearInterval(ticker), clearTimeout(done)));
   }, LATENCY_MS);
+}
+
+/** A complete stream whose events (each ends in a blank line) arrive evenly over LONG_STREAM_MS. */
+function spreadStream(res, answer) {
+  const events = answer.toString('utf8').split(/(?<=\n\n)/);
+  res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' });
+  let next = 0;
+  const ticker = setInterval(() => {
+    if (res.destroyed) return clearInterval(ticker);
+    res.write(events[next++]);
+    if (next === events.length) (clearInterval(ticker), res.end());
+  }, LONG_STREAM_MS / events.length);
 }
 
 const server = createServer((req, res) => {

@@ -15,7 +15,7 @@ export function routerCheckout() {
 /** A checkout's commit (short hash), for a report's header; 'unknown' outside git. */
 export function commitOf(dir) {
   try {
-    return execFileSync('git', ['-C', dir, 'log', '-1', '--format=%h'], { encoding: 'utf8' }).trim();
+    return execFileSync('git', ['-C', dir, 'log', '-1', '--format=%h'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
   } catch {
     return 'unknown';
   }

@@ -4,9 +4,13 @@
 # the base, then `docker build --build-arg BASE_IMAGE=…`. Needs mmdebstrap and a running Docker daemon
 # (DOCKER_HOST), and reaches Debian's mirror and the npm registry. The machine's own CA certificates
 # (/usr/local/share/ca-certificates, e.g. a TLS-inspecting egress proxy's) go into the base, so npm and
-# apt inside the build trust what the machine trusts; a base made this way is for this machine's CI only. Usage: deploy/test/build-image.sh [TAG]
+# apt inside the build trust what the machine trusts; a base made this way is for this machine's CI only.
+# Usage: deploy/test/build-image.sh [TAG [DOCKER-BUILD-OPTION...]], e.g. `… llm-router:ci --network host`
+# for a daemon without a bridge (deploy/test/image-stage.sh). ROUTER_BUILD_CONTEXT builds another
+# directory than the repository (the stage's "next build" copy).
 set -eu
 tag=${1:-llm-router:local}
+[ $# -gt 0 ] && shift
 base=${ROUTER_BASE_IMAGE:-llm-router-base:bookworm-node$(node -p 'process.versions.node')}
 root=$(cd "$(dirname "$0")/../.." && pwd)
 node_bin=$(command -v node)
@@ -29,4 +33,4 @@ if ! docker image inspect "$base" >/dev/null 2>&1; then
     bookworm "$work/rootfs.tar"
   docker import --change 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' --change 'CMD ["node"]' "$work/rootfs.tar" "$base"
 fi
-docker build --build-arg BASE_IMAGE="$base" -t "$tag" "$root"
+docker build --build-arg BASE_IMAGE="$base" -t "$tag" "$@" "${ROUTER_BUILD_CONTEXT:-$root}"

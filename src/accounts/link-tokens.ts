@@ -30,7 +30,8 @@ export class LinkRefusedError extends Error {
 }
 
 export async function issueLink(
-  deps: { store: Store; clock: Clock; server: ServerConfig },
+  /** `appUrl`: where the link points (public-links.ts: the configured one, or the loopback name the person used). */
+  deps: { store: Store; clock: Clock; server: ServerConfig; appUrl?: string },
   kind: LinkKind,
   rawEmail: string,
   actor: string,
@@ -50,5 +51,5 @@ export async function issueLink(
   const token = newToken();
   const expiresAt = new Date(deps.clock.now() + deps.server.app.linkMinutes * 60_000).toISOString();
   await deps.store.createLinkToken({ kind, email, accountId, tokenHash: hashToken(token), expiresAt }, actor);
-  return { kind, email, accountId, url: `${deps.server.appUrl}${LINK_PATH}?token=${token}`, expiresAt };
+  return { kind, email, accountId, url: `${deps.appUrl ?? deps.server.appUrl}${LINK_PATH}?token=${token}`, expiresAt };
 }

@@ -4,6 +4,7 @@
  * /v1 pipeline's dependencies (rate limiter, concurrency, observers, drain, spend gate, metrics).
  */
 import type { ConsolaInstance } from 'consola';
+import type { AccountControls } from '../accounts/account-controls.js';
 import type { KeyLimitService } from '../accounts/key-limit-service.js';
 import type { KeyService } from '../accounts/key-service.js';
 import type { AlertSweep } from '../alerts/alert-sweep.js';
@@ -24,9 +25,12 @@ import type { MailLimits } from './mail-limits.js';
 import type { SessionManager } from './session-manager.js';
 import type { SigninThrottle } from './signin-throttle.js';
 import type { StatusHistory } from './status-history.js';
+import type { OpenApiSource } from './docs/api-reference.js';
 
 export interface AppServices {
   config: RouterConfig;
+  /** The OpenAPI document GET /v1/openapi.json serves, which the docs' API reference page renders. */
+  openApi: OpenApiSource;
   store: Store;
   clock: Clock;
   logger: ConsolaInstance;
@@ -34,6 +38,8 @@ export interface AppServices {
   keys: KeyService;
   /** The per-key limits the key pages set; the /v1 key-limits stage reads the same service, so changes apply at once. */
   keyLimits: KeyLimitService;
+  /** Workspaces, budgets and guardrails as the pipeline reads them: forget an organization's after a change. */
+  controls: AccountControls;
   /** The provider-keys page's "test this key" call. */
   engine: Pick<RoutingEngine, 'testCredential'>;
   /** The status page's circuits (now) and `statusHistory` (the last hours, sampled every minute). */

@@ -5,7 +5,9 @@
  * existed before verification count as confirmed (migration 6), and so does an account the operator made
  * with `router accounts create`: it has no login until its owner uses a reset link, which confirms it.
  */
+import { getRequestHeader, type H3Event } from 'h3';
 import { issueLink, LinkRefusedError } from '../accounts/link-tokens.js';
+import { publicLinks } from '../config/public-links.js';
 import { verifyLinkMessage } from '../mail/mail-messages.js';
 import type { PageContext } from './page-kit.js';
 import type { WebDeps } from './web-deps.js';
@@ -30,11 +32,12 @@ export function verifyEmailView(deps: WebDeps, page: PageContext, extra: Record<
  * Mails a fresh verification link to the login with this email (nothing when there is none), off the
  * request path and within the mail limits (mail-limits.ts); the new link makes the earlier ones expire. Nothing either when verification is off: the message asks to confirm before the first key.
  */
-export function sendVerificationLink(deps: WebDeps, email: string, clientAddress: string | null): void {
+export function sendVerificationLink(deps: WebDeps, email: string, event: H3Event): void {
   if (!deps.config.server.app.requireEmailVerification) return;
-  deps.strangerMail.sendLater('email verification', 'verify', email, clientAddress, async () => {
+  const { appUrl } = publicLinks(deps.config.server, getRequestHeader(event, 'host'));
+  deps.strangerMail.sendLater('email verification', 'verify', email, deps.clientAddress(event), async () => {
     try {
-      const link = await issueLink({ store: deps.store, clock: deps.clock, server: deps.config.server }, 'verify', email, 'app');
+      const link = await issueLink({ store: deps.store, clock: deps.clock, server: deps.config.server, appUrl }, 'verify', email, 'app');
       return verifyLinkMessage(link.email, link.url, deps.config.server.app.linkMinutes);
     } catch (error) {
       if (error instanceof LinkRefusedError) return null;

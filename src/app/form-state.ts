@@ -34,7 +34,9 @@ const MAX_KEPT_VALUE = 4000;
 export function keptValues(form: Readonly<Record<string, string>>): Record<string, string> {
   const kept: Record<string, string> = Object.create(null) as Record<string, string>;
   for (const [name, value] of Object.entries(form)) {
-    if (SECRET_FIELD.test(name) || name === 'next') continue;
+    // `conversation`: the playground's carried chat (up to 8 KiB) would crowd the typed message out of a
+    // kept form's cookie; a chat interrupted by an ended session starts again.
+    if (SECRET_FIELD.test(name) || name === 'next' || name === 'conversation') continue;
     kept[name] = value.slice(0, MAX_KEPT_VALUE);
   }
   return kept;

@@ -44,7 +44,7 @@ export function redirect(event: H3Event, location: string): Promise<void> {
   return sendRedirect(event, location, 302);
 }
 
-const FORM_LIMIT_BYTES = 16 * 1024;
+export const FORM_LIMIT_BYTES = 16 * 1024;
 
 export class BodyTooLargeError extends Error {}
 
@@ -58,10 +58,10 @@ export function readBodyUpTo(event: H3Event, limitBytes: number): Promise<Buffer
   return readBoundedBody(event.node.req, limitBytes, READ_ERRORS);
 }
 
-/** A urlencoded form body, read up to 16 KiB. */
-export async function readForm(event: H3Event): Promise<Record<string, string>> {
+/** A urlencoded form body, read up to 16 KiB (or `limitBytes`, for the one form that carries more: the playground's chat). */
+export async function readForm(event: H3Event, limitBytes = FORM_LIMIT_BYTES): Promise<Record<string, string>> {
   const type = getRequestHeader(event, 'content-type') ?? '';
-  const body = await readBodyUpTo(event, FORM_LIMIT_BYTES);
+  const body = await readBodyUpTo(event, limitBytes);
   if (!type.startsWith('application/x-www-form-urlencoded')) return {};
   // Null prototype: a field named `constructor` or `__proto__` is a field like any other, never Object's.
   const form: Record<string, string> = Object.create(null) as Record<string, string>;

@@ -6,19 +6,19 @@
  */
 import type { LedgerRecord } from '../stores/ledger-store.js';
 import type { CustomerSupportBundle } from '../usage/support-bundle.js';
-import type { DailyUsage, DailyUsageQuery, UsageReport, UsageReportQuery } from '../usage/usage-report.js';
+import type { DailyUsage, DailyUsageQuery, TeamView, UsageReport, UsageReportQuery } from '../usage/usage-report.js';
 
 export interface LedgerViews {
   /** False when the server keeps no ledger (`ledger.enabled: false`): pages say usage is not recorded. */
   readonly recording: boolean;
   /** When each of the account's keys was last used (keys never used are absent); null when not recording. */
   lastUsed(accountId: string): Promise<ReadonlyMap<string, string> | null>;
-  /** Per-day usage split by route, provider, key or model. Throws InvalidReportRangeError for a bad zone or range. */
+  /** Per-day usage split by route, provider, key, model, member or workspace. Throws InvalidReportRangeError for a bad zone or range. */
   daily(query: DailyUsageQuery): Promise<DailyUsage>;
   /** The report `router usage` prints for the same arguments (the CSV export). */
   report(query: UsageReportQuery): Promise<UsageReport>;
-  /** The account's latest requests (their `main` records), newest first. */
-  recentRequests(accountId: string, limit: number): Promise<LedgerRecord[]>;
-  /** The redacted bundle of one of the account's requests; null when the account has no request with that id. */
-  supportBundle(accountId: string, requestId: string): Promise<CustomerSupportBundle | null>;
+  /** The account's latest requests (their `main` records), newest first; with a scope, of its keys only. */
+  recentRequests(accountId: string, limit: number, view?: TeamView): Promise<LedgerRecord[]>;
+  /** The redacted bundle of one of the account's requests (with a scope, made with its keys); null when there is no such request. */
+  supportBundle(accountId: string, requestId: string, view?: TeamView): Promise<CustomerSupportBundle | null>;
 }

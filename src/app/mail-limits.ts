@@ -16,13 +16,18 @@ import { countingUnit } from '../core/proxy-trust.js';
 const HOUR_MS = 60 * 60_000;
 const DAY_MS = 24 * HOUR_MS;
 
-export type StrangerMail = 'reset' | 'verify' | 'signup-attempt';
+export type StrangerMail = 'reset' | 'verify' | 'signup-attempt' | 'invite' | 'support';
 
 /** Per recipient and kind (docs/app.md#email). A verification link mailed at sign-up counts with its resends. */
 export const MAIL_LIMITS: Readonly<Record<StrangerMail, { perRecipient: number; windowMs: number }>> = {
   reset: { perRecipient: 3, windowMs: HOUR_MS },
   verify: { perRecipient: 3, windowMs: HOUR_MS },
   'signup-attempt': { perRecipient: 1, windowMs: DAY_MS },
+  // An organization's invitations (first send and re-sends) to one address: a member cannot flood a stranger's inbox.
+  invite: { perRecipient: 3, windowMs: HOUR_MS },
+  // The support form: counted per person who writes (the key passed as `recipient` is the sender's email),
+  // since every message goes to the one operator address and counting that would let one person silence all.
+  support: { perRecipient: 5, windowMs: HOUR_MS },
 };
 /** Mails of every kind together that one client address (an IPv6 /64 counted as one, as the sign-in throttle does) may cause in an hour. */
 export const MAILS_PER_ADDRESS = 20;

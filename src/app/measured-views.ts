@@ -30,8 +30,18 @@ export interface ConcreteModelView {
   name: string;
   description: string;
   contextLength: string;
+  /** Where the model is served: chat APIs, /v1/embeddings or /v1/rerank. */
+  servedAt: string;
+  /** An embedding model's vectors ("1,536 (shorter on request)"); absent for other models. */
+  dimensions?: string;
   endpoints: Array<{ provider: string; model: string; region: string; input: string; output: string; ttfb: string; throughput: string; errorRate: string }>;
 }
+
+const SERVED_AT: Readonly<Record<ConcreteModel['kind'], string>> = {
+  chat: 'Chat completions, Responses, Messages',
+  embedding: 'POST /v1/embeddings',
+  rerank: 'POST /v1/rerank',
+};
 
 export function concreteModelViews(config: RouterConfig, measurements: RouteMeasurements): ConcreteModelView[] {
   const providers = new Map(config.providers.providers.map((provider) => [provider.id, provider]));
@@ -41,6 +51,8 @@ export function concreteModelViews(config: RouterConfig, measurements: RouteMeas
     name: model.name,
     description: model.description,
     contextLength: `${model.contextLength.toLocaleString('en-US')} tokens`,
+    servedAt: SERVED_AT[model.kind],
+    ...(model.embedding ? { dimensions: `${model.embedding.dimensions.toLocaleString('en-US')}${model.embedding.shortenable ? ' (shorter on request: dimensions)' : ''}` } : {}),
     endpoints: model.endpoints.map((endpoint) => {
       const provider = providers.get(endpoint.provider);
       const price = provider?.prices[endpoint.model];

@@ -5,6 +5,7 @@
  * account wants that by email), except the account's very first device, which is simply remembered.
  */
 import { getRequestHeader, type H3Event } from 'h3';
+import { publicLinks } from '../config/public-links.js';
 import { hashToken } from '../core/secret-tokens.js';
 import { newDeviceMessage } from '../mail/mail-messages.js';
 import { deviceName } from './device-name.js';
@@ -23,5 +24,6 @@ export async function noteSignInDevice(deps: WebDeps, event: H3Event, accountId:
   );
   if (!recorded || !known) return;
   await deps.store.recordAuditEvent({ actor: 'app', action: 'signin.new_device', accountId, details: { ip, device: browser } });
-  mailAlertTo(deps, accountId, 'new_device', (email) => newDeviceMessage(email, { browser, ip, at }, `${deps.config.server.appUrl}/security`));
+  const { appUrl } = publicLinks(deps.config.server, getRequestHeader(event, 'host'));
+  mailAlertTo(deps, accountId, 'new_device', (email) => newDeviceMessage(email, { browser, ip, at }, `${appUrl}/security`));
 }

@@ -8,7 +8,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { LISTS_DIR } from './asset-dirs.js';
 
-const N = 2 ** 17;
+/** OWASP's scrypt cost (N), what every deployment hashes with. */
+export const OWASP_PASSWORD_COST = 2 ** 17;
+const N = OWASP_PASSWORD_COST;
 const R = 8;
 const P = 1;
 const KEY_LENGTH = 32;
@@ -21,10 +23,26 @@ function derive(password: string, salt: Buffer, options: ScryptOptions): Promise
   });
 }
 
+/** scrypt's cost for new hashes: OWASP's unless a test suite lowered it with setPasswordCostForTests. */
+let costOfNewHashes = N;
+
+/**
+ * Test suites only: new hashes use cost `cost` (OWASP_PASSWORD_COST restores OWASP's). At OWASP cost
+ * one hash takes about 0.4 s of a core and 128 MiB, so a suite that signs in a few hundred times spends
+ * minutes hashing without testing anything more. Verification reads the cost stored with each hash, so hashes of either
+ * cost keep verifying. Refused under NODE_ENV=production, so no deployment can weaken its hashes by it.
+ */
+export function setPasswordCostForTests(cost: number): void {
+  if (process.env.NODE_ENV === 'production') throw new Error('password hashing cost is fixed in production');
+  if (!Number.isInteger(Math.log2(cost)) || cost < 2 || cost > N) throw new Error(`scrypt cost must be a power of two up to ${N}`);
+  costOfNewHashes = cost;
+}
+
 export async function hashPassword(password: string): Promise<string> {
   const salt = randomBytes(16);
-  const key = await derive(password, salt, { N, r: R, p: P });
-  return ['scrypt', N, R, P, salt.toString('base64url'), key.toString('base64url')].join('$');
+  const cost = costOfNewHashes;
+  const key = await derive(password, salt, { N: cost, r: R, p: P });
+  return ['scrypt', cost, R, P, salt.toString('base64url'), key.toString('base64url')].join('$');
 }
 
 /** False for a wrong password and for anything that is not a hash this module wrote. */
@@ -44,9 +62,11 @@ export async function verifyPassword(password: string, encoded: string): Promise
  * A hash of a random password, verified against when the email is unknown, so a sign-in for an unknown
  * address takes as long as one with a wrong password (no account enumeration by timing).
  */
-let decoy: Promise<string> | undefined;
+let decoy: { cost: number; hash: Promise<string> } | undefined;
 export function decoyHash(): Promise<string> {
-  return (decoy ??= hashPassword(randomBytes(16).toString('hex')));
+  // At the cost new hashes have, so an unknown email costs what a known one does.
+  if (decoy?.cost !== costOfNewHashes) decoy = { cost: costOfNewHashes, hash: hashPassword(randomBytes(16).toString('hex')) };
+  return decoy.hash;
 }
 
 export const PASSWORD_MIN_LENGTH = 12;

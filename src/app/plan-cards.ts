@@ -10,7 +10,8 @@ import { planAllowsModel } from '../config/model-globs.js';
 import type { RouterConfig } from '../config/types.js';
 
 /** `subscribed`: the account pays through a subscription already, so plan changes go through the Customer Portal. */
-export function planCards(deps: { config: RouterConfig }, currentPlan: string | null, options: { subscribed?: boolean } = {}) {
+/** `appUrl`: the app's address for this request (public-links.ts), so "Ask for Pro" keeps the person's host name. */
+export function planCards(deps: { config: RouterConfig }, currentPlan: string | null, options: { subscribed?: boolean; appUrl?: string } = {}) {
   const { plans, pricing, server, routes } = deps.config;
   const format = new Intl.NumberFormat('en-US');
   const routeIds = new Set(routes.map((route) => route.id));
@@ -34,7 +35,7 @@ export function planCards(deps: { config: RouterConfig }, currentPlan: string | 
       primary: index === recommended,
       // Says how a paid plan is obtained here, so no page offers a purchase the server cannot make.
       availability: !paid ? 'No card needed' : checkout ? (options.subscribed ? 'Change plans with Manage billing' : 'Pay by card, cancel any time') : 'Upgrades are arranged with our team',
-      action: isCurrent ? null : planAction(server.appUrl, plan, paid, checkout, currentPlan, options.subscribed === true),
+      action: isCurrent ? null : planAction(options.appUrl ?? server.appUrl, plan, paid, checkout, currentPlan, options.subscribed === true),
     };
   });
 }

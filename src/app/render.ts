@@ -4,7 +4,10 @@
  */
 import { Eta } from 'eta';
 import { TEMPLATE_DIR } from './asset-dirs.js';
+import type { PublicLinks } from '../config/public-links.js';
 import { formView, type FormState } from './form-state.js';
+import type { ProviderAccessPromise } from './provider-access.js';
+import type { SupportContact } from './support-contact.js';
 
 export interface SiteInfo {
   name: string;
@@ -17,6 +20,10 @@ export interface SiteInfo {
   home: string;
   /** The operator's terms and privacy pages, when configured (app.legal). */
   legal: { terms?: string; privacy?: string };
+  /** What this deployment's config makes true about provider keys (provider-access.ts), for the landing, sign-up and quick start. */
+  access: ProviderAccessPromise;
+  /** The operator's contact (app.support), or null when none is set. */
+  support: SupportContact | null;
 }
 
 export class Renderer {
@@ -24,9 +31,16 @@ export class Renderer {
 
   constructor(readonly site: SiteInfo) {}
 
-  page(template: string, data: Record<string, unknown>): string {
+  /**
+   * `links`: the absolute links for the address the person is using (public-links.ts); every page passes
+   * them (page-kit.ts `linksOf`), so the header, "Ask for Pro" and the snippets never send them to another
+   * host name than the one their cookies belong to.
+   */
+  page(template: string, data: Record<string, unknown>, links?: PublicLinks): string {
+    const site = links ? { ...this.site, baseUrl: links.baseUrl, appUrl: links.appUrl } : this.site;
+    const apiBase = links ? { apiBase: links.apiBase } : {};
     // `form(action)`: each field's kept value, error and ARIA attributes (form-state.ts).
-    return this.#eta.render(template, { site: this.site, signedIn: false, notice: null, problem: null, ...data, form: formView(data.formState as FormState | undefined) });
+    return this.#eta.render(template, { site, signedIn: false, notice: null, problem: null, ...apiBase, ...data, form: formView(data.formState as FormState | undefined) });
   }
 
   /** A fragment (no layout), e.g. a chart, to embed in a page. */

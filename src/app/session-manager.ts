@@ -8,12 +8,17 @@ import { deleteCookie, getCookie, getRequestHeader, setCookie, type H3Event } fr
 import type { AppConfig } from '../config/types.js';
 import type { Clock } from '../core/clock.js';
 import type { SessionRecord } from '../stores/account-auth-store.js';
+import type { PersonRecord, Role } from '../stores/people-store.js';
 import type { Account, Store } from '../stores/store.js';
 import { hashToken, newToken } from '../core/secret-tokens.js';
 
 export interface SignedIn {
   session: SessionRecord;
+  /** The organization selected in this session. */
   account: Account;
+  /** Who is signed in, and their role in `account`. */
+  person: PersonRecord;
+  role: Role;
 }
 
 /** Touching the session on every request would be a write per page view; once a minute is enough. */
@@ -32,10 +37,11 @@ export class SessionManager {
     this.cookieName = secure ? '__Host-router_session' : 'router_session';
   }
 
-  async start(event: H3Event, accountId: string): Promise<SessionRecord> {
+  /** A new session of `personId` with `accountId` (an organization they belong to) selected. */
+  async start(event: H3Event, accountId: string, personId: string): Promise<SessionRecord> {
     const token = newToken();
     const userAgent = (getRequestHeader(event, 'user-agent') ?? '').slice(0, 200) || null;
-    const session = await this.store.createSession({ accountId, tokenHash: hashToken(token), userAgent, ip: this.clientAddress(event) });
+    const session = await this.store.createSession({ accountId, personId, tokenHash: hashToken(token), userAgent, ip: this.clientAddress(event) });
     setCookie(event, this.cookieName, token, {
       httpOnly: true,
       secure: this.secure,
@@ -60,10 +66,33 @@ export class SessionManager {
       this.clearCookie(event);
       return null;
     }
+    const member = await this.member(found.session, found.account);
+    if (!member) {
+      // No longer a member of the selected organization (removed meanwhile): the session is over.
+      await this.store.deleteSession(found.account.id, found.session.id);
+      this.clearCookie(event);
+      return null;
+    }
     if (now - Date.parse(found.session.lastSeenAt) > TOUCH_EVERY_MS) {
       await this.store.touchSession(found.session.id, new Date(now).toISOString());
     }
-    return found;
+    return { ...found, session: { ...found.session, personId: member.person.id }, ...member };
+  }
+
+  /**
+   * The session's person and their role. A session the previous release made (no person, during a
+   * rolling upgrade) belongs to the login of its account: that login is adopted and the session bound.
+   */
+  private async member(session: SessionRecord, account: Account): Promise<{ person: PersonRecord; role: Role } | null> {
+    let personId = session.personId;
+    if (personId === null) {
+      const adopted = await this.store.adoptLogin(account.id);
+      if (!adopted) return null;
+      await this.store.bindSessionPerson(session.id, adopted.id);
+      personId = adopted.id;
+    }
+    const [person, membership] = await Promise.all([this.store.getPerson(personId), this.store.getMembership(account.id, personId)]);
+    return person && membership ? { person, role: membership.role } : null;
   }
 
   async end(event: H3Event, signedIn: SignedIn): Promise<void> {

@@ -21,17 +21,26 @@ import { ZonePreference } from './time-zone.js';
 import { registerDocsPages } from './docs/docs-pages.js';
 import { sendHtml, wantsHtml } from './http-helpers.js';
 import { registerBillingPages } from './billing/billing-pages.js';
-import { publicPage } from './page-kit.js';
-import { Renderer } from './render.js';
+import { linksOf, publicPage } from './page-kit.js';
+import { Renderer, type SiteInfo } from './render.js';
+import { providerAccessPromise } from './provider-access.js';
+import { supportContact } from './support-contact.js';
 import { registerAccountPages } from './routes/account-pages.js';
 import { registerAuthPages } from './routes/auth-pages.js';
 import { registerKeyPages } from './routes/key-pages.js';
 import { registerKeyUsagePages } from './routes/key-usage-pages.js';
+import { registerInvitationPages } from './routes/invitation-pages.js';
+import { registerMemberPages } from './routes/member-pages.js';
+import { registerGuardrailPages } from './routes/guardrail-pages.js';
+import { registerWorkspacePages } from './routes/workspace-pages.js';
+import { registerOrganizationPages } from './routes/organization-pages.js';
+import { registerPresetPages } from './routes/preset-pages.js';
 import { legalLinks, registerLegalPages } from './routes/legal-pages.js';
 import { registerPlaygroundPages } from './routes/playground-pages.js';
 import { registerProviderKeyPages } from './routes/provider-key-pages.js';
 import { registerPublicPages } from './routes/public-pages.js';
 import { registerUsagePages } from './routes/usage-pages.js';
+import { registerSupportPages } from './routes/support-pages.js';
 import type { WebDeps } from './web-deps.js';
 import { webPaths } from './web-paths.js';
 
@@ -90,7 +99,14 @@ export function createWebHandler(deps: AppServices): EventHandler {
     registerProviderKeyPages(router, web);
     registerAccountPages(router, web);
     registerUsagePages(router, web);
+    registerSupportPages(router, web);
     registerBillingPages(router, web);
+    registerMemberPages(router, web);
+    registerInvitationPages(router, web);
+    registerOrganizationPages(router, web);
+    registerWorkspacePages(router, web);
+    registerGuardrailPages(router, web);
+    registerPresetPages(router, web);
   }
 
   const owns = (path: string) => (paths.app !== '' && (path === paths.app || path.startsWith(`${paths.app}/`))) || (paths.docs !== '' && (path === paths.docs || path.startsWith(`${paths.docs}/`)));
@@ -108,22 +124,22 @@ export function createWebHandler(deps: AppServices): EventHandler {
   });
 }
 
-function siteInfo(deps: Pick<AppServices, 'config'>) {
+function siteInfo(deps: Pick<AppServices, 'config' | 'managedAccess'>): SiteInfo {
   const { server } = deps.config;
   const paths = webPaths(server);
-  return { name: 'LLM Router', baseUrl: server.baseUrl, appUrl: server.appUrl, app: paths.app, docs: paths.docs, static: `${paths.app}/static`, home: '/', legal: legalLinks(paths.app, server.app.legal) };
+  return { name: 'LLM Router', baseUrl: server.baseUrl, appUrl: server.appUrl, app: paths.app, docs: paths.docs, static: `${paths.app}/static`, home: '/', legal: legalLinks(paths.app, server.app.legal), access: providerAccessPromise(deps.config, deps.managedAccess), support: supportContact(server.app.support) };
 }
 
 /**
  * The last handler of the app: a browser asking for an address nothing serves gets the HTML 404 page;
  * an API client (and anything under /v1) gets undefined here, so the API's JSON 404 answers it as before.
  */
-export function createBrowserNotFound(deps: Pick<AppServices, 'config'>): EventHandler {
+export function createBrowserNotFound(deps: Pick<AppServices, 'config' | 'managedAccess'>): EventHandler {
   const renderer = new Renderer(siteInfo(deps));
   return eventHandler((event) => {
     const path = event.path.split('?')[0]!;
     if (path === '/v1' || path.startsWith('/v1/') || event.method !== 'GET' || !wantsHtml(event)) return undefined;
-    return sendHtml(event, renderer.page('error-page', { title: 'Not found', heading: 'Page not found', message: 'There is no page at this address.', back: '/' }), { status: 404 });
+    return sendHtml(event, renderer.page('error-page', { title: 'Not found', heading: 'Page not found', message: 'There is no page at this address.', back: '/' }, linksOf(deps, event)), { status: 404 });
   });
 }
 
@@ -143,5 +159,5 @@ async function failurePage(web: WebDeps, event: H3Event, error: unknown): Promis
   web.logger.error(`account app: ${unavailable ? 'store unavailable' : 'unexpected error'} on ${event.method} ${event.path.split('?')[0]}: ${describeError(error)}`);
   const message = unavailable ? 'The service cannot reach its database right now. Try again in a moment.' : 'Something went wrong on our side. Try again; if it persists, contact support.';
   const heading = unavailable ? 'Temporarily unavailable' : 'Something went wrong';
-  return sendHtml(event, web.renderer.page('error-page', { title: heading, heading, message, back: '/', support: `${web.paths.app}/support` }), { status: unavailable ? 503 : 500 });
+  return sendHtml(event, web.renderer.page('error-page', { title: heading, heading, message, back: '/', support: `${web.paths.app}/support` }, linksOf(web, event)), { status: unavailable ? 503 : 500 });
 }

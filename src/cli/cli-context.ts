@@ -1,5 +1,4 @@
 /** Config and store for operator commands, opened per invocation and always closed. */
-import type { Command } from 'commander';
 import { consola } from 'consola';
 import type { KeyService } from '../accounts/key-service.js';
 import type { RouterConfig } from '../config/types.js';
@@ -49,16 +48,6 @@ export async function withLedgerStore<T>(config: RouterConfig, run: (ledger: Led
   } finally {
     await ledger.close();
   }
-}
-
-/** Options every store-backed command takes. */
-export interface StoreCommandOptions {
-  json?: boolean;
-  config?: string;
-}
-
-export function withStoreOptions(command: Command): Command {
-  return command.option('--json', 'print one JSON document').option('--config <dir>', 'configuration directory');
 }
 
 /** Listing or changing what belongs to an account that does not exist is a failure, not an empty answer. */

@@ -11,7 +11,10 @@ import { registerProbeCommand } from './commands/probe.js';
 import { registerProviderKeyCommands } from './commands/provider-keys.js';
 import { registerServeCommand } from './commands/serve.js';
 import { registerSupportBundleCommand } from './commands/support-bundle.js';
+import { registerTeamCommands } from './commands/teams.js';
 import { registerUsageCommand } from './commands/usage.js';
+import { registerWorkspaceCommands } from './commands/workspaces.js';
+import { registerPresetCommands } from './commands/presets.js';
 
 function createProgram(): Command {
   const program = new Command('router')
@@ -24,8 +27,11 @@ function createProgram(): Command {
   registerMigrateCommand(program);
   registerProbeCommand(program);
   registerAccountCommands(program);
+  registerTeamCommands(program);
   registerKeyCommands(program);
   registerProviderKeyCommands(program);
+  registerWorkspaceCommands(program);
+  registerPresetCommands(program);
   registerUsageCommand(program);
   registerAuditCommand(program);
   registerSupportBundleCommand(program);

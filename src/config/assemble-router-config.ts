@@ -84,9 +84,13 @@ function withoutTrailingSlashes(url: string): string {
   return url.replace(/\/+$/, '');
 }
 
-/** The address a browser on the same machine reaches the listener at: loopback and wildcard binds are localhost. */
+/**
+ * The address a browser on the same machine reaches the listener at: loopback and wildcard binds are
+ * 127.0.0.1, the address the README and the start-up log give (pages keep whichever loopback name a
+ * person uses: public-links.ts), on the port the server is configured to listen on.
+ */
 function listenUrl(listen: ServerConfig['listen']): string {
   const local = ['127.0.0.1', '::1', '0.0.0.0', '::', 'localhost'].includes(listen.host);
-  const host = local ? 'localhost' : listen.host.includes(':') ? `[${listen.host}]` : listen.host;
+  const host = local ? '127.0.0.1' : listen.host.includes(':') ? `[${listen.host}]` : listen.host;
   return `http://${host}:${listen.port}`;
 }

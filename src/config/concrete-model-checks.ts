@@ -20,6 +20,19 @@ export function concreteModelProblems(files: Partial<RawConfigFiles>): FileProbl
       problems.push({ file: 'catalog', pointer: `/concreteModels/${m}/id`, target: 'value', message });
     }
     seen.add(model.id);
+    if ((model.kind === 'embedding') !== (model.embedding !== undefined)) {
+      const message = model.embedding
+        ? `concrete model "${model.id}" has embedding dimensions but is not kind: embedding`
+        : `embedding model "${model.id}" needs embedding.dimensions (the length of its vectors)`;
+      problems.push({ file: 'catalog', pointer: `/concreteModels/${m}/kind`, target: 'value', message });
+    }
+    const serves = model.kind === 'embedding' ? 'embeddings' : model.kind === 'rerank' ? 'rerank' : undefined;
+    model.endpoints.forEach((endpoint, e) => {
+      const provider = providers?.providers.find((candidate) => candidate.id === endpoint.provider);
+      if (!serves || !provider || provider[serves]) return;
+      const message = `${model.kind} model "${model.id}" names provider "${endpoint.provider}", which does not serve ${serves} (set ${serves}: true on the provider if it does)`;
+      problems.push({ file: 'catalog', pointer: `/concreteModels/${m}/endpoints/${e}/provider`, target: 'value', message });
+    });
     model.endpoints.forEach((endpoint, e) => {
       if (!knownProviders || knownProviders.has(endpoint.provider)) return;
       const message = `concrete model "${model.id}" names unknown provider "${endpoint.provider}" (known: ${[...knownProviders].join(', ')})`;

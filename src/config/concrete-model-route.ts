@@ -17,5 +17,8 @@ export function concreteModelRoute(model: ConcreteModel): RouteProfileConfig {
     retryBudget: model.retryBudget ?? model.endpoints.length - 1,
     tiers: model.endpoints.map((endpoint) => [endpoint]),
     order: model.order,
+    // A chat model's route stays as it always was; the others say which endpoint may serve them.
+    ...(model.kind === 'chat' ? {} : { kind: model.kind }),
+    ...(model.embedding ? { embedding: model.embedding } : {}),
   };
 }

@@ -5,22 +5,39 @@
  */
 import type { PlanConfig } from './types.js';
 
-/** Patterns come from the configuration only, so one compiled matcher each is kept for the process. */
-const compiled = new Map<string, (name: string) => boolean>();
-
 /** An exact name, or a pattern whose `*` matches any run of characters (nothing else is special). */
 export function globMatcher(pattern: string): (name: string) => boolean {
-  let matcher = compiled.get(pattern);
-  if (!matcher) {
-    if (!pattern.includes('*')) {
-      matcher = (name) => name === pattern;
+  return pattern.includes('*') ? (name) => globMatches(pattern, name) : (name) => name === pattern;
+}
+
+/**
+ * Whether `name` matches `pattern` (`*`: any run of characters). Patterns also come from people
+ * (guardrails: 64 entries of up to 128 characters), so this never backtracks further than the last
+ * `*`: at most pattern × name steps. The regular expression it replaces (`^a.*a.*…b$`) needed
+ * exponential time: `a*` eight times then `b`, against 64 `a`s, held the event loop for 29 s.
+ */
+export function globMatches(pattern: string, name: string): boolean {
+  let at = 0;
+  let inName = 0;
+  let lastStar = -1;
+  let resumeAt = 0;
+  while (inName < name.length) {
+    if (at < pattern.length && pattern[at] === '*') {
+      lastStar = at++;
+      resumeAt = inName;
+    } else if (at < pattern.length && pattern[at] === name[inName]) {
+      at++;
+      inName++;
+    } else if (lastStar !== -1) {
+      // The last star takes one more character; everything after it is matched again from there.
+      at = lastStar + 1;
+      inName = ++resumeAt;
     } else {
-      const regex = new RegExp(`^${pattern.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\/]/g, '\\$&')).join('.*')}$`);
-      matcher = (name) => regex.test(name);
+      return false;
     }
-    compiled.set(pattern, matcher);
   }
-  return matcher;
+  while (at < pattern.length && pattern[at] === '*') at++;
+  return at === pattern.length;
 }
 
 /** Whether a plan may call a concrete catalog model (plans.yaml `models`: ids or `*` globs; deny wins). */

@@ -11,6 +11,7 @@ import { deepFreeze } from './deep-freeze.js';
 import type { PointedProblem } from './locate-pointer.js';
 import { fusionWarnings } from './fusion-warnings.js';
 import { priceWarnings } from './price-warnings.js';
+import { teamLimitWarnings } from './team-limit-warnings.js';
 import { providerPolicyWarnings } from './concrete-model-checks.js';
 import { outputLimitWarnings } from './output-limit-checks.js';
 import { readYamlFile, type YamlFile } from './read-yaml-file.js';
@@ -66,7 +67,7 @@ export function readConfig(dir: string, env: NodeJS.ProcessEnv): ConfigReading {
     if (yamlFile) problems.push(located(yamlFile, problem));
   }
   const warnings: ConfigProblem[] = [];
-  for (const { file, ...warning } of [...priceWarnings(valid), ...fusionWarnings(valid), ...outputLimitWarnings(valid)]) {
+  for (const { file, ...warning } of [...priceWarnings(valid), ...fusionWarnings(valid), ...outputLimitWarnings(valid), ...teamLimitWarnings(valid)]) {
     const yamlFile = files.get(file);
     if (yamlFile) warnings.push(located(yamlFile, warning));
   }

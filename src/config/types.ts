@@ -61,8 +61,10 @@ export type ServerConfig = Frozen<Omit<RawServerFile, 'baseUrl' | 'appUrl' | 'do
     billing: BillingConfig;
   };
 
-/** maxConcurrentRequests is filled from requestsPerMinute when absent; `models` absent means none. */
-export type PlanConfig = Frozen<Omit<RawPlan, 'maxConcurrentRequests' | 'models'> & Required<Pick<RawPlan, 'maxConcurrentRequests'>> & Partial<Pick<RawPlan, 'models'>>>;
+/** maxConcurrentRequests is filled from requestsPerMinute when absent; `models` absent means none; cacheHitsCountAgainstQuota absent counts hits. */
+export type PlanConfig = Frozen<
+  Omit<RawPlan, 'maxConcurrentRequests' | 'models' | 'cacheHitsCountAgainstQuota'> & Required<Pick<RawPlan, 'maxConcurrentRequests'>> & Partial<Pick<RawPlan, 'models' | 'cacheHitsCountAgainstQuota'>>
+>;
 
 export type RouteTarget = RawRoute['tiers'][number][number];
 
@@ -77,7 +79,16 @@ export type RouteProfileConfig = Frozen<Omit<RawRoute, 'order' | 'sort' | 'promp
    * routing included (routing/provider-preferences.ts).
    */
   callerOrdered?: true;
+  /** A concrete model's kind (catalog.yaml `kind`); absent: chat (every routes.yaml profile). */
+  kind?: ModelKind;
+  /** An embedding model's vectors (catalog.yaml `embedding`). */
+  embedding?: EmbeddingShape;
 };
+
+/** What a model does, and so the one endpoint that serves it: chat APIs, /v1/embeddings or /v1/rerank. */
+export type ModelKind = ConcreteModel['kind'];
+/** The vectors an embedding model returns: default length, and whether shorter ones may be asked for. */
+export type EmbeddingShape = NonNullable<ConcreteModel['embedding']>;
 
 /** What `order: measured` ranks by: time to first byte, or output tokens per second. */
 export type MeasuredSort = RawRoute['sort'];
@@ -100,10 +111,12 @@ export type ProviderTimeouts = RawProvider['timeouts'];
 export type ProviderDataPolicy = NonNullable<RawProvider['policy']>;
 
 /**
- * managedKey is wrapped; promptCacheKey may be absent on providers built in code. unsupportedParameters
+ * managedKey is wrapped; promptCacheKey, embeddings and rerank may be absent on providers built in code (absent: false). unsupportedParameters
  * is read against a request's field names, so it is typed as the strings those are.
  */
-export type ProviderConfig = Frozen<Omit<RawProvider, 'managedKey' | 'promptCacheKey' | 'unsupportedParameters'> & Partial<Pick<RawProvider, 'promptCacheKey'>>> & {
+export type ProviderConfig = Frozen<
+  Omit<RawProvider, 'managedKey' | 'promptCacheKey' | 'embeddings' | 'rerank' | 'unsupportedParameters'> & Partial<Pick<RawProvider, 'promptCacheKey' | 'embeddings' | 'rerank'>>
+> & {
   managedKey?: Secret;
   unsupportedParameters?: readonly string[];
 };

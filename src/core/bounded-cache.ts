@@ -26,3 +26,32 @@ export function createBoundedCache<K extends {}, V extends {}>(options: BoundedC
     ...(now === undefined ? {} : { perf: { now } }),
   });
 }
+
+export interface ByteBoundedCacheOptions<V> {
+  /** The entries' sizes together stay at or under this; past it the least recently used are dropped. */
+  maxBytes: number;
+  /** At most this many entries, whatever their size. */
+  entries: number;
+  /** An entry's size in bytes; an entry larger than maxBytes is never kept. */
+  sizeOf: (value: V) => number;
+  /** The clock entries' TTLs (`set(key, value, { ttl })`) are read from (default performance.now). */
+  now?: () => number;
+}
+
+/**
+ * An in-process LRU bounded in BYTES (the response cache's answers run from a few hundred bytes to a
+ * megabyte, so a count alone bounds nothing) and in entries: each entry is charged at least
+ * maxBytes / entries, so both bounds hold with one `maxSize` and no slots allocated up front.
+ * Entries carry their own TTL, read on every check as in createBoundedCache.
+ */
+export function createByteBoundedCache<K extends {}, V extends {}>(options: ByteBoundedCacheOptions<V>): LRUCache<K, V> {
+  const { maxBytes, entries, sizeOf, now } = options;
+  const floor = Math.max(1, Math.floor(maxBytes / Math.max(1, entries)));
+  return new LRUCache<K, V>({
+    maxSize: maxBytes,
+    maxEntrySize: maxBytes,
+    sizeCalculation: (value) => Math.max(floor, Math.ceil(sizeOf(value))),
+    ttlResolution: 0,
+    ...(now === undefined ? {} : { perf: { now } }),
+  });
+}

@@ -46,11 +46,19 @@ export const ERROR_TABLE = {
   invalid_api_key: { status: 401, type: 'authentication_error', guidance: AUTH, challenge: 'invalid_token' },
   revoked_api_key: { status: 401, type: 'authentication_error', guidance: AUTH, challenge: 'invalid_token' },
   inactive_account: { status: 401, type: 'authentication_error', guidance: AUTH, challenge: 'invalid_token' },
+  /** Disabled through PATCH /v1/keys/{hash} (`disabled: true`); it works again once enabled. */
+  disabled_api_key: { status: 401, type: 'authentication_error', guidance: AUTH, challenge: 'invalid_token' },
+  /** A management key on a model route: management keys manage keys and never call a model. */
+  management_key_not_allowed: { status: 403, type: 'permission_error', guidance: ['docsUrl', 'accountUrl'], noRetry: true },
+  /** An ordinary (inference) key on a management route (/v1/keys): only a management key may manage keys. */
+  management_key_required: { status: 403, type: 'permission_error', guidance: ['docsUrl', 'accountUrl'], noRetry: true },
   plan_upgrade_required: { status: 403, type: 'permission_error', guidance: ['docsUrl', 'upgradeUrl', 'billingUrl'] },
   no_provider_access: { status: 403, type: 'permission_error', guidance: ['docsUrl', 'accountUrl'] },
   server_tool_not_allowed: { status: 403, type: 'permission_error', guidance: ['docsUrl', 'accountUrl', 'upgradeUrl'] },
   unknown_model: { status: 404, type: 'not_found_error', guidance: ['docsUrl', 'catalogUrl'] },
   not_found: { status: 404, type: 'not_found_error', guidance: ['docsUrl'] },
+  /** A request named a preset (`@preset/<slug>` or `preset`) its organization has not, or not active. */
+  preset_not_found: { status: 404, type: 'not_found_error', guidance: ['docsUrl', 'accountUrl'], noRetry: true },
   method_not_allowed: { status: 405, type: 'invalid_request_error', guidance: ['docsUrl'] },
   invalid_json: { status: 400, type: 'invalid_request_error', guidance: ['docsUrl'] },
   invalid_request: { status: 400, type: 'invalid_request_error', guidance: ['docsUrl'] },
@@ -68,6 +76,10 @@ export const ERROR_TABLE = {
   monthly_quota_exceeded: { status: 429, type: 'insufficient_quota', guidance: QUOTA, noRetry: true },
   /** Managed provider access used up its plan's monthly spend cap; the account's own provider keys keep working. */
   spend_cap_reached: { status: 402, type: 'insufficient_quota', guidance: ['docsUrl', 'accountUrl', 'upgradeUrl', 'billingUrl', 'supportUrl'], noRetry: true },
+  /** A workspace's, member's or key's budget (set in the account app or the key API) is used up for its period. */
+  budget_exceeded: { status: 402, type: 'insufficient_quota', guidance: ['docsUrl', 'accountUrl'], noRetry: true },
+  /** A workspace's, member's or key's guardrail refuses the model, or leaves no provider the route may use. */
+  guardrail_denied: { status: 403, type: 'permission_error', guidance: ['docsUrl', 'accountUrl'], noRetry: true },
   /** A key's own monthly cap (set in the account app) is used up; the account may have quota left. */
   key_quota_exceeded: { status: 429, type: 'insufficient_quota', guidance: ['docsUrl', 'accountUrl'], noRetry: true },
   /** A key's own per-minute limit (below the plan's) is reached. */

@@ -1,6 +1,6 @@
 /**
  * Is the caller's plan allowed what the body asks for? Unknown profile → 404 with the profiles the key
- * may use; `router/fusion` or the `router:fusion` tool on a plan without it → 403 upgrade; a concrete
+ * may use and up to three allowed names that resemble the one asked for (model-suggestions.ts); `router/fusion` or the `router:fusion` tool on a plan without it → 403 upgrade; a concrete
  * model (catalog.yaml `concreteModels`) the plan's `models` do not allow → 403 upgrade.
  */
 import type { PlanConfig, RouteProfileConfig } from '../config/types.js';
@@ -9,19 +9,24 @@ import { upgradePlanFor } from '../config/upgrade-plan.js';
 import { RouterError } from '../core/errors.js';
 import { planAllowsModel } from '../config/model-globs.js';
 import type { Standing, WithBody } from './request-context.js';
+import { unknownModel } from './model-suggestions.js';
 
 const FUSION_PROFILE = 'router/fusion';
 const FUSION_TOOL = 'router:fusion';
 
-export function authorizeRoute(request: WithBody & Pick<Standing, 'plan'>, plans: ReadonlyMap<string, PlanConfig>): RouteProfileConfig {
+export function authorizeRoute(
+  request: WithBody & Pick<Standing, 'plan'>,
+  plans: ReadonlyMap<string, PlanConfig>,
+  concreteModels: ReadonlyArray<{ id: string }> = [],
+  /** The organization's preset ids (`@preset/<slug>`), read only for an unknown model: suggested beside the rest. */
+  presets: readonly string[] = [],
+): RouteProfileConfig {
   const allowed = request.plan?.routeProfiles ?? [];
   const model = String(request.body.model);
   const route = request.route;
   if (!route) {
-    throw new RouterError('unknown_model', `The model '${model}' is not a route profile. Use one of: ${allowed.join(', ')}.`, {
-      param: 'model',
-      details: { profiles: allowed },
-    });
+    const models = concreteModels.filter((concrete) => planAllowsModel(request.plan, concrete.id)).map((concrete) => concrete.id);
+    throw unknownModel(model, allowed, [...models, ...presets]);
   }
   if (route.family === CONCRETE_MODEL_FAMILY) {
     if (!planAllowsModel(request.plan, route.id)) {

@@ -18,12 +18,17 @@ import { establishing, requestContext, type AdmittedCount, type RequestState, ty
 import { sendRouterError } from './send-error.js';
 import { peekStanding } from './stages/quota.js';
 import type { AdmissionList, Stage } from './stages/stage.js';
+import { isInsured } from '../usage/zero-completion-insurance.js';
 
 /**
  * Requests that no upstream served: the monthly count is given back. These are failures that are not
  * the client's doing, and the router's own refusals after admission (the profile, the plan or a field the
  * translation rejects), which are as free as the 400s of the body stage that runs before counting.
- * An upstream's own 4xx (`upstream_rejected_request`) stays counted: an upstream did the work.
+ * An upstream's own 4xx (`upstream_rejected_request`) stays counted: an upstream did the work. Except
+ * its 404 and 405 (wasNotFound): the host has no such endpoint, model or stored object (an
+ * OpenAI-compatible host without `/responses`, a model it does not serve), so nothing was generated and
+ * nothing answered the request; the newcomer whose first calls hit a host that lacks the endpoint must
+ * not lose quota for the router's choice of host.
  */
 const REFUNDED: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
   'rate_limit_exceeded',
@@ -83,7 +88,7 @@ export function createV1Handler<Admitted>(
   const handleV1 = async (event: H3Event) => {
     const request = requestContext(event);
     const outcome = outcomes.watch(event, request);
-    releaseBeforeTheAnswerEnds(event, request);
+    releaseBeforeTheAnswerEnds(event, request, deps);
     try {
       if (deps.drain.draining) throw shuttingDown('refused');
       for (const step of steps) {
@@ -96,12 +101,20 @@ export function createV1Handler<Admitted>(
       request.passedAdmission = kind === 'model';
       applyLimitHeaders(event, request, deps);
       const answer = await serve(event, request, request);
+      // A whole (JSON) answer is insured here, before h3 writes it, so its limit headers show the refund.
+      const insuring = insure(request, deps);
+      if (insuring) {
+        await insuring;
+        applyLimitHeaders(event, request, deps);
+      }
       const confirming = releaseSlot(request);
       if (confirming) await confirming; // only with a slow Redis: no extra tick otherwise
       return answer;
     } catch (error) {
       request.trace?.leaveStages(error);
       const answer = await failRequest(event, request, deps, error, sendError);
+      const insuring = insure(request, deps);
+      if (insuring) await insuring;
       const confirming = releaseSlot(request);
       if (confirming) await confirming;
       return answer;
@@ -141,19 +154,51 @@ function releaseSlot(request: RequestState): Released {
  * route's or an error's) is handed over after the release; a streamed one calls `end` itself, which
  * releases first. With a slow Redis, sending the release first is not enough (it and the next request
  * may reach Redis over two connections in either order), so the store's confirmation comes first
- * (stores/redis/lease-keeper.ts, CONFIRM_RELEASE_FROM_MS); on a fast one nothing waits.
+ * (stores/redis/lease-keeper.ts, CONFIRM_RELEASE_FROM_MS); on a fast one nothing waits. A stream that
+ * ends insured gets its monthly count back before its last bytes too, for the same reason.
  */
-function releaseBeforeTheAnswerEnds(event: H3Event, request: RequestState): void {
+function releaseBeforeTheAnswerEnds(event: H3Event, request: RequestState, deps: RouterDeps): void {
   const res = event.node.res;
   const end = res.end;
   res.end = function (this: typeof res, ...args: Parameters<typeof end>) {
-    const confirming = releaseSlot(request);
     // Only a response already under way waits here (h3 counts it as handled); the others are answers
-    // nobody reads (the client is gone) or were released before h3 wrote them.
-    if (!confirming || !res.headersSent) return end.apply(this, args);
-    void confirming.then(() => end.apply(this, args));
+    // nobody reads (the client is gone) or were released (and insured) before h3 wrote them.
+    if (!res.headersSent) {
+      void releaseSlot(request);
+      return end.apply(this, args);
+    }
+    const insuring = insure(request, deps);
+    const confirming = releaseSlot(request);
+    if (!confirming && !insuring) return end.apply(this, args);
+    void Promise.all([confirming, insuring]).then(() => end.apply(this, args));
     return this;
   } as typeof end;
+}
+
+/**
+ * Zero-completion insurance (usage/zero-completion-insurance.ts): an answer that ended empty or in an
+ * error gives its monthly count back, once, and its outcome says so (its ledger record then costs 0).
+ * Undefined when there is nothing to do, so most requests cost no promise.
+ */
+function insure(request: RequestState, deps: RouterDeps): Promise<void> | undefined {
+  if (request.insured) return undefined;
+  const ending = {
+    // A fusion request's panel and judge did real work the caller asked for: not insured (docs/usage.md).
+    served: request.served !== undefined && request.fusion === undefined,
+    generates: (request.route?.kind ?? 'chat') === 'chat',
+    completionTokens: request.usage?.completion,
+    finishReason: request.finishReason,
+    errorCode: request.errorCode,
+  };
+  if (!isInsured(ending)) return undefined;
+  request.insured = true;
+  return request.admitted ? refund(request, request.admitted, deps) : undefined;
+}
+
+/** An upstream's 404 or 405 passed on: the host lacks what was asked for, and did no work (refunded). */
+const NOT_FOUND_STATUSES: ReadonlySet<number> = new Set([404, 405]);
+function wasNotFound(error: RouterError): boolean {
+  return error.code === 'upstream_rejected_request' && NOT_FOUND_STATUSES.has(error.status);
 }
 
 /** The limit headers of what the request has established so far (none before authentication). */
@@ -171,7 +216,7 @@ async function failRequest(event: H3Event, request: RequestState, deps: RouterDe
     request.failedAttempts = (routerError.details.attempts as RequestOutcome['attempts'] | undefined) ?? [];
     request.failedRetryCount = Number(routerError.headers['x-router-retry-count'] ?? 0);
   }
-  if (request.admitted && REFUNDED.has(routerError.code)) await refund(request, request.admitted, deps);
+  if (request.admitted && (REFUNDED.has(routerError.code) || wasNotFound(routerError))) await refund(request, request.admitted, deps);
   if (routerError.code === 'client_closed_request') {
     // Not a failure of the router, and nothing to answer (its outcome is logged at debug level).
     event.node.res.statusCode = routerError.status;

@@ -9,6 +9,7 @@
  * `ServingRecord` it fills while serving. The pipeline's failure path and the observers read the whole
  * `RequestState`, whose admission fields are unset until a stage has established them.
  */
+import type { RequestControls } from '../accounts/account-controls.js';
 import type { H3Event } from 'h3';
 import type { PlanConfig, RouteProfileConfig } from '../config/types.js';
 import type { QuotaPeriod } from '../core/quota-period.js';
@@ -24,6 +25,13 @@ import type { RequestTrace } from '../tracing/tracing.js';
 export interface AuthenticatedCaller {
   keyId: string;
   accountId: string;
+  /** The key's workspace (null: the organization's default) and the person who made it (null: none). */
+  workspaceId?: string | null;
+  personId?: string | null;
+  /** A management key (stages/key-kind.ts admits it to management routes only). */
+  management: boolean;
+  /** When the key was made (ISO): budgets cached before then are read again (accounts/account-controls.ts). */
+  createdAt?: string;
 }
 
 export interface QuotaState {
@@ -54,14 +62,28 @@ export interface Authenticated {
   readonly caller: AuthenticatedCaller;
 }
 
-/** The parsed, schema-checked JSON body of a request that has one (stages/read-json-body.ts). */
-export interface WithBody {
+/** The parsed JSON body, an object, not yet judged by the endpoint (stages/read-json-body.ts); a preset may still add to it. */
+export interface ParsedBody {
   readonly body: Record<string, unknown>;
+}
+
+/** The schema-checked JSON body of a request that has one (stages/read-json-body.ts, the check stage). */
+export interface WithBody extends ParsedBody {
   /**
    * The route profile the body's `model` names (its alias or its provider preferences applied), or
    * undefined for a name that is none: the route's authorization answers that with a 404.
    */
   route: RouteProfileConfig | undefined;
+}
+
+/** The preset a request named (stages/apply-preset.ts); unset when it named none. */
+export interface PresetApplied {
+  readonly preset: { slug: string; version: number } | undefined;
+}
+
+/** The guardrails, budgets and workspace that apply to the request (stages/guardrails.ts). */
+export interface Controlled {
+  readonly controls: RequestControls;
 }
 
 /** The account's plan and monthly quota, read without counting (stages/quota.ts, the peek). */
@@ -92,7 +114,7 @@ export interface Rated {
 }
 
 /** What a model-traffic route receives: everything admission established. */
-export type AdmittedRequest = Received & Authenticated & WithBody & Counted & InFlight & Rated;
+export type AdmittedRequest = Received & Authenticated & WithBody & Controlled & Counted & InFlight & Rated;
 /** The other authenticated /v1 endpoints (the model list, receipts): the caller's standing, nothing counted. */
 export type StandingRequest = Received & Authenticated & Standing & Rated;
 /** /v1/messages/count_tokens: a body and a route, read against the caller's standing, nothing counted. */
@@ -116,6 +138,8 @@ export interface ServingRecord {
   spendReservation: SpendReservation | undefined;
   /** Fusion (a fusion profile or the router:fusion tool): every upstream call, and the one the client got (`main`). */
   fusion: { trace: FusionTrace; main?: FusionCall } | undefined;
+  /** Answered from the response cache (http/cached-route.ts): the request that paid for the answer and what it cost (nano-USD; null when unknown). */
+  cacheHit: { originalRequestId: string; savedNanoUsd: number | null } | undefined;
 }
 
 /**
@@ -123,11 +147,12 @@ export interface ServingRecord {
  * the admission facts are undefined until their stage has run, which only the pipeline's failure path
  * and the outcome see: stages and routes see the typed facts above.
  */
-export class RequestState implements Received, ServingRecord {
+export class RequestState implements Received, ServingRecord, PresetApplied {
   trace: RequestTrace | undefined = undefined;
   caller: AuthenticatedCaller | undefined = undefined;
   body: Record<string, unknown> | undefined = undefined;
   route: RouteProfileConfig | undefined = undefined;
+  controls: RequestControls | undefined = undefined;
   plan: PlanConfig | undefined = undefined;
   quota: QuotaState | undefined = undefined;
   decidedWithQuota: QuotaDecision['alongside'] = undefined;
@@ -136,6 +161,8 @@ export class RequestState implements Received, ServingRecord {
   rate: RateDecision | undefined = undefined;
   /** Model traffic that passed every admission stage and reached its route. */
   passedAdmission = false;
+  /** Zero-completion insurance applied (usage/zero-completion-insurance.ts): refunded, recorded at cost 0. */
+  insured = false;
   /** Attempts of a request that failed over without being served (from the all_upstreams_failed error). */
   failedAttempts: readonly AttemptSummary[] | undefined = undefined;
   failedRetryCount: number | undefined = undefined;
@@ -146,6 +173,11 @@ export class RequestState implements Received, ServingRecord {
   errorCode: string | undefined = undefined;
   spendReservation: SpendReservation | undefined = undefined;
   fusion: { trace: FusionTrace; main?: FusionCall } | undefined = undefined;
+  cacheHit: { originalRequestId: string; savedNanoUsd: number | null } | undefined = undefined;
+  /** The preset the request named (stages/apply-preset.ts): its slug and the version applied, for the ledger and the receipt. */
+  preset: { slug: string; version: number } | undefined = undefined;
+  /** The body's `provider` object as the client sent it (the preferences stage takes it off the body): the response cache keys and judges zdr by it. */
+  statedProvider: unknown = undefined;
 
   constructor(
     readonly requestId: string,

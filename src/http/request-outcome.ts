@@ -16,7 +16,7 @@ import type { RequestState } from './request-context.js';
 
 export interface RequestOutcome {
   requestId: string;
-  /** `model` for chat completions, Responses and Messages; `other` for the model list and unknown endpoints. */
+  /** `model` for chat completions, Responses, Messages, embeddings and rerank; `other` for the model list and unknown endpoints. */
   kind: 'model' | 'other';
   /**
    * The endpoint as a template (`/v1/chat/completions`, `/v1/models/{id}`, `/v1/*` for any unknown path):
@@ -28,12 +28,17 @@ export interface RequestOutcome {
   /** Set once authentication succeeded. */
   accountId: string | null;
   keyId: string | null;
+  /** The workspace the request counted in and the person who made its key (null: unknown or none). */
+  workspaceId: string | null;
+  personId: string | null;
   /** The route profile the body named, when it named a known one. */
   routeId: string | null;
   /** The request took a monthly quota unit and kept it (it was admitted and not refunded). */
   counted: boolean;
   /** It passed admission (quota and rate limit), whether or not it was refunded later. */
   admitted: boolean;
+  /** Zero-completion insurance: the answer ended empty or in an error, so it is refunded and costs nothing. */
+  insured: boolean;
   quotaWeight: number;
   status: number;
   /** The contract error code, when the request failed (also after a stream was committed). */
@@ -53,6 +58,10 @@ export interface RequestOutcome {
   spendReservation: SpendReservation | null;
   /** Fusion: the request's other upstream calls (panel, judge, model turns), each its own ledger record. */
   extraCalls?: readonly FusionCall[];
+  /** Answered from the response cache: the request that paid for the answer, and the spend the hit saved (null: unknown). */
+  cacheHit?: { originalRequestId: string; savedNanoUsd: number | null };
+  /** The preset the request named and the version applied (stages/apply-preset.ts). */
+  preset?: { slug: string; version: number };
   /** The request's spans when tracing is on: the tracing observer ends them; others may read `traceId` only. */
   trace?: RequestTrace;
 }
@@ -144,9 +153,12 @@ function buildOutcome(event: H3Event, request: RequestState, kind: RequestOutcom
     finishedAt,
     accountId: request.caller?.accountId ?? null,
     keyId: request.caller?.keyId ?? null,
+    workspaceId: request.controls?.workspaceId ?? request.caller?.workspaceId ?? null,
+    personId: request.caller?.personId ?? null,
     routeId: request.route?.id ?? null,
     counted: request.admitted !== undefined,
     admitted: request.passedAdmission,
+    insured: request.insured,
     quotaWeight: request.route?.quotaWeight ?? 1,
     // A client that left before any answer gets nothing; 499 records that (as nginx does).
     status: clientClosed && !event.node.res.headersSent ? 499 : event.node.res.statusCode,
@@ -162,10 +174,12 @@ function buildOutcome(event: H3Event, request: RequestState, kind: RequestOutcom
     spendReservation: request.spendReservation ?? null,
     ...(request.fusion ? { extraCalls: request.fusion.trace.calls.filter((call) => call !== request.fusion?.main) } : {}),
     ...(request.trace ? { trace: request.trace } : {}),
+    ...(request.cacheHit ? { cacheHit: request.cacheHit } : {}),
+    ...(request.preset ? { preset: request.preset } : {}),
   };
 }
 
-const ENDPOINTS = new Set(['/v1/chat/completions', '/v1/responses', '/v1/messages', '/v1/messages/count_tokens', '/v1/models', '/v1/generation']);
+const ENDPOINTS = new Set(['/v1/chat/completions', '/v1/responses', '/v1/messages', '/v1/messages/count_tokens', '/v1/embeddings', '/v1/rerank', '/v1/models', '/v1/generation']);
 
 /** The endpoint as a template (never the raw path, which is client text). */
 export function endpointOf(path: string): string {

@@ -19,13 +19,22 @@ import type { CredentialHealth } from '../routing/credential-health.js';
 import type { RouterMetrics } from '../metrics/router-metrics.js';
 import type { LedgerStore } from '../stores/ledger-store.js';
 import type { PriceBook } from '../usage/model-prices.js';
+import type { AccountControls } from '../accounts/account-controls.js';
 import type { SpendGate } from '../usage/spend-gate.js';
 import type { UsageLedger } from '../usage/usage-ledger.js';
 import type { Tracing } from '../tracing/tracing.js';
 import type { Mailer } from '../mail/mailer.js';
 import type { AlertSweep } from '../alerts/alert-sweep.js';
+import type { AccountCachePolicy, ResponseCacheStore } from '../stores/response-cache-store.js';
 import type { Drain } from './drain.js';
 import type { RequestObserver } from './request-outcome.js';
+
+/** The response cache as routes use it (http/cached-route.ts). */
+export interface ResponseCache {
+  store: ResponseCacheStore;
+  /** The account's own rule (Store.getResponseCachePolicy), read only for requests that ask for the cache. */
+  policyOf(accountId: string): Promise<AccountCachePolicy>;
+}
 
 export interface RouterDeps {
   config: RouterConfig;
@@ -40,6 +49,8 @@ export interface RouterDeps {
   keys: KeyService;
   /** Per-key limits: set in the account app, enforced by the key-limits stage, read through this one service so changes apply at once. */
   keyLimits: KeyLimitService;
+  /** Workspaces, budgets and guardrails per organization, cached (accounts/account-controls.ts). */
+  controls: AccountControls;
   engine: RoutingEngine;
   health: ProviderHealth;
   /** Measured routing's live figures per provider and model (what /status shows). */
@@ -65,6 +76,8 @@ export interface RouterDeps {
   mail: Mailer;
   /** Finds and records alerts off the request path; pages raise the ones they learn of at once. */
   alerts: AlertSweep;
+  /** The response cache (docs/caching.md): where answers are kept, and each account's rule for it. */
+  responseCache: ResponseCache;
   /** OpenTelemetry traces; absent when `tracing` is off, so the pipeline does nothing for them. */
   tracing?: Tracing;
 }

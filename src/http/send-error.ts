@@ -72,6 +72,7 @@ function guidanceValue(field: GuidanceField, error: RouterError, server: ServerC
       return `${server.docsUrl}/errors#${error.code}`;
     case 'accountUrl':
       if (error.code === 'no_provider_access' || error.code === 'spend_cap_reached' || error.code === 'server_tool_not_allowed') return `${server.appUrl}/provider-keys`;
+      if (error.code === 'budget_exceeded' || error.code === 'guardrail_denied') return `${server.appUrl}/guardrails`;
       return error.code === 'inactive_account' ? `${server.appUrl}/deactivated` : `${server.appUrl}/keys`;
     case 'apiKeyPrefix':
       return API_KEY_PREFIX;

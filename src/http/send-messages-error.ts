@@ -49,7 +49,7 @@ const TYPE_OF_STATUS: Readonly<Record<number, MessagesErrorType>> = {
 };
 
 export function messagesErrorType(error: RouterError): MessagesErrorType {
-  if (error.code === 'spend_cap_reached') return 'billing_error';
+  if (error.code === 'spend_cap_reached' || error.code === 'budget_exceeded') return 'billing_error';
   if (error.code === 'request_too_large') return 'request_too_large';
   if (error.code === 'upstream_rejected_request' || error.code === 'all_upstreams_failed') return upstreamErrorType(error.status, error.wire?.code ?? null);
   return TYPE_OF_ROUTER_TYPE[error.type];

@@ -19,6 +19,21 @@ export function resetLinkMessage(to: string, url: string, minutes: number): Mail
   };
 }
 
+export function invitationMessage(to: string, invitation: { organization: string; role: string; inviter: string; url: string; days: number }): MailMessage {
+  return {
+    to,
+    subject: `You are invited to ${invitation.organization}`,
+    text: [
+      `${invitation.inviter} invited you to join ${invitation.organization} as ${invitation.role}.`,
+      '',
+      `Accept here (the link works once, for ${invitation.days} days):`,
+      invitation.url,
+      '',
+      'If you did not expect this, ignore this email: nothing happens unless you accept.',
+    ].join('\n'),
+  };
+}
+
 export function verifyLinkMessage(to: string, url: string, minutes: number): MailMessage {
   return {
     to,

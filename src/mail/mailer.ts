@@ -15,6 +15,10 @@ export interface MailMessage {
   to: string;
   subject: string;
   text: string;
+  /** Where replies go (one plain address, checked like `to`), e.g. the person who wrote to support. */
+  replyTo?: string;
+  /** A person's own words (a support message): the `log` transport says that one was sent, never what it says. */
+  confidential?: boolean;
 }
 
 /** How a message leaves: the SMTP transport, the log, or a test's sink. */
@@ -36,7 +40,12 @@ export function createMailer(config: MailConfig, logger: ConsolaInstance, transp
   if (config.transport === 'none') return new QueuedMailer(config.from, null, logger, () => {});
   if (config.transport === 'log') {
     // Development only: the operator reads the message (and any link in it) in the log.
-    return new QueuedMailer(config.from, async (message) => logger.info(`[mail] to ${message.to}: ${message.subject}\n${message.text}`), logger, () => {});
+    return new QueuedMailer(
+      config.from,
+      async (message) => logger.info(message.confidential ? `[mail] to ${message.to}: a message a person wrote (not shown in the log)` : `[mail] to ${message.to}: ${message.subject}\n${message.text}`),
+      logger,
+      () => {},
+    );
   }
   if (!config.smtpUrl) throw new Error('app.mail.transport smtp needs app.mail.smtpUrl (ROUTER_SMTP_URL)');
   // An smtp:// URL upgrades with STARTTLS when the server offers it (nodemailer's default); smtps:// is TLS from the start.
@@ -51,7 +60,13 @@ export function createMailer(config: MailConfig, logger: ConsolaInstance, transp
   const send: MailTransport = async (message) => {
     // An address object, not a string: nodemailer parses a string as an address list (display names,
     // groups, several recipients), an object's address it takes as the one mailbox it is.
-    await smtp.sendMail({ from: message.from, to: { name: '', address: message.to }, subject: message.subject, text: message.text });
+    await smtp.sendMail({
+      from: message.from,
+      to: { name: '', address: message.to },
+      ...(message.replyTo ? { replyTo: { name: '', address: message.replyTo } } : {}),
+      subject: message.subject,
+      text: message.text,
+    });
   };
   return new QueuedMailer(config.from, send, logger, () => smtp.close());
 }
@@ -81,7 +96,9 @@ class QueuedMailer implements Mailer {
       // Stored before addresses were checked strictly, or built wrong: never handed to a relay.
       const to = parseEmailAddress(message.to);
       if (to === null) throw new NotOneAddressError();
-      await transport({ ...message, to, from: this.from });
+      const replyTo = message.replyTo === undefined ? undefined : parseEmailAddress(message.replyTo);
+      if (replyTo === null) throw new NotOneAddressError();
+      await transport({ ...message, to, ...(replyTo ? { replyTo } : {}), from: this.from });
     })()
       .catch((error: unknown) => this.logger.warn(`mail not sent (${label}): ${mailFailure(error)}`))
       .finally(() => this.#inFlight.delete(job));

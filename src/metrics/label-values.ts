@@ -10,7 +10,7 @@ const ROUTER_CODES: ReadonlySet<string> = new Set([...Object.keys(ERROR_TABLE), 
 const TRANSPORT_REASONS: ReadonlySet<string> = new Set(['connect_timeout', 'first_byte_timeout', 'idle_timeout', 'connection_error', 'aborted']);
 /** Candidates skipped without a request: the provider's circuit, or the circuit of the account's own key. */
 const SKIP_REASONS: ReadonlySet<string> = new Set(['circuit_open', 'credential_rejected', 'credential_throttled', 'credential_exhausted']);
-const ENDPOINTS = ['/v1/chat/completions', '/v1/responses', '/v1/messages/count_tokens', '/v1/messages', '/v1/models'] as const;
+const ENDPOINTS = ['/v1/chat/completions', '/v1/responses', '/v1/messages/count_tokens', '/v1/messages', '/v1/embeddings', '/v1/rerank', '/v1/models'] as const;
 
 export function endpointLabel(path: string): string {
   return ENDPOINTS.find((endpoint) => path === endpoint || path.startsWith(`${endpoint}/`)) ?? 'other';

@@ -8,6 +8,7 @@
  */
 import type { CatalogModel, ProviderConfig, ProviderFormat } from '../config/types.js';
 import type { MessagesRequest } from '../formats/anthropic-messages.js';
+import type { EmbeddingCall, EmbeddingResult, RerankCall, RerankResult } from '../formats/embeddings.js';
 import type { ChatCompletion, ChatCompletionChunk, ChatRequest, ReasoningDetail } from '../formats/openai-chat.js';
 import type { SseEvent } from '../upstream/sse-event.js';
 import type { UpstreamFailure } from '../upstream/upstream-failure.js';
@@ -48,6 +49,25 @@ export interface ProviderAdapter {
   messages?: NativeMessagesCapability;
   /** The provider signs tool calls and wants the signatures back (Gemini's thought signatures). */
   toolCallSignatures?: ToolCallSignatureCapability;
+  /** The format has an embeddings API; a provider of it serves it when providers.yaml says `embeddings: true`. */
+  embeddings?: EmbeddingsCapability;
+  /** The format carries the Cohere/Jina rerank API; a provider of it serves it when providers.yaml says `rerank: true`. */
+  rerank?: RerankCapability;
+}
+
+/** Embeddings in the format's own API (OpenAI's /embeddings, Gemini's batchEmbedContents). */
+export interface EmbeddingsCapability {
+  /** Throws RouterError('unsupported_parameter') for what the format cannot carry (token arrays on Gemini). */
+  buildRequest(call: EmbeddingCall, ctx: AdapterContext): UpstreamRequest;
+  /** The vectors of a 2xx answer in input order, or undefined when the answer is not one (routing fails the attempt over). */
+  parseResponse(body: unknown, inputs: number): EmbeddingResult | undefined;
+}
+
+/** POST /rerank in the Cohere/Jina shape. */
+export interface RerankCapability {
+  buildRequest(call: RerankCall, ctx: AdapterContext): UpstreamRequest;
+  /** The scored documents of a 2xx answer, or undefined when the answer is not one. */
+  parseResponse(body: unknown, documents: number): RerankResult | undefined;
 }
 
 /** One tool call's signature, by the id the router gave the call. */

@@ -15,16 +15,19 @@ export interface CountTokensCall {
   signal: AbortSignal;
 }
 
-/** The route narrowed to the targets whose provider can count tokens (`countsTokens`), or undefined when it has none. */
-export function countingTargetsOf(route: RouteProfileConfig, countsTokens: (providerId: string) => boolean): RouteProfileConfig | undefined {
-  const tiers = route.tiers.map((tier) => tier.filter((target) => countsTokens(target.provider))).filter((tier) => tier.length > 0);
+/**
+ * The route narrowed to the targets whose provider serves an endpoint (`serves`: counts tokens, embeds,
+ * reranks), or undefined when it has none.
+ */
+export function servingTargetsOf(route: RouteProfileConfig, serves: (providerId: string) => boolean): RouteProfileConfig | undefined {
+  const tiers = route.tiers.map((tier) => tier.filter((target) => serves(target.provider))).filter((tier) => tier.length > 0);
   return tiers.length === 0 ? undefined : { ...route, tiers };
 }
 
 export async function countTokensAttempt(deps: AttemptDeps, candidate: Candidate, call: CountTokensCall): Promise<{ input_tokens: number }> {
   const adapter = adapterOf(deps, candidate);
   const native = adapter.messages;
-  // countingTargetsOf left only candidates that have it; a route built otherwise is the router's bug.
+  // servingTargetsOf left only candidates that have it; a route built otherwise is the router's bug.
   if (!native) throw new Error(`count_tokens reached provider ${candidate.provider.id}, which has no native Messages API`);
   const request = native.buildCountTokensRequest(call.request, adapterContext(candidate, false), call.client);
   const reply = await sendOrFail(deps, adapter, candidate, request, call.signal);

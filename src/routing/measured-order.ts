@@ -29,7 +29,10 @@ export class MeasuredOrder {
     const sort = route.sort ?? 'latency';
     const scored = targets.map((target, index) => ({ target, index, score: scoreOf(this.measurements.figures(target.provider, target.model), sort) }));
     scored.sort((a, b) => b.score - a.score || a.index - b.index);
-    const ranking = `${route.id}\u0000${sort}\u0000${targets.map(targetKey).join('\u0001')}`;
+    // The candidate set, not the order it came in: a tier's candidates arrive shuffled (failover.ts
+    // spreads load within a tier), and a key that followed the shuffle kept a leader per order, so a
+    // request in one order could bring back the leader another order had left.
+    const ranking = `${route.id}\u0000${sort}\u0000${targets.map(targetKey).sort().join('\u0001')}`;
     const leader = this.measurements.leader(ranking);
     const held = leader === undefined ? -1 : scored.findIndex((entry) => targetKey(entry.target) === leader);
     if (held > 0 && scored[0]!.score <= scored[held]!.score * (1 + MARGIN)) scored.unshift(...scored.splice(held, 1));

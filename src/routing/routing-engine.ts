@@ -13,7 +13,9 @@ import { testCredential, type CredentialTestOutcome } from './test-credential.js
 import { completeResponsesAttempt, streamResponsesAttempt, type ResponsesOutcome, type ResponsesStreamOutcome } from './responses-attempts.js';
 import { completeMessagesAttempt, streamMessagesAttempt, type MessagesCall, type MessagesStreamOutcome } from './messages-attempts.js';
 import type { MessagesResponse } from '../formats/anthropic-messages.js';
-import { countingTargetsOf, countTokensAttempt, type CountTokensCall } from './count-tokens-attempt.js';
+import { servingTargetsOf, countTokensAttempt, type CountTokensCall } from './count-tokens-attempt.js';
+import { embeddingAttempt, rerankAttempt } from './embedding-attempts.js';
+import type { EmbeddingCall, EmbeddingResult, RerankCall, RerankResult } from '../formats/embeddings.js';
 
 import {
   completeFusion,
@@ -25,7 +27,7 @@ import {
   type FusionToolRun,
   type FusionTrace,
 } from './fusion/index.js';
-import type { RouterError } from '../core/errors.js';
+import { RouterError } from '../core/errors.js';
 
 export type RoutingEngineDeps = FailoverDeps & AttemptDeps;
 
@@ -104,13 +106,38 @@ export class RoutingEngine {
 
   /** The token count from the route's native Messages targets (count-tokens-attempt.ts); undefined when the route has none. */
   countMessageTokens(call: FailoverCall, count: Omit<CountTokensCall, 'signal'>): Promise<Routed<{ input_tokens: number }>> | undefined {
-    const route = countingTargetsOf(call.route, (providerId) => {
+    const route = servingTargetsOf(call.route, (providerId) => {
       const provider = this.deps.providers.get(providerId);
       return provider !== undefined && this.deps.adapters[provider.format].messages !== undefined;
     });
     if (!route) return undefined;
     const countCall = { ...count, signal: call.signal };
     return runWithFailover(this.deps, { ...call, route }, (candidate) => countTokensAttempt(this.deps, candidate, countCall));
+  }
+
+  /**
+   * Embeddings from the route's targets that serve them (embedding-attempts.ts); `dimensions`: the length
+   * every vector must have, so a host answering others is failed over.
+   */
+  embed(call: FailoverCall, embedding: EmbeddingCall, dimensions: number | undefined): Promise<Routed<EmbeddingResult>> {
+    const route = this.servingRoute(call.route, 'embeddings');
+    return runWithFailover(this.deps, { ...call, route }, (candidate) => embeddingAttempt(this.deps, candidate, embedding, dimensions, call.signal));
+  }
+
+  /** A rerank from the route's targets that serve it. */
+  rerank(call: FailoverCall, rerank: RerankCall): Promise<Routed<RerankResult>> {
+    const route = this.servingRoute(call.route, 'rerank');
+    return runWithFailover(this.deps, { ...call, route }, (candidate) => rerankAttempt(this.deps, candidate, rerank, call.signal));
+  }
+
+  /** The route's targets whose provider says it serves `endpoint` and whose format has it; a provider without it is never a candidate. */
+  private servingRoute(route: FailoverCall['route'], endpoint: 'embeddings' | 'rerank'): FailoverCall['route'] {
+    const narrowed = servingTargetsOf(route, (providerId) => {
+      const provider = this.deps.providers.get(providerId);
+      return provider !== undefined && provider[endpoint] === true && this.deps.adapters[provider.format][endpoint] !== undefined;
+    });
+    if (!narrowed) throw new RouterError('invalid_request', `The model '${route.id}' has no provider that serves ${endpoint}.`, { param: 'model' });
+    return narrowed;
   }
 }
 
@@ -120,14 +147,31 @@ export class RoutingEngine {
  */
 function cachedPrefix(call: FailoverCall, asked: ChatRequest): { call: FailoverCall; chat: ChatRequest } {
   const chat = call.route.promptCaching === 'auto' ? withCacheBreakpoints(asked) : asked;
+  if (!spansProviders(call.route)) return { call, chat };
   const stickyKey = cachePrefixKey(call.accountId, call.route.id, chat);
   return { call: stickyKey === undefined ? call : { ...call, stickyKey }, chat };
+}
+
+/**
+ * Whether a route has more than one provider to choose between. Only then can the sticky key change
+ * where a request goes, so a route of one provider (the usual case) skips it: its hash of the prompt's
+ * prefix was about 3 % of the router's CPU per chat request (bench/README.md).
+ */
+function spansProviders(route: FailoverCall['route']): boolean {
+  let first: string | undefined;
+  for (const tier of route.tiers) {
+    for (const target of tier) {
+      if (first === undefined) first = target.provider;
+      else if (target.provider !== first) return true;
+    }
+  }
+  return false;
 }
 
 /** The same for Responses: auto breakpoints on the chat it is translated to, and its sticky key. */
 function cachedResponses(call: FailoverCall, request: ResponsesRequest) {
   const auto = call.route.promptCaching === 'auto';
-  const stickyKey = responsesCacheKey(call.accountId, call.route.id, request, auto);
+  const stickyKey = spansProviders(call.route) ? responsesCacheKey(call.accountId, call.route.id, request, auto) : undefined;
   const responsesCall = { request, model: call.route.id, signal: call.signal, cacheBreakpoints: auto };
   return { call: stickyKey === undefined ? call : { ...call, stickyKey }, responsesCall };
 }

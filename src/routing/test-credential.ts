@@ -7,14 +7,18 @@ import type { ProviderConfig } from '../config/types.js';
 import type { Clock } from '../core/clock.js';
 import { RouterError } from '../core/errors.js';
 import { UpstreamStreamError } from '../upstream/upstream-failure.js';
-import { UpstreamTransportError } from '../upstream/upstream-client.js';
+import { errorCode, UpstreamTransportError } from '../upstream/upstream-client.js';
 import { completeChatAttempt, type AttemptDeps } from './chat-attempts.js';
 import { AttemptFailed } from './failover.js';
 
 export type CredentialTestOutcome =
   | { ok: true; latencyMs: number; model: string }
-  /** `status` is the provider's HTTP status, or null when it never answered. Never a response body. */
-  | { ok: false; status: number | null; reason: string };
+  /**
+   * `status` is the provider's HTTP status, or null when it never answered. Never a response body.
+   * `unreached` when the call never got an answer (DNS, refused, TLS, timeout), with the system's code
+   * for it (ECONNREFUSED, ENOTFOUND, a TLS code) when there is one: the key was not checked at all.
+   */
+  | { ok: false; status: number | null; reason: string; unreached?: { code: string | undefined } };
 
 export async function testCredential(
   deps: AttemptDeps & { clock: Clock },
@@ -30,10 +34,15 @@ export async function testCredential(
     await completeChatAttempt(deps, candidate, chat, signal);
     return { ok: true, latencyMs: deps.clock.now() - startedAt, model };
   } catch (error) {
-    if (error instanceof AttemptFailed) return { ok: false, status: error.transport ? null : error.failure.status, reason: error.failure.code ?? error.failure.type };
+    if (error instanceof AttemptFailed && error.transport) return unreached(error.transport);
+    if (error instanceof AttemptFailed) return { ok: false, status: error.failure.status, reason: error.failure.code ?? error.failure.type };
     if (error instanceof UpstreamStreamError) return { ok: false, status: error.failure.status, reason: error.failure.code ?? error.failure.type };
-    if (error instanceof UpstreamTransportError) return { ok: false, status: null, reason: error.reason };
+    if (error instanceof UpstreamTransportError) return unreached(error);
     if (error instanceof RouterError) return { ok: false, status: null, reason: error.code };
     return { ok: false, status: null, reason: 'invalid_upstream_response' };
   }
+}
+
+function unreached(error: UpstreamTransportError): CredentialTestOutcome {
+  return { ok: false, status: null, reason: error.reason, unreached: { code: errorCode(error.cause) } };
 }

@@ -3,6 +3,7 @@
  * client, usage ledger, metrics) and builds every service, the account app's included; it starts
  * every timer the services run and its close() stops them and closes what it opened.
  */
+import { openResponseCache } from '../stores/open-response-cache.js';
 import type { ConsolaInstance } from 'consola';
 import type { RouterConfig } from '../config/types.js';
 import { createCredentialResolver } from '../accounts/provider-credentials.js';
@@ -32,6 +33,7 @@ import { createUpstreamClient, type UpstreamClient } from '../upstream/upstream-
 import { recordConfigAudit } from '../usage/config-audit.js';
 import { managedAccessFor, openUsage } from '../usage/open-usage.js';
 import { SpendGate } from '../usage/spend-gate.js';
+import { AccountControls } from '../accounts/account-controls.js';
 import { createMailer } from '../mail/mailer.js';
 import { AlertSweep } from '../alerts/alert-sweep.js';
 import { createLogger } from './create-logger.js';
@@ -185,6 +187,18 @@ export async function buildRuntime(config: RouterConfig, options: BuildOptions =
     ...(options.observers ?? []),
   ];
 
+  // Answers kept for repeats (docs/caching.md): in Redis when the limits are, else in this process.
+  let cacheErrorLoggedAt = Number.NEGATIVE_INFINITY;
+  const responseCacheStore = await openResponseCache(config.server.rateLimit, config.server.responseCache, {
+    now: () => clock.now(),
+    onError: (error) => {
+      // A miss is the whole effect; one line a minute at most says why.
+      if (clock.now() - cacheErrorLoggedAt < 60_000) return;
+      cacheErrorLoggedAt = clock.now();
+      logger.warn(`response cache unavailable (${describeError(error)}); requests are served as misses`);
+    },
+  });
+
   const deps: RouterDeps = {
     config,
     store,
@@ -196,6 +210,7 @@ export async function buildRuntime(config: RouterConfig, options: BuildOptions =
     keys: new KeyService({ store, clock, secret, cacheTtlMs: config.server.keyCacheTtlMs }),
     // Set in the account app and enforced by the key-limits stage: one service, so changes apply at once.
     keyLimits: new KeyLimitService(store, clock, config.server.keyCacheTtlMs),
+    controls: new AccountControls(store, clock, config.server.keyCacheTtlMs),
     engine,
     health,
     measurements,
@@ -211,6 +226,7 @@ export async function buildRuntime(config: RouterConfig, options: BuildOptions =
     drain: new Drain(),
     mail,
     alerts,
+    responseCache: { store: responseCacheStore, policyOf: (accountId) => store.getResponseCachePolicy(accountId) },
     ...(tracing ? { tracing } : {}),
   };
   const app = openAppServices(deps);
@@ -232,6 +248,7 @@ export async function buildRuntime(config: RouterConfig, options: BuildOptions =
       await rateLimiter.close();
       await concurrency.close();
       await quota.close();
+      await responseCacheStore.close();
       await store.close();
     },
   };

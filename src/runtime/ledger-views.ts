@@ -6,6 +6,7 @@
  */
 import type { LedgerViews } from '../app/ledger-seams.js';
 import { buildCustomerSupportBundle } from '../usage/support-bundle.js';
+import { keysInScope } from '../usage/usage-attribution.js';
 import { dailyUsage, lastUsedByKey, listRequests, usageReport } from '../usage/usage-report.js';
 import type { RouterDeps } from '../http/router-deps.js';
 
@@ -20,9 +21,10 @@ export function createLedgerViews(deps: Pick<RouterDeps, 'usage' | 'clock'>): Le
     },
     daily: (query) => dailyUsage(ledger, query),
     report: (query) => usageReport(ledger, query),
-    recentRequests: (accountId, limit) => listRequests(ledger, { accountId, limit }),
-    async supportBundle(accountId, requestId) {
-      const bundle = await buildCustomerSupportBundle({ ledger, accountId, requestId, nowMs: deps.clock.now() });
+    recentRequests: (accountId, limit, view) => listRequests(ledger, { accountId, limit, ...view }),
+    async supportBundle(accountId, requestId, view) {
+      const keyIds = view?.directory ? keysInScope(view.directory, view.scope) : undefined;
+      const bundle = await buildCustomerSupportBundle({ ledger, accountId, requestId, nowMs: deps.clock.now(), ...(keyIds ? { keyIds } : {}) });
       // No records of this id in this account (another account's id, or a made-up one): nothing to bundle.
       return bundle.request.records.length > 0 ? bundle : null;
     },

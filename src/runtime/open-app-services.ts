@@ -13,6 +13,8 @@ import { StatusHistory } from '../app/status-history.js';
 import { webPaths } from '../app/web-paths.js';
 import { createProxyTrust } from '../core/proxy-trust.js';
 import type { RouterDeps } from '../http/router-deps.js';
+import { buildOpenApiDocument } from '../http/openapi/openapi-document.js';
+import { routerVersion } from '../usage/support-bundle.js';
 import { createLedgerViews } from './ledger-views.js';
 
 export function openAppServices(deps: RouterDeps): { services: AppServices; stop(): void } {
@@ -25,11 +27,13 @@ export function openAppServices(deps: RouterDeps): { services: AppServices; stop
   const clientAddress = clientAddressOf(createProxyTrust(config.server.trustedProxies));
   const services: AppServices = {
     config,
+    openApi: buildOpenApiDocument({ baseUrl: config.server.baseUrl, version: routerVersion() }),
     store,
     clock,
     logger,
     keys: deps.keys,
     keyLimits: deps.keyLimits,
+    controls: deps.controls,
     engine: deps.engine,
     health: deps.health,
     statusHistory,

@@ -18,7 +18,10 @@ export interface LoginRecord {
 
 export interface SessionRecord {
   id: string;
+  /** The organization selected in this session. */
   accountId: string;
+  /** Who signed in (teams); null for a session an older release made (adopted on first use). */
+  personId: string | null;
   /** SHA-256 of the session token; the token itself lives only in the browser's cookie. */
   tokenHash: string;
   createdAt: string;
@@ -62,7 +65,7 @@ export interface AccountAuthStore {
   /** Accounts whose contact email matches (case-insensitively), for CLI reset links. */
   findAccountsByEmail(email: string): Promise<Account[]>;
 
-  createSession(input: { accountId: string; tokenHash: string; userAgent: string | null; ip: string | null }): Promise<SessionRecord>;
+  createSession(input: { accountId: string; personId?: string | null; tokenHash: string; userAgent: string | null; ip: string | null }): Promise<SessionRecord>;
   findSessionByTokenHash(tokenHash: string): Promise<{ session: SessionRecord; account: Account } | null>;
   touchSession(id: string, at: string): Promise<void>;
   listSessions(accountId: string): Promise<SessionRecord[]>;

@@ -7,7 +7,10 @@ export type AccountStatus = 'active' | 'inactive';
 
 export interface Account {
   id: string;
+  /** The contact email (the first owner's address); also what shows when the organization has no name. */
   email: string;
+  /** The organization's display name (teams); null shows `email`. */
+  name: string | null;
   plan: string;
   status: AccountStatus;
   createdAt: string;

@@ -22,6 +22,8 @@ export interface RotatingKey {
   expiresAtMs: ExpiryMs;
   /** The stored expiry, carried to the replacement as written. */
   expiresAt: string | null;
+  /** Who made it: the replacement stays theirs. */
+  personId: string | null;
 }
 
 export interface RotationPlan {
@@ -29,7 +31,7 @@ export interface RotationPlan {
   retireOld: { revokedAt: string } | { expiresAt: string };
   /** The replacement row: the old key's account and expiry, the new secret. Its own limits and its count
    * against its own monthly cap are copied from the old key (`copyFromKeyId`), so a rotation never resets a cap. */
-  newKey: { id: string; accountId: string; name: string | null; hash: string; last4: string; createdAt: string; expiresAt: string | null };
+  newKey: { id: string; accountId: string; name: string | null; hash: string; last4: string; createdAt: string; expiresAt: string | null; personId: string | null };
   copyFromKeyId: string;
   /** Written in this order, in the same transaction. */
   audit: ReadonlyArray<{ action: 'key.create' | 'key.rotate'; accountId: string; keyId: string; details: Record<string, unknown> }>;
@@ -53,11 +55,34 @@ export function planRotation(input: {
   return {
     retireOld: graceSeconds === 0 ? { revokedAt: now } : { expiresAt: graceExpiry(old.expiresAtMs, nowMs, graceSeconds) },
     // Rotating changes the secret only: the replacement carries on the old key's expiry.
-    newKey: { id: newKeyId, accountId: old.accountId, name: replacement.name, hash: replacement.hash, last4: replacement.last4, createdAt: now, expiresAt: old.expiresAt },
+    newKey: { id: newKeyId, accountId: old.accountId, name: replacement.name, hash: replacement.hash, last4: replacement.last4, createdAt: now, expiresAt: old.expiresAt, personId: old.personId },
     copyFromKeyId: old.id,
     audit: [
       { action: 'key.create', accountId: old.accountId, keyId: newKeyId, details: { name: replacement.name, rotatedFrom: old.id } },
       { action: 'key.rotate', accountId: old.accountId, keyId: old.id, details: { replacementKeyId: newKeyId, graceSeconds } },
     ],
   };
+}
+
+/** The details a `key.create` audit event records (workspace and kind only when not the defaults). */
+export function createdDetails(name: string | null, expiresAt: string | Date | null, kind: 'inference' | 'management', workspaceId: string | null): Record<string, unknown> {
+  const expiry = expiresAt === null ? {} : { expiresAt: typeof expiresAt === 'string' ? expiresAt : expiresAt.toISOString() };
+  return { name, ...expiry, ...(workspaceId ? { workspaceId } : {}), ...(kind === 'management' ? { kind } : {}) };
+}
+
+/**
+ * A key's name and disabled state after a patch, and what the `key.update` audit event records: only what
+ * the patch names. Disabling a disabled key keeps its first instant, so the record says since when.
+ */
+export function applyKeyPatch(
+  current: { name: string | null; disabledAt: string | null },
+  patch: { name?: string | null; disabled?: boolean },
+  now: string,
+): { name: string | null; disabledAt: string | null; details: Record<string, unknown> } {
+  const name = patch.name === undefined ? current.name : patch.name;
+  const disabledAt = patch.disabled === undefined ? current.disabledAt : patch.disabled ? (current.disabledAt ?? now) : null;
+  const details: Record<string, unknown> = {};
+  if (patch.name !== undefined) details.name = patch.name;
+  if (patch.disabled !== undefined) details.disabled = patch.disabled;
+  return { name, disabledAt, details };
 }

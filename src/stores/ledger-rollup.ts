@@ -72,6 +72,8 @@ export function rollupCountsOf(record: LedgerRecord): RollupCounts {
     reasoningCostNanoUsd: record.costParts?.reasoning ?? 0,
     cacheSavingsNanoUsd: record.costParts?.cacheSavings ?? 0,
     serverToolsCostNanoUsd: record.costParts?.serverTools ?? 0,
+    responseCacheHits: record.responseCache && main ? 1 : 0,
+    responseCacheSavedNanoUsd: record.responseCache?.savedNanoUsd ?? 0,
     lastAt: record.startedAt,
   };
 }
@@ -103,6 +105,8 @@ export function emptySums(group: string | null = null): UsageSums {
     reasoningCostNanoUsd: 0,
     cacheSavingsNanoUsd: 0,
     serverToolsCostNanoUsd: 0,
+    responseCacheHits: 0,
+    responseCacheSavedNanoUsd: 0,
     lastAt: null,
   };
 }
@@ -129,6 +133,29 @@ export function rollUp(records: readonly LedgerRecord[]): { key: RollupKey; coun
       continue;
     }
     addSums(row.counts, counts);
+  }
+  return [...rows.values()];
+}
+
+/** The attribution rollup row a record belongs to (version 18): its key and the key's person and workspace then. */
+export interface AttributionKey {
+  accountId: string;
+  bucketStart: string;
+  keyId: string;
+  personId: string;
+  workspaceId: string;
+}
+
+/** Sum records into one entry per attribution rollup row ('' for none, as in rollup keys). */
+export function rollUpAttribution(records: readonly LedgerRecord[]): { key: AttributionKey; counts: RollupCounts }[] {
+  const rows = new Map<string, { key: AttributionKey; counts: RollupCounts }>();
+  for (const record of records) {
+    const key = { accountId: record.accountId, bucketStart: bucketStartOf(record.startedAt), keyId: record.keyId ?? '', personId: record.personId ?? '', workspaceId: record.workspaceId ?? '' };
+    const id = `${key.accountId}\u0000${key.bucketStart}\u0000${key.keyId}\u0000${key.personId}\u0000${key.workspaceId}`;
+    const counts = rollupCountsOf(record);
+    const row = rows.get(id);
+    if (row) addSums(row.counts, counts);
+    else rows.set(id, { key, counts });
   }
   return [...rows.values()];
 }

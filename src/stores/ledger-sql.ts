@@ -2,7 +2,7 @@
  * SQL both ledger stores share (it is the same in SQLite and PostgreSQL), and the mapping of their rows
  * back to records: the drivers differ only in how they hand back timestamps, JSON, booleans and 64-bit sums.
  */
-import type { LedgerAttempt, LedgerCostParts, LedgerRecord, UsageCell, UsageDimension, UsageSums } from './ledger-store.js';
+import type { AttributedCell, KeySpendWindows, LedgerAttempt, LedgerCostParts, LedgerRecord, UsageCell, UsageDimension, UsageSums } from './ledger-store.js';
 
 /** A cost part's column in usage_records and usage_rollups (version 7), by its name in LedgerCostParts. */
 const COST_PART_COLUMN = {
@@ -60,6 +60,13 @@ export const RECORD_COLUMNS = [
   'trace_id',
   'finish_reason',
   'server_tool_calls',
+  'response_cache_hit_of',
+  'response_cache_saved_nano_usd',
+  'workspace_id',
+  'person_id',
+  'insured',
+  'preset_slug',
+  'preset_version',
 ] as const;
 
 export const ROLLUP_KEY_COLUMNS = ['account_id', 'bucket_start', 'key_id', 'route_id', 'provider_id', 'upstream_model', 'credential_source'] as const;
@@ -80,6 +87,8 @@ export const ROLLUP_SUM_COLUMNS = [
   'cache_write_tokens',
   'cache_write_1h_tokens',
   ...COST_PART_COLUMNS,
+  'response_cache_hits',
+  'response_cache_saved_nano_usd',
 ] as const;
 
 /** The select list of every usage view over usage_rollups aliased `r`. */
@@ -92,11 +101,15 @@ export const DIMENSION_SQL: Readonly<Record<UsageDimension, string>> = {
   model: "CASE WHEN r.provider_id = '' THEN '' ELSE r.provider_id || '/' || r.upstream_model END",
 };
 
-type Int = number | string;
+export type Int = number | string;
 type Instant = string | Date;
 
 export type UsageSumsRow = { grp: string | null; last_at: Instant | null } & Record<(typeof ROLLUP_SUM_COLUMNS)[number], Int>;
 export type UsageCellRow = UsageSumsRow & { range_label: string };
+export type AttributedCellRow = UsageCellRow & { person_id: string; workspace_id: string };
+
+/** The columns of usage_attribution_rollups (version 18), in insert order. */
+export const ATTRIBUTION_ROLLUP_COLUMNS = ['account_id', 'bucket_start', 'key_id', 'person_id', 'workspace_id', ...ROLLUP_SUM_COLUMNS, 'last_at'] as const;
 
 export interface LedgerRecordRow {
   id: string;
@@ -137,6 +150,16 @@ export interface LedgerRecordRow {
   server_tool_calls: string | Record<string, number> | null;
   finish_reason: string | null;
   trace_id: string | null;
+  response_cache_hit_of?: string | null;
+  response_cache_saved_nano_usd?: Int | null;
+  insured?: number | boolean | null;
+  /** Version 13; absent on rows read by a query that predates it. */
+  workspace_id?: string | null;
+  /** Version 12. */
+  person_id?: string | null;
+  /** Version 15. */
+  preset_slug?: string | null;
+  preset_version?: number | string | null;
 }
 
 /** A 64-bit sum as a JS number; throws rather than round silently (2^53 nano-USD is 9 million USD). */
@@ -172,12 +195,19 @@ export function toUsageSums(row: UsageSumsRow): UsageSums {
     reasoningCostNanoUsd: toSafeInteger(row.reasoning_cost_nano_usd),
     cacheSavingsNanoUsd: toSafeInteger(row.cache_savings_nano_usd),
     serverToolsCostNanoUsd: toSafeInteger(row.server_tools_cost_nano_usd),
+    responseCacheHits: toSafeInteger(row.response_cache_hits),
+    responseCacheSavedNanoUsd: toSafeInteger(row.response_cache_saved_nano_usd),
     lastAt: row.last_at === null ? null : toIso(row.last_at),
   };
 }
 
 export function toUsageCell(row: UsageCellRow): UsageCell {
   return { range: row.range_label, ...toUsageSums(row) };
+}
+
+export function toAttributedCell(row: AttributedCellRow): AttributedCell {
+  const cell = toUsageCell(row);
+  return { ...cell, keyId: cell.group, personId: row.person_id === '' ? null : row.person_id, workspaceId: row.workspace_id === '' ? null : row.workspace_id };
 }
 
 export function toLedgerRecord(row: LedgerRecordRow): LedgerRecord {
@@ -217,7 +247,14 @@ export function toLedgerRecord(row: LedgerRecordRow): LedgerRecord {
     finishReason: row.finish_reason ?? null,
     clientClosed: row.client_closed === true || row.client_closed === 1,
     reservationId: row.reservation_id,
+    ...(row.insured === true || row.insured === 1 ? { insured: true } : {}),
+    ...(row.workspace_id ? { workspaceId: row.workspace_id } : {}),
+    ...(row.person_id ? { personId: row.person_id } : {}),
+    ...(row.preset_slug && row.preset_version !== null && row.preset_version !== undefined ? { preset: { slug: row.preset_slug, version: Number(row.preset_version) } } : {}),
     ...(row.trace_id ? { traceId: row.trace_id } : {}),
+    ...(row.response_cache_hit_of
+      ? { responseCache: { hitOf: row.response_cache_hit_of, savedNanoUsd: row.response_cache_saved_nano_usd === null || row.response_cache_saved_nano_usd === undefined ? null : toSafeInteger(row.response_cache_saved_nano_usd) } }
+      : {}),
   };
 }
 
@@ -271,5 +308,69 @@ export function recordValues(record: LedgerRecord): Record<(typeof RECORD_COLUMN
     finish_reason: record.finishReason,
     trace_id: record.traceId ?? null,
     server_tool_calls: record.usage?.serverToolCalls ? JSON.stringify(record.usage.serverToolCalls) : null,
+    response_cache_hit_of: record.responseCache?.hitOf ?? null,
+    response_cache_saved_nano_usd: record.responseCache?.savedNanoUsd ?? null,
+    workspace_id: record.workspaceId ?? null,
+    person_id: record.personId ?? null,
+    insured: record.insured === true,
+    preset_slug: record.preset?.slug ?? null,
+    preset_version: record.preset?.version ?? null,
   };
+}
+
+/**
+ * recordValues as positional parameters, in RECORD_COLUMNS order (test/unit/stores/ledger-sql.test.ts
+ * holds the two in step). SQLite binds an array by index, while an object of named parameters costs a
+ * property look-up by name per column and record, and an object of 44 fields per record on top.
+ */
+export function recordRow(record: LedgerRecord): (string | number | boolean | null)[] {
+  const usage = record.usage;
+  const parts = record.costParts;
+  return [
+    record.id,
+    record.requestId,
+    record.call,
+    record.startedAt,
+    record.accountId,
+    record.keyId,
+    record.routeId,
+    record.endpoint,
+    record.providerId,
+    record.upstreamModel,
+    record.credentialSource,
+    record.status,
+    record.errorCode,
+    record.retryCount,
+    JSON.stringify(record.attempts),
+    usage?.prompt ?? null,
+    usage?.completion ?? null,
+    usage?.reasoning ?? null,
+    usage?.cached ?? null,
+    record.costNanoUsd,
+    record.meteredNanoUsd,
+    record.firstByteMs,
+    record.totalMs,
+    record.clientClosed,
+    record.reservationId,
+    usage ? (usage.cacheWrite ?? 0) : null,
+    usage ? (usage.cacheWrite1h ?? 0) : null,
+    parts?.input ?? null,
+    parts?.cacheRead ?? null,
+    parts?.cacheWrite ?? null,
+    parts?.cacheWrite1h ?? null,
+    parts?.output ?? null,
+    parts?.reasoning ?? null,
+    parts?.cacheSavings ?? null,
+    parts?.serverTools ?? null,
+    record.traceId ?? null,
+    record.finishReason,
+    usage?.serverToolCalls ? JSON.stringify(usage.serverToolCalls) : null,
+    record.responseCache?.hitOf ?? null,
+    record.responseCache?.savedNanoUsd ?? null,
+    record.workspaceId ?? null,
+    record.personId ?? null,
+    record.insured === true,
+    record.preset?.slug ?? null,
+    record.preset?.version ?? null,
+  ];
 }

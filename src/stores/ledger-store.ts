@@ -6,6 +6,7 @@
  * Stored times are UTC; money is integer nano-USD (1e-9 USD), so sums are exact in every view.
  */
 import type { TokenUsage } from '../core/token-usage.js';
+import type { BudgetReservation, BudgetReservationInput } from './budget-store.js';
 
 /** The call label of a request's own record; other calls of the same request (fusion) use their own labels. */
 export const MAIN_CALL = 'main';
@@ -71,8 +72,23 @@ export interface LedgerRecord {
   clientClosed: boolean;
   /** The spend reservation this record settles (managed access), released in the same transaction. */
   reservationId: string | null;
+  /** The workspace of the request's key at request time (version 13); null or absent: unknown or before workspaces. */
+  workspaceId?: string | null;
+  /** The person who made the request's key, at request time (version 12); null or absent: none (the CLI's keys). */
+  personId?: string | null;
+  /**
+   * What this call adds to the budgets of its key, workspace and member: its cost, or the request's held
+   * estimate when the cost is unknown. Never stored as a column; absent: its cost (0 when unknown).
+   */
+  budgetNanoUsd?: number;
   /** The request's OpenTelemetry trace id (32 hex digits) when it was traced and sampled; absent otherwise. */
   traceId?: string;
+  /** Zero-completion insurance (version 16): the answer ended empty or in an error, so it cost the caller nothing (its cost is 0). Absent: not insured. */
+  insured?: boolean;
+  /** A response-cache hit (version 17): the request whose answer it replayed, and that answer's cost, the spend the hit saved (null: unknown). */
+  responseCache?: { hitOf: string; savedNanoUsd: number | null };
+  /** The preset the request used (version 15): its slug and the version applied; absent: none. */
+  preset?: { slug: string; version: number };
 }
 
 /** Sums over records, as every usage view reports them. */
@@ -110,11 +126,20 @@ export interface UsageSums {
   cacheSavingsNanoUsd: number;
   /** Managed-access spend metered against the plan's cap. */
   meteredNanoUsd: number;
+  /** Requests answered from the response cache, and the spend their original answers cost (docs/caching.md). */
+  responseCacheHits: number;
+  responseCacheSavedNanoUsd: number;
   /** ISO instant of the latest request in the group; null for an empty range. */
   lastAt: string | null;
 }
 
 export type UsageDimension = 'key' | 'route' | 'provider' | 'model';
+
+/**
+ * Only the usage of these keys (a member's own, a workspace's): an empty list matches nothing. Absent:
+ * every key's usage, and that of requests made with no key. Bounded by the account's keys.
+ */
+export type KeyFilter = readonly string[];
 
 /** A half-open UTC interval [from, to) with the label rows are grouped under (a local day). */
 export interface UsageRange {
@@ -127,6 +152,16 @@ export interface UsageRange {
 export interface UsageCell extends UsageSums {
   /** The range's label (a local day). */
   range: string;
+}
+
+/** Sums of one key's usage within one range, as its person and workspace then were (version 18). */
+export interface AttributedCell extends UsageCell {
+  /** The key's id (the cell's group too); null for usage with no key. */
+  keyId: string | null;
+  /** The person the key belonged to when the usage was recorded; null: none (a key the operator made). */
+  personId: string | null;
+  /** The key's workspace then; null: unknown (its organization's default). */
+  workspaceId: string | null;
 }
 
 export interface SpendReservationInput {
@@ -147,6 +182,17 @@ export interface SpendStanding {
   reservedNanoUsd: number;
 }
 
+/** A key's cost in one window, split by whose provider credential served it. */
+export interface KeySpend {
+  /** Served on the operator's provider keys (managed access). */
+  managedNanoUsd: number;
+  /** Served on the account's own provider keys. */
+  byokNanoUsd: number;
+}
+
+/** The windows /v1/key reports: all time, and since the start of the current UTC day, week (Monday) and month. */
+export type KeySpendWindows = Record<'total' | 'day' | 'week' | 'month', KeySpend>;
+
 export interface LedgerStore {
   readonly kind: 'sqlite' | 'postgres';
   /** Apply pending migrations (the same versioned list as the main store's). Idempotent. */
@@ -164,24 +210,42 @@ export interface LedgerStore {
   /** Atomic across instances: hold `nanoUsd` when spent + live reservations is below the cap. */
   reserveSpend(input: SpendReservationInput): Promise<SpendStanding & { reserved: boolean }>;
   readSpend(accountId: string, period: string, now: string): Promise<SpendStanding>;
+  /**
+   * Atomic across instances: hold `nanoUsd` against every budget in `holds` when each one's spent + live
+   * reservations is below its limit; otherwise hold nothing and name the first that is not. writeBatch
+   * releases the holds of the records' reservationId and meters what the records cost (budget-meter.ts).
+   */
+  reserveBudgets(input: BudgetReservationInput): Promise<BudgetReservation>;
 
-  /** One query: sums per range label (every range gets a row, zeros included), in range order. */
-  sumUsageByRange(accountId: string, ranges: readonly UsageRange[]): Promise<UsageSums[]>;
-  /** One query: sums per dimension value over [from, to), largest cost first. */
-  sumUsageBy(accountId: string, from: string, to: string, dimension: UsageDimension): Promise<UsageSums[]>;
+  /** One query: sums per range label (every range gets a row, zeros included), in range order; with `keyIds`, of those keys only. */
+  sumUsageByRange(accountId: string, ranges: readonly UsageRange[], keyIds?: KeyFilter): Promise<UsageSums[]>;
+  /** One query: sums per dimension value over [from, to), largest cost first; with `keyIds`, of those keys only. */
+  sumUsageBy(accountId: string, from: string, to: string, dimension: UsageDimension, keyIds?: KeyFilter): Promise<UsageSums[]>;
   /**
    * One query: sums per range and dimension value, for per-day charts by key, route, provider or model.
    * Only cells with usage are returned, in range order, then largest cost first within a range.
-   * With `keyId`, only that key's usage (the account app's per-key view).
+   * With `keyIds`, only those keys' usage (the per-key view, a member's own usage, a workspace's).
    */
-  sumUsageByRangeAnd(accountId: string, ranges: readonly UsageRange[], dimension: UsageDimension, keyId?: string): Promise<UsageCell[]>;
+  sumUsageByRangeAnd(accountId: string, ranges: readonly UsageRange[], dimension: UsageDimension, keyIds?: KeyFilter): Promise<UsageCell[]>;
+  /**
+   * One query over the attribution rollups (version 18): sums per range, key, and the person and
+   * workspace the key belonged to when it was used, for the usage written since; only cells with usage,
+   * in range order. With `keyIds`, of those keys only. What usage_rollups holds beyond these sums (usage
+   * from before version 18, or written by an older release) was never attributed (usage-attribution.ts).
+   */
+  sumAttributedUsage(accountId: string, ranges: readonly UsageRange[], keyIds?: KeyFilter): Promise<AttributedCell[]>;
+  /**
+   * One query over the rollups (so it outlives raw retention): a key's cost split by credential source,
+   * all time and since each of the given instants (quarter-hour aligned, as 00:00 UTC is).
+   */
+  sumKeySpend(accountId: string, keyId: string, since: Record<'day' | 'week' | 'month', string>): Promise<KeySpendWindows>;
   /** One query: the latest request per key of the account (from the rollups, so it outlives raw retention). */
   lastUsedByKey(accountId: string): Promise<{ keyId: string; lastAt: string }[]>;
 
   /** Raw records of a request id, newest first; only the account's when accountId is given. */
   findRecords(filter: { requestId: string; accountId?: string }): Promise<LedgerRecord[]>;
-  /** The account's `main` records, newest first, started before `before` when given. */
-  listRequests(filter: { accountId: string; before?: string; limit: number }): Promise<LedgerRecord[]>;
+  /** The account's `main` records, newest first, started before `before` when given; with `keyIds`, of those keys only. */
+  listRequests(filter: { accountId: string; before?: string; limit: number; keyIds?: KeyFilter }): Promise<LedgerRecord[]>;
   /** Requests that ended with each error code since an instant (one account's, or all). */
   countErrors(filter: { since: string; accountId?: string }): Promise<{ code: string; count: number }[]>;
 

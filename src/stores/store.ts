@@ -8,7 +8,13 @@ import type { BillingStore } from './billing-store.js';
 import type { KeyLimitStore } from './key-limit-store.js';
 import type { AlertStore } from './alert-store.js';
 import type { ToolCallSignatureStore } from './tool-call-signature-store.js';
+import type { PeopleStore } from './people-store.js';
 import type { Account, AccountStatus } from './account.js';
+import type { AccountCachePolicy } from './response-cache-store.js';
+import type { BudgetStore } from './budget-store.js';
+import type { GuardrailStore } from './guardrail-store.js';
+import type { WorkspaceStore } from './workspace-store.js';
+import type { PresetStore } from './preset-store.js';
 
 /** Account's own file breaks the type cycle with the sub-interfaces; importers keep naming it from here. */
 export type { Account, AccountStatus };
@@ -26,6 +32,24 @@ export interface ApiKeyRecord {
   revokedAt: string | null;
   /** Set by rotation with a grace period: the old key stops working at this instant. */
   expiresAt: string | null;
+  /** The key's workspace (version 13); null: the organization's default workspace. */
+  workspaceId: string | null;
+  /** The person who created it (teams); null when the operator, the CLI or a release before teams did. */
+  personId: string | null;
+  /** `inference` calls models; `management` manages the account's keys (/v1/keys) and never calls a model. */
+  kind: ApiKeyKind;
+  /** Disabled through /v1/keys: refused until enabled again (unlike revocation, reversible). */
+  disabledAt: string | null;
+  /** Last change of its name or disabled state; null when never changed since creation. */
+  updatedAt: string | null;
+}
+
+export type ApiKeyKind = 'inference' | 'management';
+
+/** What /v1/keys may change on a key; absent fields stay as they are. */
+export interface ApiKeyPatch {
+  name?: string | null;
+  disabled?: boolean;
 }
 
 export interface ProviderKeyRecord {
@@ -41,7 +65,7 @@ export interface ProviderKeyRecord {
 export interface AuditEvent {
   id: string;
   at: string;
-  /** Who acted: `cli`, `api`, `system`. */
+  /** Who acted: `cli`, `api`, `system`, `person:<psn_id>` (a person in the app). */
   actor: string;
   /** e.g. `account.create`, `key.rotate`, `provider_key.set`. */
   action: string;
@@ -73,8 +97,8 @@ export interface QuotaAdmitInput {
   limitsByPlan: Readonly<Record<string, number>>;
 }
 
-/** The account app's parts (sign-in, sessions, links, per-key limits), billing, alerts and tool-call signatures live in their own interfaces. */
-export interface Store extends AccountAuthStore, KeyLimitStore, BillingStore, AlertStore, ToolCallSignatureStore {
+/** The account app's parts (sign-in, sessions, links, per-key limits), billing, alerts, tool-call signatures, people, workspaces, budgets, guardrails and presets live in their own interfaces. */
+export interface Store extends AccountAuthStore, KeyLimitStore, BillingStore, AlertStore, ToolCallSignatureStore, PeopleStore, WorkspaceStore, BudgetStore, GuardrailStore, PresetStore {
   readonly kind: 'sqlite' | 'postgres';
   /** Apply pending versioned migrations. Idempotent. */
   migrate(): Promise<void>;
@@ -87,19 +111,27 @@ export interface Store extends AccountAuthStore, KeyLimitStore, BillingStore, Al
   listAccounts(): Promise<Account[]>;
   setAccountPlan(id: string, plan: string, actor: string): Promise<Account>;
   deactivateAccount(id: string, actor: string): Promise<Account>;
+  /** The account's rule for the response cache (docs/caching.md); `allow` for an account that set none. */
+  getResponseCachePolicy(accountId: string): Promise<AccountCachePolicy>;
+  setResponseCachePolicy(accountId: string, policy: AccountCachePolicy, actor: string): Promise<void>;
 
-  /** `expiresAt`: an expiry chosen at creation (null or absent: none). */
+  /**
+   * `expiresAt`: an expiry chosen at creation (null or absent: none). `personId`: who made it (absent: nobody, e.g. the CLI).
+   * `workspaceId`: one of the account's workspaces (null or absent: the default).
+   */
   createApiKey(
-    input: { accountId: string; name: string | null; hash: string; last4: string; expiresAt?: string | null },
+    input: { accountId: string; name: string | null; hash: string; last4: string; expiresAt?: string | null; personId?: string | null; kind?: ApiKeyKind; workspaceId?: string | null },
     actor: string,
   ): Promise<ApiKeyRecord>;
+  /** Renames, disables or enables a key, audited as `key.update` with what changed. */
+  updateApiKey(id: string, patch: ApiKeyPatch, actor: string): Promise<ApiKeyRecord>;
   findApiKeyByHash(hash: string): Promise<{ key: ApiKeyRecord; account: Account } | null>;
   getApiKey(id: string): Promise<ApiKeyRecord | null>;
   listApiKeys(accountId: string): Promise<ApiKeyRecord[]>;
   /**
    * Creates the replacement and revokes (grace 0) or schedules expiry of the old key, in one transaction.
-   * The replacement keeps the old key's expiry (as it was before the grace), its own limits and its count
-   * against its own monthly cap.
+   * The replacement keeps the old key's expiry (as it was before the grace), its kind, its own limits and
+   * its count against its own monthly cap.
    */
   rotateApiKey(
     oldKeyId: string,
@@ -136,9 +168,9 @@ export interface Store extends AccountAuthStore, KeyLimitStore, BillingStore, Al
   listAuditEvents(filter?: { accountId?: string; limit?: number }): Promise<AuditEvent[]>;
 }
 
-/** Thrown by stores for a missing account or key; the CLI turns it into exit 1 with a one-line reason. */
+/** Thrown by stores for a missing account or key (and by the CLI for a member it was named); the CLI turns it into exit 1 with a one-line reason. */
 export class NotFoundInStoreError extends Error {
-  constructor(readonly entity: 'account' | 'api_key' | 'provider_key', readonly id: string) {
+  constructor(readonly entity: 'account' | 'api_key' | 'provider_key' | 'workspace' | 'member', readonly id: string) {
     super(`${entity.replace('_', ' ')} ${id} not found`);
     this.name = 'NotFoundInStoreError';
   }

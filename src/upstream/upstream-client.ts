@@ -151,7 +151,8 @@ function classify(error: unknown, signal: AbortSignal): UpstreamTransportError {
   return new UpstreamTransportError('connection_error', { cause: error });
 }
 
-function errorCode(error: unknown): string | undefined {
+/** The system or undici code under an error (ECONNREFUSED, ENOTFOUND, a TLS code), if any. */
+export function errorCode(error: unknown): string | undefined {
   let current: unknown = error;
   for (let depth = 0; depth < 4 && current; depth++) {
     const code = (current as { code?: unknown }).code;

@@ -3,7 +3,7 @@
  * OpenRouter's generation endpoint where it has a field (id, created_at, model, provider_name,
  * total_cost, cache_discount, tokens_*, native_tokens_*, latency, finish_reason, is_byok, cancelled,
  * provider_responses), with the router's own beside them (route, first_byte_latency, cost_details,
- * calls). Pure: the caller finds the records (docs/api.md#the-receipt-of-a-request).
+ * calls, insured). Pure: the caller finds the records (docs/api.md#the-receipt-of-a-request).
  */
 import { MAIN_CALL, type LedgerCostParts, type LedgerRecord } from '../stores/ledger-store.js';
 
@@ -22,6 +22,15 @@ export interface GenerationReceipt {
     error_code: string | null;
     finish_reason: string | null;
     cancelled: boolean;
+    /**
+     * Zero-completion insurance (docs/usage.md#zero-completion-insurance): the answer ended empty (no
+     * completion tokens, no finish reason) or in an error, so it cost nothing and its quota unit was given back.
+     */
+    insured: boolean;
+    /** The preset the request named (docs/presets.md): its slug and the version applied; null when none. */
+    preset: { slug: string; version: number } | null;
+    /** A response-cache hit (docs/caching.md): the request whose answer was replayed (its own receipt) and what that answer cost; null otherwise. */
+    response_cache: { hit: true; original_id: string; saved_cost: number | null } | null;
     /** USD over every upstream call of the request (fusion's panel and judge too); null when one's cost is unknown. */
     total_cost: number | null;
     /** The main call's cost per token type, USD (as its answer's usage.cost_details); null when unknown. */
@@ -45,6 +54,11 @@ export interface GenerationReceipt {
     retries: number;
     /** Each upstream attempt of the main call, in order, with its outcome. */
     provider_responses: { provider_name: string; model: string; status: number | null; error_code: string | null; latency: number }[];
+    /**
+     * The email of the member whose key made the request, as it was when it ran (receipt-member.ts: a
+     * member's key sees it on its own person's requests only); null when none or not the caller's to see.
+     */
+    member: string | null;
     /** The request's OpenTelemetry trace id when its trace was recorded (tracing on and sampled); null otherwise. */
     trace_id: string | null;
     /** The request's other upstream calls (fusion), each with its own cost and tokens. */
@@ -52,14 +66,19 @@ export interface GenerationReceipt {
   };
 }
 
-const API_TYPES: Readonly<Record<string, string>> = { '/v1/chat/completions': 'completions', '/v1/responses': 'responses', '/v1/messages': 'messages' };
+const API_TYPES: Readonly<Record<string, string>> = { '/v1/chat/completions': 'completions', '/v1/responses': 'responses', '/v1/messages': 'messages', '/v1/embeddings': 'embeddings', '/v1/rerank': 'rerank' };
+
+/** The `main` record a receipt is of: the newest request among the records. */
+export function receiptRecord(records: readonly LedgerRecord[]): LedgerRecord | undefined {
+  return records.filter((record) => record.call === MAIN_CALL).sort((a, b) => (a.id < b.id ? 1 : -1))[0];
+}
 
 /**
  * The receipt of the newest request among the records (request ids may come from the client, so one id
  * can name several requests of the account: the latest wins); undefined when there is no `main` record.
  */
 export function generationReceipt(records: readonly LedgerRecord[]): GenerationReceipt | undefined {
-  const main = records.filter((record) => record.call === MAIN_CALL).sort((a, b) => (a.id < b.id ? 1 : -1))[0];
+  const main = receiptRecord(records);
   if (!main) return undefined;
   const others = records.filter((record) => record.call !== MAIN_CALL && record.startedAt === main.startedAt);
   const all = [main, ...others];
@@ -78,7 +97,11 @@ export function generationReceipt(records: readonly LedgerRecord[]): GenerationR
       error_code: main.errorCode,
       finish_reason: main.finishReason,
       cancelled: main.clientClosed,
+      insured: main.insured === true,
       trace_id: main.traceId ?? null,
+      member: null,
+      preset: main.preset ? { slug: main.preset.slug, version: main.preset.version } : null,
+      response_cache: main.responseCache ? { hit: true, original_id: main.responseCache.hitOf, saved_cost: main.responseCache.savedNanoUsd === null ? null : usd(main.responseCache.savedNanoUsd) } : null,
       total_cost: unknownCost ? null : usd(all.reduce((sum, record) => sum + (record.costNanoUsd ?? 0), 0)),
       cost_details: main.costParts ? costDetails(main.costParts) : null,
       cache_discount: main.costParts ? usd(main.costParts.cacheSavings) : null,

@@ -77,6 +77,6 @@ function addInto(rows: Map<string | null, UsageSums>, group: string | null, add:
 
 /** A report row without its USD strings (derived from the sums, so recomputed after adding). */
 function sumsOf(row: UsageReportRow): UsageSums {
-  const { costUsd: _cost, meteredUsd: _metered, costByTypeUsd: _byType, cacheSavingsUsd: _savings, ...sums } = row;
+  const { costUsd: _cost, meteredUsd: _metered, costByTypeUsd: _byType, cacheSavingsUsd: _savings, responseCacheSavedUsd: _hitsSaved, ...sums } = row;
   return sums;
 }

@@ -13,6 +13,12 @@
  * output cap is sent with that default as its cap: without it, a host that applies no cap of its own
  * could answer past the estimate, and the bound would not hold. Server tools are refused unless the
  * plan allows them, and those it allows add their calls at the dearest per-call price (server-tool-gate.ts).
+ *
+ * Budgets of the request's workspace, member and key (stores/budget-store.ts) are held by the same gate,
+ * with the same estimate and the same reservation id, in one atomic step with the managed cap
+ * (LedgerStore.reserveBudgets): a request is admitted only when every limit that applies had room, and
+ * its ledger record settles them all. A budget that leaves out the organization's own keys applies only to
+ * managed requests; one that includes them gives BYOK requests an estimate and an output cap as well.
  */
 import { randomBytes } from 'node:crypto';
 import type { ModelPrice, PlanConfig, ProviderConfig, RouteProfileConfig } from '../config/types.js';
@@ -25,6 +31,8 @@ import { formatNanoUsd, usdToNano } from './nano-usd.js';
 import { fusionCallCount, routeTargets } from '../config/route-targets.js';
 import { admitServerTools, serverToolsEstimate, type ServerToolUse } from './server-tool-gate.js';
 import { upgradePlanFor } from '../config/upgrade-plan.js';
+import { budgetPeriodEnd, budgetPeriodKey } from '../stores/budget-periods.js';
+import type { AppliedBudget, BudgetHold } from '../stores/budget-store.js';
 
 export interface SpendReservation {
   id: string;
@@ -41,6 +49,8 @@ export interface SpendRequest {
   toolFusion?: RouteProfileConfig;
   /** Server tools and tiers the request asks for; absent: none. */
   serverTools?: ServerToolUse;
+  /** Budgets of the request's workspace, member and key (account-controls.ts); absent or empty: none. */
+  budgets?: readonly AppliedBudget[];
 }
 
 export interface SpendGateDeps {
@@ -61,46 +71,82 @@ export interface SpendGateDeps {
 export class SpendGate {
   constructor(private readonly deps: SpendGateDeps) {}
 
-  /** Holds the request's estimate, or throws spend_cap_reached; undefined for requests that are not managed. */
+  /**
+   * Holds the request's estimate against the managed cap and every budget that applies, or throws
+   * spend_cap_reached / budget_exceeded; undefined when nothing applies (BYOK without budgets).
+   */
   async reserve(request: SpendRequest): Promise<SpendReservation | undefined> {
     const capUsd = request.plan?.managedSpendCapUsd;
-    if (capUsd === undefined || !(await this.deps.usesManagedAccess(request.accountId))) return undefined;
+    const budgets = request.budgets ?? [];
+    if (capUsd === undefined && budgets.length === 0) return undefined;
+    const managed = await this.deps.usesManagedAccess(request.accountId);
+    const capped = capUsd !== undefined && managed;
+    const applied = budgets.filter((budget) => managed || budget.record.includeByok);
+    if (!capped && applied.length === 0) return undefined;
     if (this.deps.ledgerBehind()) {
-      throw new RouterError('store_unavailable', 'The router cannot record usage right now, so it cannot meter managed provider access. Retry shortly.', {
+      throw new RouterError('store_unavailable', 'The router cannot record usage right now, so it cannot meter managed provider access or budgets. Retry shortly.', {
         headers: { 'retry-after': '5' },
       });
     }
-    admitServerTools(request, this.deps.prices, this.deps.plans);
+    if (capped) admitServerTools(request, this.deps.prices, this.deps.plans);
     if (outputCap(request.body) === undefined) {
       // Responses bodies carry `input`, chat bodies `messages` (both checked by the body stage).
       request.body['input' in request.body ? 'max_output_tokens' : 'max_completion_tokens'] = this.defaultOutputTokens(request.route);
     }
     const now = this.deps.clock.now();
-    const period = quotaPeriod(now);
-    const capReached = (): RouterError =>
-      new RouterError(
-        'spend_cap_reached',
-        `This account has used its managed provider access for this month (the ${request.plan?.name ?? ''} plan's cap is USD ${formatNanoUsd(usdToNano(capUsd))}). It resets at ${period.resetsAt}. Requests with your own provider keys keep working: add one on your account page, or upgrade.`,
-        {
-          details: { capUsd: formatNanoUsd(usdToNano(capUsd)), resetsAt: period.resetsAt },
-          upgradePlan: upgradePlanFor(this.deps.plans.values(), request.plan, { kind: 'more_managed_spend' }),
-        },
-      );
     const reservation = { id: `spr_${randomBytes(12).toString('hex')}`, estimateNanoUsd: this.estimate(request) };
-    // Server tool calls that alone could cost more than the whole cap are refused however little is spent:
-    // the cap may be overshot by one request's estimate, and that estimate would be mostly calls.
-    if (serverToolsEstimate(request, this.deps.prices) > usdToNano(capUsd)) throw capReached();
-    const decision = await this.deps.store.reserveSpend({
+    const expiresAt = new Date(now + this.deps.reservationTtlMs).toISOString();
+    const period = quotaPeriod(now);
+    if (capped) {
+      // Server tool calls that alone could cost more than the whole cap are refused however little is spent:
+      // the cap may be overshot by one request's estimate, and that estimate would be mostly calls.
+      if (serverToolsEstimate(request, this.deps.prices) > usdToNano(capUsd)) throw this.capReached(request, capUsd, period.resetsAt);
+      if (applied.length === 0) {
+        const decision = await this.deps.store.reserveSpend({
+          id: reservation.id,
+          accountId: request.accountId,
+          period: period.key,
+          nanoUsd: reservation.estimateNanoUsd,
+          capNanoUsd: usdToNano(capUsd),
+          expiresAt,
+          now: new Date(now).toISOString(),
+        });
+        if (!decision.reserved) throw this.capReached(request, capUsd, period.resetsAt);
+        return reservation;
+      }
+    }
+    const holds = applied.map((budget): BudgetHold => ({
+      scope: budget.record.scope,
+      scopeId: budget.record.scopeId,
+      periodKey: budgetPeriodKey(budget.record.period, now),
+      limitNanoUsd: budget.record.limitNanoUsd,
+      includeByok: budget.record.includeByok,
+    }));
+    const decision = await this.deps.store.reserveBudgets({
       id: reservation.id,
       accountId: request.accountId,
-      period: period.key,
+      ...(capped ? { managedCap: { period: period.key, capNanoUsd: usdToNano(capUsd) } } : {}),
+      holds,
       nanoUsd: reservation.estimateNanoUsd,
-      capNanoUsd: usdToNano(capUsd),
-      expiresAt: new Date(now + this.deps.reservationTtlMs).toISOString(),
+      expiresAt,
       now: new Date(now).toISOString(),
     });
-    if (!decision.reserved) throw capReached();
-    return reservation;
+    if (decision.reserved) return reservation;
+    if (decision.refusedBy === 'managed_cap') throw this.capReached(request, capUsd!, period.resetsAt);
+    const refusedBy = decision.refusedBy;
+    const budget = applied.find((candidate) => candidate.record.scope === refusedBy.scope && candidate.record.scopeId === refusedBy.scopeId)!;
+    throw budgetExceeded(budget, decision.spentNanoUsd + decision.reservedNanoUsd, now);
+  }
+
+  private capReached(request: SpendRequest, capUsd: number, resetsAt: string): RouterError {
+    return new RouterError(
+      'spend_cap_reached',
+      `This account has used its managed provider access for this month (the ${request.plan?.name ?? ''} plan's cap is USD ${formatNanoUsd(usdToNano(capUsd))}). It resets at ${resetsAt}. Requests with your own provider keys keep working: add one on your account page, or upgrade.`,
+      {
+        details: { capUsd: formatNanoUsd(usdToNano(capUsd)), resetsAt },
+        upgradePlan: upgradePlanFor(this.deps.plans.values(), request.plan, { kind: 'more_managed_spend' }),
+      },
+    );
   }
 
   /**
@@ -143,6 +189,25 @@ function fusionShape(request: SpendRequest): { calls: number; addedPromptTokens:
     added += tool.maxToolRounds * (tool.panel.length * tool.maxPanelOutputTokens + FUSION_INSTRUCTION_TOKENS);
   }
   return { calls, addedPromptTokens: added };
+}
+
+const PERIOD_WORDS = { day: 'per day', week: 'per week', month: 'per month', total: 'in total' } as const;
+
+/** The refusal names the budget (scope, name, period) and where an admin changes it; accountUrl links there. */
+function budgetExceeded(budget: AppliedBudget, committedNanoUsd: number, nowMs: number): RouterError {
+  const { record } = budget;
+  const resetsAt = budgetPeriodEnd(record.period, nowMs);
+  const limitUsd = formatNanoUsd(record.limitNanoUsd);
+  return new RouterError(
+    'budget_exceeded',
+    `The budget of ${budget.label} (USD ${limitUsd} ${PERIOD_WORDS[record.period]}) is used up${resetsAt ? `; it resets at ${resetsAt}` : ''}. An organization admin can change it on the Guardrails page (/app/guardrails).`,
+    {
+      details: {
+        budget: { scope: record.scope, id: record.scopeId, name: budget.label, period: record.period, limitUsd, spentUsd: formatNanoUsd(committedNanoUsd) },
+        ...(resetsAt ? { resetsAt } : {}),
+      },
+    },
+  );
 }
 
 function outputCap(body: Readonly<Record<string, unknown>>): number | undefined {

@@ -2,6 +2,7 @@
  * Usage reports as CSV (RFC 4180): `router usage --csv` and the account app's export are this one
  * function, so a spreadsheet made from either has the same header, rows and totals.
  */
+import type { RowTeam } from './usage-attribution.js';
 import type { UsageReport, UsageReportRow } from './usage-report.js';
 
 const COLUMNS: readonly [string, (row: UsageReportRow) => string | number][] = [
@@ -26,14 +27,25 @@ const COLUMNS: readonly [string, (row: UsageReportRow) => string | number][] = [
   ['output_cost_usd', (row) => row.costByTypeUsd.output],
   ['reasoning_cost_usd', (row) => row.costByTypeUsd.reasoning],
   ['cache_savings_usd', (row) => row.cacheSavingsUsd],
+  ['response_cache_hits', (row) => row.responseCacheHits],
+  ['response_cache_saved_usd', (row) => row.responseCacheSavedUsd],
 ];
 
-/** A header, one line per row (the group's value; empty for none), then a `total` line; CRLF-free, newline-terminated. */
-export function usageReportCsv(report: Pick<UsageReport, 'rows' | 'totals'> & { by: string }): string {
-  const line = (first: string, row: UsageReportRow) => [csvField(first), ...COLUMNS.map(([, pick]) => pick(row))].join(',');
-  const lines = [[report.by, ...COLUMNS.map(([name]) => name)].join(',')];
-  for (const row of report.rows) lines.push(line(row.group ?? '', row));
-  lines.push(line('total', report.totals));
+/**
+ * A header, one line per row (the group's value; empty for none), then a `total` line; CRLF-free,
+ * newline-terminated. The last two columns say whose usage a line is (usage-attribution.ts `rowTeams`:
+ * the member's email and the workspace's name, empty for everyone's); without `teamOf` (every account's
+ * report) they are empty.
+ */
+export function usageReportCsv(report: Pick<UsageReport, 'rows' | 'totals'> & { by: string }, teamOf?: (group: string | null | undefined) => RowTeam): string {
+  const team = (group: string | null | undefined) => {
+    const of = teamOf?.(group);
+    return [csvField(of?.member ?? ''), csvField(of?.workspace ?? '')];
+  };
+  const line = (first: string, row: UsageReportRow, group: string | null | undefined) => [csvField(first), ...COLUMNS.map(([, pick]) => pick(row)), ...team(group)].join(',');
+  const lines = [[report.by, ...COLUMNS.map(([name]) => name), 'member', 'workspace'].join(',')];
+  for (const row of report.rows) lines.push(line(row.group ?? '', row, row.group));
+  lines.push(line('total', report.totals, undefined));
   return `${lines.join('\n')}\n`;
 }
 

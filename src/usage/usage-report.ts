@@ -6,14 +6,39 @@
 import type { PlanConfig } from '../config/types.js';
 import { quotaPeriod } from '../core/quota-period.js';
 import { addSums, emptySums } from '../stores/ledger-rollup.js';
-import type { LedgerRecord, LedgerStore, UsageCell, UsageDimension, UsageSums } from '../stores/ledger-store.js';
+import type { KeyFilter, LedgerRecord, LedgerStore, UsageCell, UsageDimension, UsageRange, UsageSums } from '../stores/ledger-store.js';
 import { InvalidReportRangeError, assertTimeZone, localDayRanges, parseDay } from './local-days.js';
 import { formatNanoUsd, usdToNano } from './nano-usd.js';
+import { isTeamDimension, keysInScope, regroupByTeam, regroupCellsByTeam, type TeamDimension, type TeamDirectory, type UsageScope } from './usage-attribution.js';
 
-export type UsageGrouping = 'day' | UsageDimension;
-export const USAGE_GROUPINGS: readonly UsageGrouping[] = ['day', 'key', 'route', 'provider', 'model'];
+export type UsageGrouping = 'day' | UsageDimension | TeamDimension;
+export const USAGE_GROUPINGS: readonly UsageGrouping[] = ['day', 'key', 'route', 'provider', 'model', 'member', 'workspace'];
 
-export interface UsageReportQuery {
+/**
+ * Who holds each key of the account (usage-attribution.ts) and whose usage to report: needed to split
+ * by member or workspace, or to report one member's or workspace's usage only.
+ */
+export interface TeamView {
+  directory?: TeamDirectory;
+  /** Only the usage of these keys' member and/or workspace (a member sees only their own). */
+  scope?: UsageScope;
+}
+
+/** The ledger's key filter of a view: its scope's keys (none when it has no scope), narrowed to one key when given. */
+function keyFilterOf(view: TeamView, keyId?: string): KeyFilter | undefined {
+  const scoped = view.scope && (view.scope.personId !== undefined || view.scope.workspaceId !== undefined);
+  if (scoped && !view.directory) throw new Error('a usage view with a scope needs the team directory');
+  const inScope = view.directory ? keysInScope(view.directory, view.scope) : undefined;
+  if (keyId === undefined) return inScope;
+  return inScope === undefined || inScope.includes(keyId) ? [keyId] : [];
+}
+
+function directoryFor(view: TeamView, by: string): TeamDirectory {
+  if (!view.directory) throw new Error(`usage by ${by} needs the team directory`);
+  return view.directory;
+}
+
+export interface UsageReportQuery extends TeamView {
   accountId: string;
   /** First day, `YYYY-MM-DD`, in `tz`. */
   from: string;
@@ -33,6 +58,8 @@ export interface UsageReportRow extends UsageSums {
   costByTypeUsd: Record<TokenType, string>;
   /** What cache reads saved against the input price, as an exact decimal string. */
   cacheSavingsUsd: string;
+  /** What requests answered from the response cache would have cost (their originals' cost), as an exact decimal string. */
+  responseCacheSavedUsd: string;
 }
 
 /** The token types the ledger prices apart, in the order every view lists them. */
@@ -69,17 +96,32 @@ export async function usageReport(ledger: LedgerStore, query: UsageReportQuery):
   if (!USAGE_GROUPINGS.includes(query.by)) throw new InvalidReportRangeError(`--by must be one of ${USAGE_GROUPINGS.join(', ')}`);
   const days = localDayRanges(query.from, query.to, query.tz);
   const interval = { from: days[0]!.from, to: days[days.length - 1]!.to };
+  const keyIds = keyFilterOf(query);
+  const by = query.by;
   const sums =
-    query.by === 'day'
-      ? await ledger.sumUsageByRange(query.accountId, days)
-      : await ledger.sumUsageBy(query.accountId, interval.from, interval.to, query.by);
+    by === 'day'
+      ? await ledger.sumUsageByRange(query.accountId, days, keyIds)
+      : isTeamDimension(by)
+        ? await teamSums(ledger, query.accountId, [{ label: 'all', ...interval }], keyIds, directoryFor(query, by), by)
+        : await ledger.sumUsageBy(query.accountId, interval.from, interval.to, by, keyIds);
   const rows = sums.map(withUsd);
   return { accountId: query.accountId, from: query.from, to: query.to, tz: query.tz, by: query.by, interval, rows, totals: withUsd(total(sums)) };
 }
 
+/** Per-range cells by member or workspace: the split by key and its attributed part, read together (two queries). */
+async function teamCells(ledger: LedgerStore, accountId: string, ranges: readonly UsageRange[], keyIds: KeyFilter | undefined, directory: TeamDirectory, by: TeamDimension): Promise<UsageCell[]> {
+  const [byKey, attributed] = await Promise.all([ledger.sumUsageByRangeAnd(accountId, ranges, 'key', keyIds), ledger.sumAttributedUsage(accountId, ranges, keyIds)]);
+  return regroupCellsByTeam(byKey, attributed, directory, by);
+}
+
+async function teamSums(ledger: LedgerStore, accountId: string, ranges: readonly UsageRange[], keyIds: KeyFilter | undefined, directory: TeamDirectory, by: TeamDimension): Promise<UsageSums[]> {
+  const [byKey, attributed] = await Promise.all([ledger.sumUsageByRangeAnd(accountId, ranges, 'key', keyIds), ledger.sumAttributedUsage(accountId, ranges, keyIds)]);
+  return regroupByTeam(byKey, attributed, directory, by);
+}
+
 export interface DailyUsageQuery extends Omit<UsageReportQuery, 'by'> {
   /** What each day is split by. */
-  by: UsageDimension;
+  by: UsageDimension | TeamDimension;
   /** Only this key's usage (one of the account's keys: the caller checks whose it is). */
   keyId?: string;
 }
@@ -90,7 +132,7 @@ export interface DailyUsage {
   from: string;
   to: string;
   tz: string;
-  by: UsageDimension;
+  by: UsageDimension | TeamDimension;
   interval: { from: string; to: string };
   /** Every day of the range, in order. */
   days: string[];
@@ -105,7 +147,11 @@ export interface DailyUsage {
 
 export async function dailyUsage(ledger: LedgerStore, query: DailyUsageQuery): Promise<DailyUsage> {
   const ranges = localDayRanges(query.from, query.to, query.tz);
-  const cells = await ledger.sumUsageByRangeAnd(query.accountId, ranges, query.by, query.keyId);
+  const keyIds = keyFilterOf(query, query.keyId);
+  const by = query.by;
+  const cells = isTeamDimension(by)
+    ? await teamCells(ledger, query.accountId, ranges, keyIds, directoryFor(query, by), by)
+    : await ledger.sumUsageByRangeAnd(query.accountId, ranges, by, keyIds);
   const byDay = new Map(ranges.map((range) => [range.label, emptySums(range.label)]));
   const byValue = new Map<string | null, UsageSums>();
   for (const cell of cells) {
@@ -184,15 +230,21 @@ export async function managedSpend(ledger: LedgerStore, input: { accountId: stri
   };
 }
 
-/** The account's requests, newest first (one query per page; pass the last row's startedAt as `before`). */
-export function listRequests(ledger: LedgerStore, input: { accountId: string; before?: string; limit?: number }): Promise<LedgerRecord[]> {
-  return ledger.listRequests({ accountId: input.accountId, limit: Math.min(Math.max(input.limit ?? 50, 1), 500), ...(input.before ? { before: input.before } : {}) });
+/** The account's requests, newest first (one query per page; pass the last row's startedAt as `before`); with a scope, of its keys only. */
+export function listRequests(ledger: LedgerStore, input: { accountId: string; before?: string; limit?: number } & TeamView): Promise<LedgerRecord[]> {
+  const keyIds = keyFilterOf(input);
+  return ledger.listRequests({
+    accountId: input.accountId,
+    limit: Math.min(Math.max(input.limit ?? 50, 1), 500),
+    ...(input.before ? { before: input.before } : {}),
+    ...(keyIds ? { keyIds } : {}),
+  });
 }
 
 /** Sums with their money as exact decimal strings (every report row, the operator's too). */
 export function withUsd(sums: UsageSums): UsageReportRow {
   const costByTypeUsd = Object.fromEntries(TOKEN_TYPES.map((type) => [type, formatNanoUsd(TOKEN_TYPE_COST[type](sums))])) as Record<TokenType, string>;
-  return { ...sums, costUsd: formatNanoUsd(sums.costNanoUsd), meteredUsd: formatNanoUsd(sums.meteredNanoUsd), costByTypeUsd, cacheSavingsUsd: formatNanoUsd(sums.cacheSavingsNanoUsd) };
+  return { ...sums, costUsd: formatNanoUsd(sums.costNanoUsd), meteredUsd: formatNanoUsd(sums.meteredNanoUsd), costByTypeUsd, cacheSavingsUsd: formatNanoUsd(sums.cacheSavingsNanoUsd), responseCacheSavedUsd: formatNanoUsd(sums.responseCacheSavedNanoUsd) };
 }
 
 function total(rows: readonly UsageSums[]): UsageSums {

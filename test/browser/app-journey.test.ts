@@ -86,7 +86,11 @@ describe.skipIf(!HAVE_BROWSER)('account app in a real browser', { timeout: 120_0
     await expect.poll(() => page.getByText('…4242').count()).toBeGreaterThan(0);
     await page.locator('#provider-openai').getByRole('button', { name: 'Test' }).click();
     await expect.poll(() => page.getByText('OpenAI accepted the key').count()).toBe(1);
+    // Post-redirect-get: the result is on the page the POST led to, and shown once.
+    expect(new URL(page.url()).pathname).toBe('/app/provider-keys');
     await checkPage(page, 'provider-keys');
+    await page.reload();
+    expect(await page.getByText('OpenAI accepted the key').count()).toBe(0);
     // Routing reads an account's provider keys through a cache of keyCacheTtlMs (5 s): "within seconds".
     clock.advance(6000);
 
@@ -265,7 +269,8 @@ describe.skipIf(!HAVE_BROWSER)('account app in a real browser', { timeout: 120_0
     await page.getByLabel('Time zone').fill('Europe/Berlin');
     await page.getByLabel('Split by').selectOption('provider');
     await page.getByRole('button', { name: 'Show' }).click();
-    await page.waitForURL(/\/app\/usage\?tz=Europe%2FBerlin&by=provider$/);
+    // The member and workspace filters go along empty (everyone, every workspace).
+    await page.waitForURL(/\/app\/usage\?tz=Europe%2FBerlin&by=provider(&member=&workspace=)?$/);
     expect(await page.getByText('calendar days in Europe/Berlin').count()).toBeGreaterThan(0);
     await screenshot(page, 'usage');
     const phone = await signIn(await newPage(375), 'charts@example.com');

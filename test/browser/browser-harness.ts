@@ -27,10 +27,22 @@ export function launchBrowser(): Promise<Browser> {
   });
 }
 
-/** Save a full-page screenshot as a test artefact. */
+/**
+ * Save a full-page screenshot as a test artefact. Chromium now and then answers "Unable to capture
+ * screenshot" when the machine is loaded (seen with four test files at once on two cores); the picture
+ * is an artefact, not the assertion, so that one protocol error is tried again, twice, after a frame.
+ */
 export async function screenshot(page: Page, name: string): Promise<void> {
   mkdirSync(SCREENSHOT_DIR, { recursive: true });
-  await page.screenshot({ path: join(SCREENSHOT_DIR, `${name}.png`), fullPage: true });
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await page.screenshot({ path: join(SCREENSHOT_DIR, `${name}.png`), fullPage: true });
+      return;
+    } catch (error) {
+      if (attempt === 3 || !String((error as Error).message).includes('Unable to capture screenshot')) throw error;
+      await page.waitForTimeout(250 * attempt);
+    }
+  }
 }
 
 /** Run axe-core in the page; fail on any serious or critical violation (named, with its targets). */

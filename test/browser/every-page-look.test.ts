@@ -21,7 +21,7 @@ const LOOKS = [
   { suffix: '375px-dark', width: 375, colorScheme: 'dark', docs: false },
 ] as const;
 
-describe.skipIf(!HAVE_BROWSER)('every page, light and dark, desktop and phone', { timeout: 300_000 }, () => {
+describe.skipIf(!HAVE_BROWSER)('every page, light and dark, desktop and phone', { timeout: 420_000 }, () => {
   let fakes: Fakes;
   let router: AppRouter;
   let browser: Browser;
@@ -79,7 +79,8 @@ describe.skipIf(!HAVE_BROWSER)('every page, light and dark, desktop and phone', 
     await expect.poll(() => setup.getByText('…4242').count()).toBeGreaterThan(0);
     clock.advance(6000);
     for (let i = 0; i < 3; i++) await sdkClient(router, key).chat.completions.create({ model: 'router/frontier', messages: [{ role: 'user', content: 'hi' }] });
-    await setup.waitForTimeout(1500); // the ledger's flush interval
+    // The usage page lists what the ledger has written: flushed now rather than after its interval.
+    await router.server.runtime.usage.ledger!.flush();
 
     const signedInPages = [
       ['onboarding', '/app/onboarding'],
@@ -87,6 +88,10 @@ describe.skipIf(!HAVE_BROWSER)('every page, light and dark, desktop and phone', 
       ['keys', '/app/keys'],
       ['provider-keys', '/app/provider-keys'],
       ['usage', '/app/usage'],
+      ['members', '/app/members'],
+      ['workspaces', '/app/workspaces'],
+      ['guardrails', '/app/guardrails'],
+      ['organization', '/app/organization'],
       ['billing', '/app/billing'],
       ['security', '/app/security'],
       ['support', '/app/support'],

@@ -1,7 +1,8 @@
 /**
  * Email in Chromium, through a real SMTP server (an in-process sink): sign up → the verification email →
  * its link followed in the browser → the first key; forgot password → the reset email → its link → a new
- * password → sign in with it; a leaked-key signal on the home and the security page with "Revoke now".
+ * password → sign in with it; a leaked-key signal on the home and the security page with "Revoke now"; the
+ * support page's contact form, its field errors, and the message at the sink.
  * axe (no serious or critical violation) at 1280 and 375 px on each page; screenshots in
  * test-results/screenshots/, and with ROUTER_UPDATE_SCREENSHOTS=1 the 1280 px ones in docs/screenshots/.
  */
@@ -32,7 +33,7 @@ describe.skipIf(!HAVE_BROWSER)('email and alerts in a real browser', { timeout: 
     // SMTP on: email verification is required by default. A low spike threshold, so a few calls are a leaked-key signal.
     router = await startAppRouter({
       env: { ROUTER_SMTP_URL: sink.url },
-      app: { alerts: { sweepSeconds: 1, spikeMinRequests: 5, spikeFactor: 3 } },
+      app: { support: 'help@operator.example', alerts: { sweepSeconds: 1, spikeMinRequests: 5, spikeFactor: 3 } },
       patch: { server: (doc: any) => void (doc.keyCacheTtlMs = 50), providers: pointProvidersAt(fakes.urls), routes: frontierOrder(['openai']) },
     });
     browser = await launchBrowser();
@@ -178,5 +179,31 @@ describe.skipIf(!HAVE_BROWSER)('email and alerts in a real browser', { timeout: 
     await page.goto(`${router.url}/app/keys`);
     expect(await page.getByRole('region', { name: 'Needs your attention' }).count()).toBe(0);
     await expect.poll(async () => (await postV1(router, apiKey, '/chat/completions', { model: 'router/frontier', messages: [{ role: 'user', content: 'hi' }] })).status, { timeout: 10_000, interval: 500 }).toBe(401);
+  });
+  it('the support page offers the operator contact and a form that mails it, errors at the fields first', async () => {
+    const page = await newPage();
+    await signIn(page, NEW_PASSWORD);
+    await page.goto(`${router.url}/app/support`);
+    const phone = await newPage(375);
+    await phone.context().addCookies(await page.context().cookies());
+    await phone.goto(`${router.url}/app/support`);
+    expect(await page.getByRole('link', { name: 'help@operator.example' }).getAttribute('href')).toBe('mailto:help@operator.example');
+    await look(page, 'support-contact', phone);
+    // The browser's own checks aside (required), an over-long message comes back at its field, text kept.
+    await page.getByLabel('Subject').fill('Billing question');
+    await page.getByLabel(/^Message/).evaluate((field) => field.removeAttribute('maxlength'));
+    await page.getByLabel(/^Message/).fill('x'.repeat(4001));
+    await page.getByRole('button', { name: 'Send to support' }).click();
+    await page.getByText('Keep the message to 4000 characters').waitFor({ timeout: 8000 });
+    expect(await page.getByLabel(/^Message/).getAttribute('aria-invalid')).toBe('true');
+    expect(await page.getByLabel('Subject').inputValue()).toBe('Billing question');
+    await look(page, 'support-contact-error');
+    await page.getByLabel(/^Message/).fill('Can I move to Pro this month?');
+    await page.getByRole('button', { name: 'Send to support' }).click();
+    await page.waitForURL('**/app/support?sent=1#contact', { timeout: 8000 });
+    expect(await page.getByText('Your message was sent to help@operator.example.').count()).toBe(1);
+    const mail = await sink.waitFor('help@operator.example', /^\[Support\] Billing question$/);
+    expect(mail.text).toContain('Can I move to Pro this month?');
+    expect(mail.replyTo).toBe(EMAIL);
   });
 });

@@ -11,7 +11,7 @@ import type { Browser } from 'playwright-core';
 import { startOtlpReceiver, type OtlpReceiver } from '../support/otlp-receiver.js';
 import { renderWaterfall } from '../support/trace-waterfall.js';
 import { PROVIDER_KEYS, frontierOrder, pointProvidersAt, readSse, startFakes, startTestRouter, type Fakes, type TestRouter } from '../e2e/router-harness.js';
-import { expectAccessible, HAVE_BROWSER, launchBrowser } from './browser-harness.js';
+import { expectAccessible, HAVE_BROWSER, launchBrowser, screenshot } from './browser-harness.js';
 
 const DOCS_SCREENSHOTS = new URL('../../docs/screenshots/', import.meta.url).pathname;
 
@@ -59,8 +59,12 @@ describe.skipIf(!HAVE_BROWSER)('one request’s trace, drawn', { timeout: 120_00
     expect(names).toEqual(expect.arrayContaining(['router.authenticate', 'router.quota', 'router.rate_limit', 'router.spend_gate', 'chat gpt-4.1', 'chat claude-sonnet-4-5']));
     expect(await page.locator('tr.error .name').allTextContents()).toEqual(['chat gpt-4.1']);
     await expectAccessible(page, 'trace waterfall');
-    mkdirSync(DOCS_SCREENSHOTS, { recursive: true });
-    await page.screenshot({ path: `${DOCS_SCREENSHOTS}trace-waterfall.png`, fullPage: true });
+    // Into test-results/ on every run; the tracked copy in docs/ only when asked, so `npm test` leaves the tree clean.
+    await screenshot(page, 'trace-waterfall');
+    if (process.env.ROUTER_UPDATE_SCREENSHOTS === '1') {
+      mkdirSync(DOCS_SCREENSHOTS, { recursive: true });
+      await page.screenshot({ path: `${DOCS_SCREENSHOTS}trace-waterfall.png`, fullPage: true });
+    }
     await page.close();
   });
 });

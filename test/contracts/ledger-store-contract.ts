@@ -110,6 +110,37 @@ export function runLedgerStoreContract(name: string, makeLedger: MakeLedger): vo
       expect(total).toMatchObject({ costNanoUsd: 30_000_100, serverToolsCostNanoUsd: 30_000_000 });
     });
 
+    it('keeps a response-cache hit (the request it replayed, the spend it saved) and sums hits and savings', async () => {
+      const hit = ledgerRecord({
+        requestId: 'req_hit',
+        providerId: null,
+        upstreamModel: null,
+        credentialSource: null,
+        usage: { prompt: 0, completion: 0, reasoning: 0, cached: 0 },
+        costNanoUsd: 0,
+        costParts: null,
+        meteredNanoUsd: 0,
+        responseCache: { hitOf: 'req_original', savedNanoUsd: 1_234_567 },
+      });
+      const { id: _hitId, ...hitFields } = hit;
+      const unknownSaving = ledgerRecord({ ...hitFields, requestId: 'req_hit_2', responseCache: { hitOf: 'req_original', savedNanoUsd: null } });
+      const paid = ledgerRecord({ requestId: 'req_original' });
+      await ledger.writeBatch([hit, unknownSaving, paid]);
+      expect(await ledger.findRecords({ requestId: 'req_hit' })).toEqual([hit]);
+      expect((await ledger.findRecords({ requestId: 'req_hit_2' }))[0]?.responseCache).toEqual({ hitOf: 'req_original', savedNanoUsd: null });
+      expect((await ledger.findRecords({ requestId: 'req_original' }))[0]?.responseCache).toBeUndefined();
+      const [total] = await ledger.sumUsageBy('acct_a', NOV.from, NOV.to, 'key');
+      expect(total).toMatchObject({ requests: 3, responseCacheHits: 2, responseCacheSavedNanoUsd: 1_234_567, costNanoUsd: paid.costNanoUsd });
+    });
+
+    it('keeps the preset a request used (slug and version), and none on a request without one', async () => {
+      const withPreset = ledgerRecord({ requestId: 'req_preset', preset: { slug: 'code-review', version: 3 } });
+      const without = ledgerRecord({ requestId: 'req_plain' });
+      await ledger.writeBatch([withPreset, without]);
+      expect(await ledger.findRecords({ requestId: 'req_preset' })).toEqual([withPreset]);
+      expect((await ledger.findRecords({ requestId: 'req_plain' }))[0]?.preset).toBeUndefined();
+    });
+
     it('keeps cache-write tokens and the cost of each token type, and sums them exactly', async () => {
       const parts = { input: 300, cacheRead: 20, cacheWrite: 125, cacheWrite1h: 200, output: 275, reasoning: 80, serverTools: 0, cacheSavings: 180 };
       const cached = ledgerRecord({
@@ -250,12 +281,97 @@ export function runLedgerStoreContract(name: string, makeLedger: MakeLedger): vo
       // One key's usage only (the per-key view): its cells add up to what the split by key gives it.
       const byKey = await ledger.sumUsageByRangeAnd('acct_a', ranges, 'key');
       for (const keyId of new Set(byKey.map((cell) => cell.group).filter((group): group is string => group !== null))) {
-        const ofKey = await ledger.sumUsageByRangeAnd('acct_a', ranges, 'provider', keyId);
+        const ofKey = await ledger.sumUsageByRangeAnd('acct_a', ranges, 'provider', [keyId]);
         const expected = byKey.filter((cell) => cell.group === keyId);
         expect(ofKey.reduce((sum, cell) => sum + cell.requests, 0), keyId).toBe(expected.reduce((sum, cell) => sum + cell.requests, 0));
         expect(ofKey.reduce((sum, cell) => sum + cell.costNanoUsd, 0), keyId).toBe(expected.reduce((sum, cell) => sum + cell.costNanoUsd, 0));
       }
-      expect(await ledger.sumUsageByRangeAnd('acct_a', ranges, 'route', 'key_9')).toEqual([]);
+      expect(await ledger.sumUsageByRangeAnd('acct_a', ranges, 'route', ['key_9'])).toEqual([]);
+    });
+
+    it('narrows every split to a set of keys (a member’s or a workspace’s): the parts add up, an empty set matches nothing', async () => {
+      await ledger.writeBatch([
+        ledgerRecord({ startedAt: '2026-11-14T10:00:00.000Z', keyId: 'key_1', providerId: 'openai', costNanoUsd: 1 }),
+        ledgerRecord({ startedAt: '2026-11-14T11:00:00.000Z', keyId: 'key_2', providerId: 'anthropic', upstreamModel: 'claude', costNanoUsd: 20 }),
+        ledgerRecord({ startedAt: '2026-11-15T12:00:00.000Z', keyId: 'key_3', providerId: 'openai', costNanoUsd: 300 }),
+        ledgerRecord({ startedAt: '2026-11-15T12:30:00.000Z', keyId: null, providerId: 'openai', costNanoUsd: 4000 }),
+        ledgerRecord({ startedAt: '2026-11-14T10:00:00.000Z', accountId: 'acct_other', keyId: 'key_2', costNanoUsd: 50_000 }),
+      ]);
+      const ranges = ['14', '15'].map((day) => ({ label: `2026-11-${day}`, from: `2026-11-${day}T00:00:00.000Z`, to: `2026-11-${Number(day) + 1}T00:00:00.000Z` }));
+      const cost = (rows: readonly { costNanoUsd: number }[]) => rows.reduce((sum, row) => sum + row.costNanoUsd, 0);
+      expect(cost(await ledger.sumUsageByRange('acct_a', ranges))).toBe(4321);
+      expect(cost(await ledger.sumUsageByRange('acct_a', ranges, ['key_1', 'key_3']))).toBe(301);
+      expect((await ledger.sumUsageByRange('acct_a', ranges, ['key_2'])).map((row) => [row.group, row.requests])).toEqual([
+        ['2026-11-14', 1],
+        ['2026-11-15', 0],
+      ]);
+      expect((await ledger.sumUsageBy('acct_a', NOV.from, NOV.to, 'provider', ['key_1', 'key_2', 'key_3'])).map((row) => [row.group, row.costNanoUsd])).toEqual([
+        ['openai', 301],
+        ['anthropic', 20],
+      ]);
+      expect(await ledger.sumUsageBy('acct_a', NOV.from, NOV.to, 'key', [])).toEqual([]);
+      expect(cost(await ledger.sumUsageByRange('acct_a', ranges, []))).toBe(0);
+      expect((await ledger.sumUsageByRangeAnd('acct_a', ranges, 'key', ['key_2', 'key_3'])).map((cell) => [cell.range, cell.group, cell.costNanoUsd])).toEqual([
+        ['2026-11-14', 'key_2', 20],
+        ['2026-11-15', 'key_3', 300],
+      ]);
+      expect(await ledger.sumUsageByRangeAnd('acct_a', ranges, 'key', [])).toEqual([]);
+      const listed = await ledger.listRequests({ accountId: 'acct_a', limit: 10, keyIds: ['key_2', 'key_3'] });
+      expect(listed.map((record) => record.keyId)).toEqual(['key_3', 'key_2']);
+      expect(await ledger.listRequests({ accountId: 'acct_a', limit: 10, keyIds: [] })).toEqual([]);
+      expect(await ledger.listRequests({ accountId: 'acct_a', limit: 10 })).toHaveLength(4);
+    });
+
+    it('sums usage per range, key and the person and workspace the key had when it ran (version 18), in the same batch as the rollups', async () => {
+      await ledger.writeBatch([
+        ledgerRecord({ startedAt: '2026-11-14T10:00:00.000Z', keyId: 'key_1', personId: 'psn_ann', workspaceId: 'wks_1', costNanoUsd: 1 }),
+        // The same key in the same quarter hour, after it moved to another workspace and was handed over.
+        ledgerRecord({ startedAt: '2026-11-14T10:05:00.000Z', keyId: 'key_1', personId: 'psn_admin', workspaceId: 'wks_2', costNanoUsd: 20 }),
+        ledgerRecord({ startedAt: '2026-11-14T10:06:00.000Z', keyId: 'key_1', personId: 'psn_admin', workspaceId: 'wks_2', costNanoUsd: 300, call: 'judge' }),
+        ledgerRecord({ startedAt: '2026-11-15T09:00:00.000Z', keyId: 'key_cli', costNanoUsd: 4000 }),
+        ledgerRecord({ startedAt: '2026-11-15T09:00:00.000Z', keyId: 'key_1', accountId: 'acct_other', personId: 'psn_x', costNanoUsd: 50_000 }),
+      ]);
+      const ranges = ['14', '15'].map((day) => ({ label: `2026-11-${day}`, from: `2026-11-${day}T00:00:00.000Z`, to: `2026-11-${Number(day) + 1}T00:00:00.000Z` }));
+      const cells = await ledger.sumAttributedUsage('acct_a', ranges);
+      expect(cells.map((cell) => [cell.range, cell.keyId, cell.personId, cell.workspaceId, cell.requests, cell.calls, cell.costNanoUsd])).toEqual([
+        ['2026-11-14', 'key_1', 'psn_admin', 'wks_2', 1, 2, 320],
+        ['2026-11-14', 'key_1', 'psn_ann', 'wks_1', 1, 1, 1],
+        ['2026-11-15', 'key_cli', null, null, 1, 1, 4000],
+      ]);
+      expect(cells[0]!.lastAt).toBe('2026-11-14T10:06:00.000Z');
+      // The attributed sums are the rollups' own, split further.
+      const byKey = await ledger.sumUsageByRangeAnd('acct_a', ranges, 'key');
+      expect(byKey.map((cell) => [cell.range, cell.group, cell.costNanoUsd])).toEqual([
+        ['2026-11-14', 'key_1', 321],
+        ['2026-11-15', 'key_cli', 4000],
+      ]);
+      expect((await ledger.sumAttributedUsage('acct_a', ranges, ['key_cli'])).map((cell) => cell.keyId)).toEqual(['key_cli']);
+      expect(await ledger.sumAttributedUsage('acct_a', ranges, [])).toEqual([]);
+      // A record id already stored is not counted twice here either.
+      const again = ledgerRecord({ startedAt: '2026-11-15T09:30:00.000Z', keyId: 'key_cli', costNanoUsd: 5 });
+      await ledger.writeBatch([again]);
+      await ledger.writeBatch([again]);
+      expect((await ledger.sumAttributedUsage('acct_a', ranges, ['key_cli']))[0]!.costNanoUsd).toBe(4005);
+    });
+
+    it('sums one key’s cost by credential source, all time and since the start of its UTC day, week and month', async () => {
+      await ledger.writeBatch([
+        ledgerRecord({ keyId: 'key_s', credentialSource: 'managed', costNanoUsd: 1_000, meteredNanoUsd: 1_000, startedAt: '2026-10-31T23:59:59.000Z' }),
+        ledgerRecord({ keyId: 'key_s', credentialSource: 'managed', costNanoUsd: 20_000, meteredNanoUsd: 20_000, startedAt: '2026-11-23T00:00:00.000Z' }),
+        ledgerRecord({ keyId: 'key_s', credentialSource: 'byok', costNanoUsd: 300_000, meteredNanoUsd: 0, startedAt: '2026-11-25T00:00:00.000Z' }),
+        ledgerRecord({ keyId: 'key_s', credentialSource: 'byok', costNanoUsd: 4_000_000, meteredNanoUsd: 0, startedAt: '2026-11-02T10:00:00.000Z' }),
+        ledgerRecord({ keyId: 'key_other', credentialSource: 'managed', costNanoUsd: 50_000_000, meteredNanoUsd: 50_000_000, startedAt: '2026-11-25T00:00:00.000Z' }),
+        ledgerRecord({ keyId: 'key_s', accountId: 'acct_other', credentialSource: 'managed', costNanoUsd: 600_000_000, meteredNanoUsd: 600_000_000 }),
+      ]);
+      const spend = await ledger.sumKeySpend('acct_a', 'key_s', { day: '2026-11-25T00:00:00.000Z', week: '2026-11-23T00:00:00.000Z', month: '2026-11-01T00:00:00.000Z' });
+      expect(spend).toEqual({
+        total: { managedNanoUsd: 21_000, byokNanoUsd: 4_300_000 },
+        day: { managedNanoUsd: 0, byokNanoUsd: 300_000 },
+        week: { managedNanoUsd: 20_000, byokNanoUsd: 300_000 },
+        month: { managedNanoUsd: 20_000, byokNanoUsd: 4_300_000 },
+      });
+      const none = { managedNanoUsd: 0, byokNanoUsd: 0 };
+      expect(await ledger.sumKeySpend('acct_a', 'key_never', { day: '2026-11-25T00:00:00.000Z', week: '2026-11-23T00:00:00.000Z', month: '2026-11-01T00:00:00.000Z' })).toEqual({ total: none, day: none, week: none, month: none });
     });
 
     it('reports the last use of each key, beyond raw retention too', async () => {

@@ -61,7 +61,7 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
     describe('accounts', () => {
       it('creates an active account with a generated id and the clock time', async () => {
         const created = await account('pro');
-        expect(created).toEqual({ id: expect.stringMatching(/^acct_[0-9a-f]{24}$/), email: 'dev@example.com', plan: 'pro', status: 'active', createdAt: START_ISO });
+        expect(created).toEqual({ id: expect.stringMatching(/^acct_[0-9a-f]{24}$/), email: 'dev@example.com', name: null, plan: 'pro', status: 'active', createdAt: START_ISO });
         expect(await store.getAccount(created.id)).toEqual(created);
         expect(await store.getAccount('acct_missing')).toBeNull();
       });
@@ -78,6 +78,20 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
         expect(await store.setAccountPlan(created.id, 'pro', 'cli')).toEqual({ ...created, plan: 'pro' });
         expect(await store.deactivateAccount(created.id, 'api')).toEqual({ ...created, plan: 'pro', status: 'inactive' });
         expect((await store.getAccount(created.id))?.status).toBe('inactive');
+      });
+
+      it("keeps the account's response-cache rule (allow until set), audited", async () => {
+        const created = await account();
+        expect(await store.getResponseCachePolicy(created.id)).toBe('allow');
+        await store.setResponseCachePolicy(created.id, 'no_user_data', 'cli');
+        expect(await store.getResponseCachePolicy(created.id)).toBe('no_user_data');
+        await store.setResponseCachePolicy(created.id, 'never', 'cli');
+        expect(await store.getResponseCachePolicy(created.id)).toBe('never');
+        const events = await store.listAuditEvents({ accountId: created.id });
+        expect(events.filter((event) => event.action === 'account.set_response_cache').map((event) => event.details)).toEqual(
+          expect.arrayContaining([{ from: 'allow', to: 'no_user_data' }, { from: 'no_user_data', to: 'never' }]),
+        );
+        await expect(store.setResponseCachePolicy('acct_missing', 'never', 'cli')).rejects.toBeInstanceOf(NotFoundInStoreError);
       });
 
       it('rejects unknown account ids with NotFoundInStoreError', async () => {
@@ -106,9 +120,36 @@ export function runStoreContract(name: string, makeStore: MakeStore): void {
           createdAt: START_ISO,
           revokedAt: null,
           expiresAt: null,
+          kind: 'inference',
+          disabledAt: null,
+          updatedAt: null,
+          workspaceId: null,
+          personId: null,
         });
         expect(await store.getApiKey(key.id)).toEqual(key);
         expect(await store.getApiKey('key_missing')).toBeNull();
+      });
+
+      it('keeps a management key management through rotation, and renames, disables and enables a key with one audit event each', async () => {
+        const owner = await account();
+        const admin = await store.createApiKey({ accountId: owner.id, ...newKeyMaterial('admin').input, kind: 'management' }, 'cli');
+        expect(admin.kind).toBe('management');
+        const { created } = await store.rotateApiKey(admin.id, newKeyMaterial('admin').input, 0, 'cli');
+        expect(created.kind).toBe('management');
+        const disabled = await store.updateApiKey(created.id, { disabled: true, name: 'ops' }, 'key:key_x');
+        expect(disabled).toMatchObject({ name: 'ops', disabledAt: START_ISO, updatedAt: START_ISO, kind: 'management' });
+        expect((await store.updateApiKey(created.id, { disabled: true }, 'key:key_x')).disabledAt).toBe(START_ISO);
+        const enabled = await store.updateApiKey(created.id, { disabled: false }, 'key:key_x');
+        expect(enabled).toMatchObject({ name: 'ops', disabledAt: null });
+        const updates = (await store.listAuditEvents({ accountId: owner.id })).filter((event) => event.action === 'key.update');
+        expect(updates.map((event) => [event.actor, event.keyId, event.details])).toEqual(
+          expect.arrayContaining([
+            ['key:key_x', created.id, { name: 'ops', disabled: true }],
+            ['key:key_x', created.id, { disabled: false }],
+          ]),
+        );
+        expect(updates).toHaveLength(3);
+        await expect(store.updateApiKey('key_missing', { disabled: true }, 'cli')).rejects.toBeInstanceOf(NotFoundInStoreError);
       });
 
       it('finds a key with its account by hash, whatever their status', async () => {

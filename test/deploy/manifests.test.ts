@@ -1,8 +1,9 @@
 /**
  * The deployment files (Dockerfile, deploy/compose.yaml, deploy/kubernetes/) checked against the router
- * they deploy: without a Kubernetes API schema package installed, what is checked is the structure each
- * kind requires, that selectors, names, ports, probe paths and Secret keys agree with each other and with
- * the server, and that the ConfigMap is config/ as rendered and passes `router check` in the built CLI.
+ * they deploy: every manifest validated against the Kubernetes API's OpenAPI schemas (the
+ * kubernetes-models package: field types, required fields, enums), the structure each kind requires,
+ * that selectors, names, ports, probe paths and Secret keys agree with each other and with the server,
+ * and that the ConfigMap is config/ as rendered and passes `router check` in the built CLI.
  */
 import { execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -61,7 +62,28 @@ function cidrWithin(inner: string, outer: string): boolean {
   return ((ipv4ToInt(innerBase) & mask) >>> 0) === ((ipv4ToInt(outerBase) & mask) >>> 0);
 }
 
+/** The manifest checked by the Kubernetes API's schema for its apiVersion and kind; throws what is wrong. */
+async function validateAgainstApiSchema(doc: Doc): Promise<void> {
+  const { file: _file, ...manifest } = doc;
+  // kubernetes-models lays out one module per kind under its API group and version: apps/v1/Deployment, v1/Service.
+  const module = (await import(`kubernetes-models/${doc.apiVersion}/${doc.kind}`)) as Record<string, new (data: Doc) => { validate(): void }>;
+  new module[doc.kind]!(manifest).validate();
+}
+
 describe('Kubernetes manifests (deploy/kubernetes/)', () => {
+  it('are each valid against the Kubernetes API schema of its apiVersion and kind', async () => {
+    for (const doc of manifests) await expect(validateAgainstApiSchema(doc), `${doc.file}: ${doc.kind}`).resolves.toBeUndefined();
+  });
+
+  it('the schema check rejects what the API server would (so the test above can fail)', async () => {
+    const deployment = structuredClone(one('Deployment'));
+    deployment.spec.template.spec.containers[0].ports[0].containerPort = 'http';
+    await expect(validateAgainstApiSchema(deployment)).rejects.toThrow(/containerPort must be integer/);
+    const job = structuredClone(one('Job'));
+    delete job.spec.template.spec.containers[0].name;
+    await expect(validateAgainstApiSchema(job)).rejects.toThrow(/containers\/0 must have required property name/);
+  });
+
   it('are each a known kind under its current apiVersion, named, with the fields that kind requires', () => {
     expect(manifests.length).toBeGreaterThanOrEqual(7);
     for (const doc of manifests) {

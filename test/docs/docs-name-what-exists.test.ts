@@ -22,12 +22,15 @@ describe('README.md and docs/ name only commands, options, variables and endpoin
 
   beforeAll(async () => {
     router = await startTestRouter();
-    const { key } = await router.createAccount('pro');
+    const { key, keyId, accountId } = await router.createAccount('pro');
+    // {slug} and {version}: a preset of the account, so the preset reads answer 200 (writes: 403, ordinary key).
+    await router.server.runtime.store.savePreset({ accountId, slug: 'example', config: { temperature: 0.5 } }, 'test');
     const headers = { ...UA, authorization: `Bearer ${key}`, 'content-type': 'application/json' };
     const family = ((await (await fetch(`${router.url}/model-catalog`, { headers: UA })).json()) as { families: Array<{ id: string }> }).families[0]!.id;
     const model = ((await (await fetch(`${router.baseURL}/models`, { headers })).json()) as { data: Array<{ id: string }> }).data[0]!.id;
     running = {
-      pathExamples: { family, id: model, model },
+      // {hash}: a key id of the account (an ordinary key, so the key API answers 403, never changes it).
+      pathExamples: { family, id: model, model, hash: keyId, slug: 'example', version: '1' },
       async statusOf(method, path) {
         // POST an empty object: enough to reach the endpoint (it answers 400), never a model call.
         const response = await fetch(`${router.url}${path}`, { method, headers, ...(method === 'GET' || method === 'HEAD' ? {} : { body: '{}' }) });

@@ -53,6 +53,9 @@ describe('the router CLI (built bin/router, real processes)', () => {
     expect(keys).toHaveLength(1);
     expect(keys[0].display).toBe(`sk_router_…${created.key.slice(-4)}`);
     expect(JSON.stringify(keys)).not.toContain(created.key);
+    expect(keys[0].kind).toBe('inference');
+    const management = await json('keys', 'create', '--account', account.id, '--name', 'provisioning', '--management');
+    expect(management.apiKey.kind).toBe('management');
     const { accounts } = await json('accounts', 'list');
     expect(accounts.map((a: { email: string }) => a.email)).toContain('ada@example.com');
     const { account: moved } = await json('accounts', 'set-plan', account.id, 'max');
@@ -64,7 +67,10 @@ describe('the router CLI (built bin/router, real processes)', () => {
   it('prints single-use invite and reset links (stored hashed) and refuses ones it cannot honour', async () => {
     const { link: invite } = await json('accounts', 'invite', '--email', 'New.Person@example.com');
     expect(invite).toMatchObject({ kind: 'invite', email: 'new.person@example.com', accountId: null });
-    expect(invite.url).toMatch(/^http:\/\/localhost:8787\/app\/link\?token=[A-Za-z0-9_-]{43}$/);
+    // The address the README gives, on the port the server is configured to listen on.
+    expect(invite.url).toMatch(/^http:\/\/127\.0\.0\.1:8787\/app\/link\?token=[A-Za-z0-9_-]{43}$/);
+    const elsewhere = await run('node', [BIN, 'accounts', 'invite', '--email', 'other.port@example.com', '--json'], { env: { ...env, ROUTER_PORT: '9123' } });
+    expect(JSON.parse(elsewhere.stdout).link.url).toMatch(/^http:\/\/127\.0\.0\.1:9123\/app\/link\?token=/);
     expect(Date.parse(invite.expiresAt) - Date.now()).toBeLessThanOrEqual(30 * 60_000);
     const { account } = await json('accounts', 'create', '--email', 'reset.me@example.com', '--plan', 'free');
     const { link: reset } = await json('accounts', 'reset-link', '--email', 'reset.me@example.com');
@@ -278,6 +284,29 @@ describe('key changes made by the CLI reach a running router within the key cach
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
     expect(await status(key)).toBe(401);
+  });
+
+  it('makes a management key with --management that manages the account’s keys on the running router and never calls a model', async () => {
+    const { accountId } = await router.createAccount('pro');
+    const made = await cliJson('keys', 'create', '--account', accountId, '--name', 'provisioning', '--management');
+    expect(made.apiKey).toMatchObject({ id: made.id, kind: 'management', accountId });
+    const send = (method: string, path: string, body?: unknown) =>
+      fetch(`${router.baseURL}${path}`, { method, headers: { ...UA, authorization: `Bearer ${made.key}`, 'content-type': 'application/json' }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+    const minted = await send('POST', '/keys', { name: 'customer-1', limit: 3 });
+    expect(minted.status).toBe(201);
+    const { data } = (await minted.json()) as { data: { hash: string } };
+    const listed = (await (await send('GET', '/keys')).json()) as { data: Array<{ hash: string; is_management_key: boolean }> };
+    expect(listed.data.find((key) => key.hash === made.id)).toMatchObject({ is_management_key: true });
+    expect(listed.data.map((key) => key.hash)).toContain(data.hash);
+    const chat = await send('POST', '/chat/completions', { model: 'router/frontier', messages: [{ role: 'user', content: 'hi' }] });
+    expect(chat.status).toBe(403);
+    expect(((await chat.json()) as { error: { code: string } }).error.code).toBe('management_key_not_allowed');
+    // Who made what: the CLI the management key, the management key the customer's.
+    const audit = await router.server.runtime.store.listAuditEvents({ accountId });
+    expect(audit.filter((event) => event.action === 'key.create').map((event) => [event.actor, event.keyId])).toEqual(expect.arrayContaining([['cli', made.id], [`key:${made.id}`, data.hash]]));
+    // Said in words without --json.
+    const human = await run('node', [BIN, 'keys', 'create', '--account', accountId, '--management'], { env: { ...env, CONSOLA_LEVEL: '3' } });
+    expect(human.stdout + human.stderr).toMatch(/created management key key_[0-9a-f]+ for account/);
   });
 
   it('rotation without grace swaps keys; with grace the old key keeps working until it expires', async () => {

@@ -70,6 +70,7 @@ describe('GET /v1/generation: the receipt of a request', { timeout: 60_000 }, ()
       error_code: null,
       finish_reason: completion.choices[0]!.finish_reason,
       cancelled: false,
+      insured: false,
       total_cost: COST_NANO / 1e9,
       tokens_prompt: completion.usage!.prompt_tokens,
       tokens_completion: completion.usage!.completion_tokens,

@@ -4,8 +4,7 @@
  */
 import Anthropic from '@anthropic-ai/sdk';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { LedgerRecord } from '../../src/stores/ledger-store.js';
-import { PROVIDER_KEYS, frontierOrder, pointProvidersAt, startFakes, startTestRouter, type Fakes, type TestRouter } from './router-harness.js';
+import { PROVIDER_KEYS, frontierOrder, ledgerRecordsOf, pointProvidersAt, startFakes, startTestRouter, type Fakes, type TestRouter } from './router-harness.js';
 
 const HELLO = { model: 'claude-sonnet-5-5', max_tokens: 64, messages: [{ role: 'user' as const, content: 'Say hello' }] };
 /** gpt-4.1 at 2 / 8 USD per million tokens (config/providers.yaml): nano-USD per token. */
@@ -17,14 +16,7 @@ describe('the Messages API in the usage ledger', () => {
   let account: { accountId: string; key: string; keyId: string };
   let client: Anthropic;
 
-  const recordsOf = async (requestId: string | null): Promise<LedgerRecord[]> => {
-    const deadline = Date.now() + 5000;
-    for (;;) {
-      const found = await router.server.runtime.usage.store.findRecords({ requestId: requestId ?? '' });
-      if (found.length > 0 || Date.now() > deadline) return found;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  };
+  const recordsOf = (requestId: string | null) => ledgerRecordsOf(router, requestId);
 
   beforeAll(async () => {
     fakes = await startFakes();

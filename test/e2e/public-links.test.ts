@@ -90,8 +90,9 @@ describe('the start-up line', () => {
       const port = new URL(local.url).port;
       const pricing = await json(await fetch(`${local.url}/pricing`, { headers: UA }));
       await local.stop();
-      expect(local.output()).toContain(`API base http://localhost:${port}/v1`);
-      expect(pricing.apiBaseUrl).toBe(`http://localhost:${port}/v1`);
+      // 127.0.0.1, as the README says, on the port it listens on; and the app's address beside it.
+      expect(local.output()).toContain(`API base http://127.0.0.1:${port}/v1, app http://127.0.0.1:${port}/app`);
+      expect(pricing.apiBaseUrl).toBe(`http://127.0.0.1:${port}/v1`);
       expect(typeof (await runCliJson(env, 'accounts', 'list')).accounts).toBe('object');
     } finally {
       rmSync(configDir, { recursive: true, force: true });

@@ -86,7 +86,7 @@ describe('request validation, plan permissions, edge rule and public metadata', 
   });
 
   it('answers an authenticated unknown /v1 path with 404 in the contract shape, with limit headers', async () => {
-    const response = await fetch(`${router.baseURL}/embeddings`, { headers: { ...UA, authorization: `Bearer ${pro.key}` } });
+    const response = await fetch(`${router.baseURL}/images/generations`, { headers: { ...UA, authorization: `Bearer ${pro.key}` } });
     expect(response.status).toBe(404);
     expect((await json(response)).error).toMatchObject({ type: 'not_found_error', code: 'not_found' });
     expect(response.headers.get('x-quota-period')).toBe('monthly');

@@ -3,6 +3,7 @@
  * of fake providers, and issues accounts and keys the way the CLI does. The routing helpers at the end
  * start one fake per provider, order the route, and read responses as the SDK or as raw SSE.
  */
+import type { LedgerRecord } from '../../src/stores/ledger-store.js';
 import { execFile, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync, readdirSync } from 'node:fs';
 import { createServer as createNetServer, type AddressInfo } from 'node:net';
@@ -124,6 +125,16 @@ export function manualClock(startIso = '2026-11-21T10:00:00.000Z') {
       now = Date.parse(iso);
     },
   };
+}
+
+/** A request's usage-ledger records, waiting up to five seconds for the writer to flush them. */
+export async function ledgerRecordsOf(router: TestRouter, requestId: string | null): Promise<LedgerRecord[]> {
+  const deadline = Date.now() + 5000;
+  for (;;) {
+    const found = await router.server.runtime.usage.store.findRecords({ requestId: requestId ?? '' });
+    if (found.length > 0 || Date.now() > deadline) return found;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
 }
 
 /** Parse a response body as JSON, typed loosely for assertions. */

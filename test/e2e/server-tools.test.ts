@@ -170,12 +170,13 @@ describe('server tools on managed and own provider keys', { timeout: 60_000 }, (
     expect(responses.param).toBe('web_search_options');
     expect(fakes.anthropic.requests).toHaveLength(0);
     expect(fakes.openai.requests).toHaveLength(0);
-    // OpenRouter's own fields are the router's: dropped on every route, never sent upstream.
-    await anthropic(key).messages.create({ model: 'router/frontier', max_tokens: 64, messages: MESSAGES, preset: 'x', transforms: [], route: 'fallback' } as any);
+    // OpenRouter's own fields are the router's: dropped on every route, never sent upstream (`preset` is applied, then
+    // taken off: presets.test.ts).
+    await anthropic(key).messages.create({ model: 'router/frontier', max_tokens: 64, messages: MESSAGES, transforms: [], route: 'fallback' } as any);
     expect(Object.keys(fakes.anthropic.requests[0]!.body as object).sort()).toEqual(['max_tokens', 'messages', 'model']);
     fakes.anthropic.failAlways({ kind: 'status', status: 503 });
-    await openai(key).chat.completions.create({ model: 'router/frontier', messages: MESSAGES, preset: 'x', models: ['a'], usage: { include: true } } as any);
+    await openai(key).chat.completions.create({ model: 'router/frontier', messages: MESSAGES, models: ['a'], usage: { include: true } } as any);
     const chat = fakes.openai.requests.at(-1)!.body as Record<string, unknown>;
-    expect(['preset', 'models', 'usage'].filter((field) => field in chat)).toEqual([]);
+    expect(['models', 'usage'].filter((field) => field in chat)).toEqual([]);
   });
 });

@@ -51,7 +51,7 @@ describe.each(['openai', 'anthropic', 'gemini'] as const)('a %s stream that ends
     await fakes.close();
   });
 
-  it('chat: ends with the in-stream upstream_stream_interrupted error, never an invented finish_reason, and stays counted', async () => {
+  it('chat: ends with the in-stream upstream_stream_interrupted error, never an invented finish_reason, and costs no quota', async () => {
     fakes[provider].failNext({ kind: 'truncated-stream', afterEvents: CUT_AFTER[provider] });
     const before = await quotaUsed();
     const response = await postV1(router, account.key, '/chat/completions', HELLO);
@@ -62,8 +62,8 @@ describe.each(['openai', 'anthropic', 'gemini'] as const)('a %s stream that ends
     expect(chunks.some((chunk) => chunk.choices?.some((choice: { delta: { content?: string } }) => choice.delta.content))).toBe(true);
     expect(chunks.flatMap((chunk) => chunk.choices ?? []).map((choice: { finish_reason: string | null }) => choice.finish_reason).filter(Boolean)).toEqual([]);
     expect(chunks.at(-1)).toEqual({ error: expect.objectContaining({ code: 'upstream_stream_interrupted' }) });
-    // The upstream did answer (part of) it: counted, like a client that leaves after the first byte.
-    expect(await quotaUsed()).toBe(before + 1);
+    // An error finish: zero-completion insurance gives the unit back (docs/usage.md#zero-completion-insurance).
+    expect(await quotaUsed()).toBe(before);
   });
 
   it('Responses: ends with response.failed, never response.completed', async () => {

@@ -104,7 +104,8 @@ describe.each(usageBackends('bundle'))('support bundles on %s', { timeout: 60_00
     expectNoSecrets(text);
     const bundle = JSON.parse(text);
     expect(bundle.versions).toMatchObject({ router: '0.1.0', node: process.version, schemaVersion: sqliteMigrations.at(-1)!.version });
-    expect(bundle.configuration.server.baseUrl).toBe('http://localhost:8787');
+    // The CLI's own reading of the configuration: no baseUrl set, so the listen address (127.0.0.1, as the README says).
+    expect(bundle.configuration.server.baseUrl).toBe('http://127.0.0.1:8787');
     expect(bundle.configuration.server.supportUrl).toBe('https://ops:%5Bredacted%5D@support.example.com/help?token=%5Bredacted%5D');
     expect(bundle.configuration.providers.providers.find((p: { id: string }) => p.id === 'vault').headers).toEqual({
       authorization: '[redacted]',

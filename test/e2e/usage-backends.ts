@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Clock } from '../../src/core/clock.js';
 import { deleteRedisKeys, dropSchemas } from '../support/service-cleanup.js';
 import { startTestRouter, type TestRouter, type YamlPatch } from './router-harness.js';
 
@@ -56,10 +57,14 @@ export function usageBackends(label: string): [string, () => UsageBackend][] {
   return [['sqlite', sqliteBackend] as [string, () => UsageBackend], ...(postgresSkipReason ? [] : [['postgres+redis', () => postgresRedisBackend(label)] as [string, () => UsageBackend]])];
 }
 
-/** A router on the backend whose ledger flushes every 100 ms (so tests read records soon), with more patches. */
-export function startRouterOn(backend: UsageBackend, patch: Omit<YamlPatch, 'server'> & { server?: (doc: any) => void } = {}): Promise<TestRouter> {
+/**
+ * A router on the backend whose ledger flushes every 100 ms (so tests read records soon), with more
+ * patches; `clock`: the router's clock (router-deps' seam), for tests that move time by hand.
+ */
+export function startRouterOn(backend: UsageBackend, patch: Omit<YamlPatch, 'server'> & { server?: (doc: any) => void } = {}, clock?: Clock): Promise<TestRouter> {
   return startTestRouter({
     env: backend.env,
+    ...(clock ? { clock } : {}),
     patch: {
       ...patch,
       server: (doc) => {

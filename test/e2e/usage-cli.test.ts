@@ -97,7 +97,7 @@ describe.each(usageBackends('usage_cli'))('router usage and router audit on %s',
     const lines = csv.stdout.trim().split('\n');
     expect(lines[0]).toBe(
       'provider,requests,failed_requests,calls,prompt_tokens,completion_tokens,reasoning_tokens,cached_tokens,unknown_usage_calls,unpriced_calls,cost_usd,managed_spend_usd,' +
-        'cache_write_tokens,cache_write_1h_tokens,input_cost_usd,cache_read_cost_usd,cache_write_cost_usd,cache_write_1h_cost_usd,output_cost_usd,reasoning_cost_usd,cache_savings_usd',
+        'cache_write_tokens,cache_write_1h_tokens,input_cost_usd,cache_read_cost_usd,cache_write_cost_usd,cache_write_1h_cost_usd,output_cost_usd,reasoning_cost_usd,cache_savings_usd,response_cache_hits,response_cache_saved_usd,member,workspace',
     );
     const total = lines.at(-1)!.split(',');
     expect(total[0]).toBe('total');

@@ -58,6 +58,11 @@ export interface FakeReply {
    * `thinkingConfig.includeThoughts` is.
    */
   thoughts?: string;
+  /**
+   * OpenAI fake, chat: an empty answer that never ends, as some hosts send one (no content, no finish
+   * reason, 0 completion tokens, then [DONE] on a stream): what zero-completion insurance is for.
+   */
+  emptyCompletion?: boolean;
   /** Usage the fake reports. */
   usage?: { inputTokens: number; outputTokens: number };
   /** Anthropic fake: `usage.server_tool_use` (e.g. `{ web_search_requests: 3 }`), in the message and the stream's message_delta. */

@@ -1,9 +1,10 @@
 /**
  * A fake Gemini Developer API on 127.0.0.1: `models/{model}:generateContent` and
- * `:streamGenerateContent?alt=sse`, Google's error bodies, CRLF SSE framing, and the request checks
+ * `:streamGenerateContent?alt=sse`, `:batchEmbedContents` (embedding-answers.ts), Google's error bodies, CRLF SSE framing, and the request checks
  * the real API makes that catch translation bugs (roles, functionResponse shape, Gemini 3 thought
  * signatures on function-call history).
  */
+import { geminiBatchEmbedAnswer } from './embedding-answers.js';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { credentialEcho, type FakeFailure, type FakeProvider, type FakeReply, type RecordedRequest } from './fake-provider.js';
@@ -11,7 +12,7 @@ import { recordedStream } from './recorded-answer.js';
 
 const SKIP_SIGNATURE = 'skip_thought_signature_validator';
 const DEFAULT_TEXT = 'Hello from gemini-fake: héllo 👋 世界';
-const ROUTE = /^\/v1beta\/models\/([^/:]+):(generateContent|streamGenerateContent)$/;
+const ROUTE = /^\/v1beta\/models\/([^/:]+):(generateContent|streamGenerateContent|batchEmbedContents)$/;
 
 type Json = Record<string, unknown>;
 
@@ -60,6 +61,10 @@ export async function startGeminiFake(): Promise<FakeProvider> {
     if (req.method !== 'POST' || !route) return sendError(res, googleError(404));
     const apiKey = req.headers['x-goog-api-key'];
     if (typeof apiKey !== 'string' || apiKey === '') return sendError(res, googleError(403));
+    if (route[2] === 'batchEmbedContents') {
+      const answer = geminiBatchEmbedAnswer(route[1] ?? '', body);
+      return answer.ok ? sendJson(res, 200, answer.body) : sendError(res, googleError(400, undefined, answer.message));
+    }
     const invalid = validateRequest(body, issuedSignatures);
     if (invalid !== undefined) return sendError(res, googleError(400, undefined, invalid));
 

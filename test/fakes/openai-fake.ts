@@ -1,12 +1,14 @@
 /**
  * A fake OpenAI-compatible host on 127.0.0.1 speaking the real wire format: chat completions (JSON and
- * SSE with `data: [DONE]`), native Responses (JSON and the typed event stream), the model list, OpenAI's
+ * SSE with `data: [DONE]`), native Responses (JSON and the typed event stream), embeddings and the
+ * Cohere/Jina rerank (embedding-answers.ts), the model list, OpenAI's
  * own error bodies, and the failure modes of fake-provider.ts. Replies are encoded once per request
  * shape and replayed, like a recorded fixture, so the benchmark measures the router, not the fake.
  */
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { openaiEmbeddingsAnswer, rerankAnswer } from './embedding-answers.js';
 import { credentialEcho, type FakeFailure, type FakeProvider, type FakeReply, type RecordedRequest } from './fake-provider.js';
 
 export interface OpenAIFake extends FakeProvider {
@@ -32,6 +34,8 @@ interface Reply {
   thoughts?: string;
   /** Responses: hosted tool call item types before the answer. */
   hostedCalls: readonly string[];
+  /** Chat: no content, no finish reason, 0 completion tokens. */
+  empty: boolean;
 }
 interface Shape {
   api: 'chat' | 'responses';
@@ -167,6 +171,8 @@ export async function startOpenAIFake(options: { name?: string } = {}): Promise<
 function route(method: string, path: string, body: unknown, name: string): Shape | { status: number; body: unknown } {
   const endpoint = `${method} ${path.split('?')[0]}`;
   if (endpoint === 'GET /v1/models') return { status: 200, body: modelList(name) };
+  if (endpoint === 'POST /v1/embeddings') return isJson(body) ? openaiEmbeddingsAnswer(body) : { status: 400, body: INVALID_JSON_ERROR };
+  if (endpoint === 'POST /v1/rerank') return isJson(body) ? rerankAnswer(body) : { status: 400, body: INVALID_JSON_ERROR };
   const api = endpoint === 'POST /v1/chat/completions' ? 'chat' : endpoint === 'POST /v1/responses' ? 'responses' : undefined;
   if (api === undefined) return { status: 404, body: openaiError(`Invalid URL (${method} ${path})`, null, null) };
   if (!isJson(body)) return { status: 400, body: INVALID_JSON_ERROR };
@@ -273,6 +279,8 @@ function resolveReply(reply: FakeReply, name: string, shape: Shape): Reply {
     toolCalls: toolCalls.map((call, i) => ({ id: `call_fake${i}`, name: call.name, arguments: JSON.stringify(call.arguments) })),
     usage: reply.usage ?? OPENAI_FAKE_DEFAULT_USAGE,
     hostedCalls: reply.hostedCalls ?? [],
+    empty: reply.emptyCompletion === true,
+    ...(reply.emptyCompletion ? { text: '', usage: { inputTokens: (reply.usage ?? OPENAI_FAKE_DEFAULT_USAGE).inputTokens, outputTokens: 0 } } : {}),
     ...(reply.stopReason !== undefined ? { stopReason: reply.stopReason } : {}),
     ...(reply.thoughts !== undefined && shape.reasoning ? { thoughts: reply.thoughts } : {}),
   };
@@ -306,7 +314,7 @@ function chatCompletion(id: string, model: string, reply: Reply): Json {
   const message: Json = { role: 'assistant', content: toolCalls.length > 0 ? null : reply.text, refusal: null, annotations: [] };
   if (toolCalls.length > 0) message.tool_calls = toolCalls;
   if (reply.thoughts !== undefined) message.reasoning_content = reply.thoughts;
-  const finishReason = toolCalls.length > 0 ? 'tool_calls' : 'stop';
+  const finishReason = reply.empty ? null : toolCalls.length > 0 ? 'tool_calls' : 'stop';
   return {
     id, object: 'chat.completion', created: CREATED, model,
     choices: [{ index: 0, message, logprobs: null, finish_reason: finishReason, ...vllmStopReason(reply, finishReason) }],
@@ -329,15 +337,17 @@ function chatChunks(id: string, shape: Shape, reply: Reply): Json[] {
     chunks.push(chunk({ tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.name, arguments: '' } }] }));
     for (const piece of argumentPieces(call.arguments)) chunks.push(chunk({ tool_calls: [{ index, function: { arguments: piece } }] }));
   });
-  const finish = chunk({}, hasTools ? 'tool_calls' : 'stop');
-  Object.assign((finish.choices as Json[])[0]!, vllmStopReason(reply, hasTools ? 'tool_calls' : 'stop'));
-  chunks.push(finish);
+  if (!reply.empty) {
+    const finish = chunk({}, hasTools ? 'tool_calls' : 'stop');
+    Object.assign((finish.choices as Json[])[0]!, vllmStopReason(reply, hasTools ? 'tool_calls' : 'stop'));
+    chunks.push(finish);
+  }
   if (shape.includeUsage) chunks.push({ ...base, choices: [], usage: chatUsage(reply) });
   return chunks;
 }
 
 /** quirk(vllm): the stop sequence that matched, as the choice's `stop_reason`. */
-function vllmStopReason(reply: Reply, finishReason: string): Json {
+function vllmStopReason(reply: Reply, finishReason: string | null): Json {
   return reply.stopReason !== undefined && finishReason === 'stop' ? { stop_reason: reply.stopReason } : {};
 }
 

@@ -8,6 +8,8 @@ import { SMTPServer } from 'smtp-server';
 export interface SunkMail {
   to: string[];
   subject: string;
+  /** The Reply-To header's address, when the message has one. */
+  replyTo: string | null;
   text: string;
   /** The AUTH username the client used, if any. */
   user: string | null;
@@ -42,6 +44,7 @@ export async function startSmtpSink(): Promise<SmtpSink> {
         mails.push({
           to: session.envelope.rcptTo.map((rcpt) => rcpt.address),
           subject,
+          replyTo: /^Reply-To: (?:.*<)?([^<>\s]+@[^<>\s]+?)>?\s*$/im.exec(headers)?.[1] ?? null,
           text: qp ? decodeQuotedPrintable(text) : text,
           user: typeof session.user === 'string' ? session.user : null,
         });

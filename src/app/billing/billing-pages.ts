@@ -8,7 +8,7 @@
 import { sendRedirect, type H3Event, type Router } from 'h3';
 import { describeError } from '../../core/describe-error.js';
 import { setSecurityHeaders } from '../http-helpers.js';
-import { errorPage, signedInPage, type PageContext } from '../page-kit.js';
+import { errorPage, linksOf, signedInPage, type PageContext } from '../page-kit.js';
 import { planCards, routeProfileTable } from '../plan-cards.js';
 import type { WebDeps } from '../web-deps.js';
 import { isPaying } from '../../billing/billing-lifecycle.js';
@@ -44,7 +44,7 @@ export function registerBillingPages(router: Router, deps: WebDeps): void {
       billingOn: billing !== null,
       subscription: billing && record?.status ? subscriptionView(billing.service, deps.plans, record, page.account) : null,
       canManage: billing !== null && record?.customerId != null,
-      plans: planCards(deps, page.account.plan, { subscribed: isPaying(record?.status ?? null) }),
+      plans: planCards(deps, page.account.plan, { subscribed: isPaying(record?.status ?? null), appUrl: linksOf(deps, event).appUrl }),
       routeTable: routeProfileTable(deps),
       notice,
       ...extra,

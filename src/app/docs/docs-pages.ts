@@ -1,6 +1,6 @@
 /**
  * The docs at docsUrl, generated from the same sources as the API: the error table (core/errors.ts),
- * the plans, route profiles and catalog in the configuration. Every error code gets an anchor, so the
+ * the plans, route profiles and catalog in the configuration, the OpenAPI document (api-reference.ts). Every error code gets an anchor, so the
  * `docsUrl` of every guided error resolves.
  */
 import { eventHandler, type H3Event, type Router } from 'h3';
@@ -9,6 +9,7 @@ import { routeTargets } from '../../config/route-targets.js';
 import { publicPage } from '../page-kit.js';
 import type { WebDeps } from '../web-deps.js';
 import { ERROR_DOCS } from './error-docs.js';
+import { apiReference } from './api-reference.js';
 
 const PAGES = [
   ['', 'Overview', 'what the service is'],
@@ -17,6 +18,7 @@ const PAGES = [
   ['/limits', 'Limits and headers', 'quotas, per-minute limits and the headers that report them'],
   ['/route-profiles', 'Route profiles', 'what each profile routes to and which plans may use it'],
   ['/app', 'Account app', 'keys, rotation, provider keys, sessions'],
+  ['/api-reference', 'API reference', 'every endpoint, its parameters and body, from the OpenAPI document'],
 ] as const;
 
 const HEADERS: readonly (readonly [string, string])[] = [
@@ -36,13 +38,12 @@ const HEADERS: readonly (readonly [string, string])[] = [
 
 export function registerDocsPages(router: Router, deps: WebDeps): void {
   const { config, paths } = deps;
-  const apiBase = `${config.server.baseUrl}/v1`;
   const format = new Intl.NumberFormat('en-US');
   const docPage = (slug: string, template: string, data: Record<string, unknown> = {}) =>
     eventHandler((event: H3Event) => {
       const docPages = PAGES.map(([path, label, summary]) => ({ href: paths.docs + path, label, summary, current: path === slug }));
       const title = PAGES.find(([path]) => path === slug)?.[1] ?? 'Docs';
-      return publicPage(deps, event, template, { title, docPages, apiBase, ...data });
+      return publicPage(deps, event, template, { title, docPages, ...data });
     });
 
   const errors = (Object.keys(ERROR_TABLE) as ErrorCode[]).map((code) => {
@@ -67,6 +68,7 @@ export function registerDocsPages(router: Router, deps: WebDeps): void {
   router.get(`${paths.docs}/errors`, docPage('/errors', 'docs-errors', { errors }));
   router.get(`${paths.docs}/limits`, docPage('/limits', 'docs-limits', { plans, headers: HEADERS }));
   router.get(`${paths.docs}/route-profiles`, docPage('/route-profiles', 'docs-route-profiles', { routes }));
+  router.get(`${paths.docs}/api-reference`, docPage('/api-reference', 'docs-api-reference', { operations: apiReference(deps.openApi), errorsHref: `${paths.docs}/errors` }));
   router.get(
     `${paths.docs}/app`,
     docPage('/app', 'docs-app', { idleMinutes: app.sessionIdleMinutes, absoluteHours: app.sessionAbsoluteHours, linkMinutes: app.linkMinutes }),

@@ -7,6 +7,7 @@
  */
 import { request } from 'undici';
 import { createSseDecoder } from '../../upstream/sse-decoder.js';
+import { formatNanoUsd, usdToNano } from '../../usage/nano-usd.js';
 
 /** The response headers the playground shows (what a client reads for limits and routing). */
 export const SHOWN_HEADERS = [
@@ -24,7 +25,7 @@ export const SHOWN_HEADERS = [
 export type PlaygroundEvent =
   | { type: 'headers'; status: number; headers: Record<string, string> }
   | { type: 'delta'; text: string }
-  | { type: 'done'; model: string | null; usage: { prompt: number; completion: number; total: number } | null }
+  | { type: 'done'; model: string | null; usage: { prompt: number; completion: number; total: number } | null; cost: string | null }
   | { type: 'error'; status: number; code: string; message: string };
 
 export interface LoopbackTarget {
@@ -39,9 +40,12 @@ export const PLAYGROUND_MAX_TOKENS = 400;
 
 export interface PlaygroundInput {
   profile: string;
-  message: string;
+  /** The conversation so far and the new message last (chat-turns.ts). */
+  messages: ReadonlyArray<{ role: 'user' | 'assistant'; content: string }>;
   /** At most PLAYGROUND_MAX_TOKENS and the plan's maxOutputTokens. */
   maxTokens: number;
+  /** Null: the model's own default. */
+  temperature?: number | null;
 }
 
 export async function* loopbackChat(target: LoopbackTarget, key: string, input: PlaygroundInput, signal: AbortSignal): AsyncGenerator<PlaygroundEvent> {
@@ -51,10 +55,11 @@ export async function* loopbackChat(target: LoopbackTarget, key: string, input: 
     headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'user-agent': USER_AGENT, accept: 'text/event-stream' },
     body: JSON.stringify({
       model: input.profile,
-      messages: [{ role: 'user', content: input.message }],
+      messages: input.messages,
       stream: true,
       stream_options: { include_usage: true },
       max_tokens: input.maxTokens,
+      ...(input.temperature === null || input.temperature === undefined ? {} : { temperature: input.temperature }),
     }),
     signal,
   });
@@ -73,6 +78,7 @@ export async function* loopbackChat(target: LoopbackTarget, key: string, input: 
   const decoder = createSseDecoder();
   let model: string | null = null;
   let usage: { prompt: number; completion: number; total: number } | null = null;
+  let cost: string | null = null;
   const handle = function* (data: string): Generator<PlaygroundEvent> {
     if (data === '[DONE]') return;
     const chunk = JSON.parse(data) as ChatChunk;
@@ -83,18 +89,22 @@ export async function* loopbackChat(target: LoopbackTarget, key: string, input: 
     model = chunk.model ?? model;
     const text = chunk.choices?.[0]?.delta?.content;
     if (typeof text === 'string' && text !== '') yield { type: 'delta', text };
-    if (chunk.usage) usage = { prompt: chunk.usage.prompt_tokens, completion: chunk.usage.completion_tokens, total: chunk.usage.total_tokens };
+    if (chunk.usage) {
+      usage = { prompt: chunk.usage.prompt_tokens, completion: chunk.usage.completion_tokens, total: chunk.usage.total_tokens };
+      // usage.cost is USD as a JSON number; shown as the exact decimal the ledger records (nano-USD).
+      if (typeof chunk.usage.cost === 'number' && Number.isFinite(chunk.usage.cost) && chunk.usage.cost >= 0) cost = formatNanoUsd(usdToNano(chunk.usage.cost));
+    }
   };
   for await (const bytes of response.body) {
     for (const event of decoder.push(bytes as Uint8Array)) yield* handle(event.data);
   }
   for (const event of decoder.end()) yield* handle(event.data);
-  yield { type: 'done', model, usage };
+  yield { type: 'done', model, usage, cost };
 }
 
 interface ChatChunk {
   model?: string;
   choices?: Array<{ delta?: { content?: string | null } }>;
-  usage?: { prompt_tokens: number; completion_tokens: number; total_tokens: number } | null;
+  usage?: { prompt_tokens: number; completion_tokens: number; total_tokens: number; cost?: unknown } | null;
   error?: { code?: unknown; message?: unknown };
 }

@@ -8,7 +8,8 @@ import { deviceName } from '../device-name.js';
 import { verificationNeeded } from '../email-verification.js';
 import { formProblem } from '../form-state.js';
 import { alertViews, registerAlertActions } from './alert-pages.js';
-import { signedInAction, signedInPage, type PageContext } from '../page-kit.js';
+import { describeActor, loadActorNames } from '../../usage/audit-actors.js';
+import { linksOf, signedInAction, signedInPage, type PageContext } from '../page-kit.js';
 import type { WebDeps } from '../web-deps.js';
 
 const EVENT_LABELS: Record<string, string> = {
@@ -44,11 +45,15 @@ export function registerAccountPages(router: Router, deps: WebDeps): void {
   const { store } = deps;
 
   async function securityView(page: PageContext, extra: Record<string, unknown> = {}, status?: number): Promise<string> {
-    const [sessions, events, alerts] = await Promise.all([
+    const [allSessions, events, alerts] = await Promise.all([
       store.listSessions(page.account.id),
       store.listAuditEvents({ accountId: page.account.id, limit: 50 }),
       alertViews(deps, page.account.id, page.timeZone),
     ]);
+    // Each event names who acted: the person's email, or the API key's name (audit-actors.ts).
+    const actors = await loadActorNames(store, events, page.account.id);
+    // One's own sessions only: the organization's other members have theirs.
+    const sessions = allSessions.filter((session) => session.personId === page.person.id || session.id === page.session.id);
     return page.view(
       'security',
       {
@@ -62,7 +67,7 @@ export function registerAccountPages(router: Router, deps: WebDeps): void {
           lastSeenLabel: zonedTime(session.lastSeenAt, page.timeZone),
         })),
         ...alerts,
-        events: events.map((event) => ({ at: event.at, atLabel: zonedTime(event.at, page.timeZone), label: EVENT_LABELS[event.action] ?? event.action, actor: event.actor })),
+        events: events.map((event) => ({ at: event.at, atLabel: zonedTime(event.at, page.timeZone), label: EVENT_LABELS[event.action] ?? event.action, actor: describeActor(event.actor, actors) })),
         ...extra,
       },
       status ? { status } : {},
@@ -77,8 +82,8 @@ export function registerAccountPages(router: Router, deps: WebDeps): void {
   router.post(
     `${app}/security/signout-others`,
     signedInAction(deps, async (_event, page) => {
-      const ended = await store.deleteSessions(page.account.id, page.session.id);
-      await store.recordAuditEvent({ actor: 'app', action: 'sessions.end_others', accountId: page.account.id, details: { ended } });
+      const ended = await store.deletePersonSessions(page.person.id, page.session.id);
+      await store.recordAuditEvent({ actor: page.actor, action: 'sessions.end_others', accountId: page.account.id, details: { ended } });
       return securityView(page, { notice: `${ended} other session${ended === 1 ? '' : 's'} signed out.` });
     }),
   );
@@ -86,33 +91,36 @@ export function registerAccountPages(router: Router, deps: WebDeps): void {
     `${app}/security/sessions/:id/end`,
     signedInAction(deps, async (event, page) => {
       const id = event.context.params?.id ?? '';
-      const ended = id !== page.session.id && (await store.deleteSession(page.account.id, id));
-      if (ended) await store.recordAuditEvent({ actor: 'app', action: 'session.end', accountId: page.account.id, details: {} });
+      const own = (await store.listSessions(page.account.id)).some((session) => session.id === id && session.personId === page.person.id);
+      const ended = own && id !== page.session.id && (await store.deleteSession(page.account.id, id));
+      if (ended) await store.recordAuditEvent({ actor: page.actor, action: 'session.end', accountId: page.account.id, details: {} });
       return securityView(page, ended ? { notice: 'Session ended.' } : { problem: 'No such session.' }, ended ? undefined : 404);
     }),
   );
   router.post(
     `${app}/security/password`,
     signedInAction(deps, async (_event, page, form) => {
-      const login = await store.getLogin(page.account.id);
-      if (!login || !(await verifyPassword((form.currentPassword ?? '').slice(0, 1024), login.passwordHash))) {
-        await store.recordAuditEvent({ actor: 'app', action: 'account.password_change_refused', accountId: page.account.id, details: {} });
+      const current = page.person.passwordHash;
+      if (current === null || !(await verifyPassword((form.currentPassword ?? '').slice(0, 1024), current))) {
+        await store.recordAuditEvent({ actor: page.actor, action: 'account.password_change_refused', accountId: page.account.id, details: {} });
         return securityView(page, passwordProblemAt({ currentPassword: 'The current password is not right. Nothing was changed.' }), 400);
       }
       const weak = passwordProblem(form.newPassword ?? '');
       if (weak) return securityView(page, passwordProblemAt({ newPassword: weak }), 400);
-      await store.setPassword({ accountId: page.account.id, email: login.email, passwordHash: await hashPassword(form.newPassword!) }, 'app');
-      const ended = await store.deleteSessions(page.account.id, page.session.id);
+      await store.setPersonPassword(page.person.id, await hashPassword(form.newPassword!), page.actor);
+      const ended = await store.deletePersonSessions(page.person.id, page.session.id);
       return securityView(page, { notice: `Password changed. ${ended} other session${ended === 1 ? '' : 's'} signed out.` });
     }),
   );
 
 
-  router.get(`${app}/deactivated`, eventHandler((event) => sendHtml(event, deps.renderer.page('deactivated', { title: 'Account deactivated' }))));
+  router.get(`${app}/deactivated`, eventHandler((event) => sendHtml(event, deps.renderer.page('deactivated', { title: 'Account deactivated' }, linksOf(deps, event)))));
 
   const home = eventHandler(async (event) => {
     const signedIn = await deps.sessions.resolve(event);
     if (!signedIn) return redirect(event, `${app}/signin`);
+    // A viewer reads usage only (route-roles.ts).
+    if (signedIn.role === 'viewer') return redirect(event, `${app}/usage`);
     // Get started asks an unconfirmed address to confirm first, whatever keys the account has.
     const started = !(await verificationNeeded(deps, signedIn.account.id)) && (await store.listApiKeys(signedIn.account.id)).some((key) => !isPlaygroundKey(key));
     return redirect(event, `${app}/${started ? 'keys' : 'onboarding'}`);

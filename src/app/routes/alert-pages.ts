@@ -65,7 +65,7 @@ export function registerAlertActions(router: Router, deps: WebDeps, securityView
     signedInAction(deps, async (_event, page, form) => {
       const kinds = ALERT_KINDS.filter((kind) => form[`email_${kind}`] === 'on');
       await deps.store.setAlertEmailKinds(page.account.id, kinds.filter(isAlertKind), new Date(deps.clock.now()).toISOString());
-      await deps.store.recordAuditEvent({ actor: 'app', action: 'alerts.preferences', accountId: page.account.id, details: { email: kinds } });
+      await deps.store.recordAuditEvent({ actor: page.actor, action: 'alerts.preferences', accountId: page.account.id, details: { email: kinds } });
       return securityView(page, { notice: 'Alert emails saved.' });
     }),
   );
@@ -74,7 +74,7 @@ export function registerAlertActions(router: Router, deps: WebDeps, securityView
     signedInAction(deps, async (_event, page, form) => {
       const key = form.keyId ? await deps.store.getApiKey(form.keyId) : null;
       if (!key || key.accountId !== page.account.id) return securityView(page, { problem: 'No such key.' }, 404);
-      if (key.revokedAt === null) await deps.keys.revoke(key.id, 'app');
+      if (key.revokedAt === null) await deps.keys.revoke(key.id, page.actor);
       return securityView(page, { notice: `Key ${key.prefix}…${key.last4} is revoked: it stops working within seconds.` });
     }),
   );

@@ -4,9 +4,10 @@ import { issueLink, LINK_PATH, LinkRefusedError } from '../../accounts/link-toke
 import { hashToken } from '../../core/secret-tokens.js';
 import { parseEmailAddress } from '../../core/email-address.js';
 import { EmailTakenError, normalizeEmail } from '../../stores/account-auth-store.js';
+import { personActor, type PersonRecord } from '../../stores/people-store.js';
 import { redirect, redirectAfterPost, sendHtml } from '../http-helpers.js';
 import { formProblem } from '../form-state.js';
-import { anonymousAction, signedInAction } from '../page-kit.js';
+import { anonymousAction, linksOf, signedInAction } from '../page-kit.js';
 import { decoyHash, hashPassword, passwordProblem, verifyPassword } from '../password-hashing.js';
 import { safeReturnPath } from '../return-to.js';
 import type { WebDeps } from '../web-deps.js';
@@ -14,6 +15,7 @@ import { resetLinkMessage, signupAttemptMessage } from '../../mail/mail-messages
 import { sendVerificationLink } from '../email-verification.js';
 import { MAIL_LIMITS } from '../mail-limits.js';
 import { noteSignInDevice } from '../new-device-notes.js';
+import { findPersonForSignIn, organizationForSignIn } from '../people-signin.js';
 
 /** Said at every email field that gets something other than one plain address (core/email-address.ts). */
 const EMAIL_PROBLEM = 'Enter one valid email address, like name@example.com (no name, no list).';
@@ -30,14 +32,15 @@ export function registerAuthPages(router: Router, deps: WebDeps): void {
   const { store, renderer } = deps;
   const nowIso = () => new Date(deps.clock.now()).toISOString();
   const anonymousPage = (event: H3Event, template: string, data: Record<string, unknown>, status?: number) =>
-    sendHtml(event, renderer.page(template, { csrf: deps.csrf.anonymousToken(event), ...data }), status ? { status } : {});
+    sendHtml(event, renderer.page(template, { csrf: deps.csrf.anonymousToken(event), ...data }, linksOf(deps, event)), status ? { status } : {});
   const signupOpen = deps.config.server.app.signup === 'open';
   const signinPage = (event: H3Event, data: Record<string, unknown> = {}, status?: number) =>
     anonymousPage(event, 'signin', { title: 'Sign in', signupOpen, ...data }, status);
   // At the password field (the email is kept): the message must not say which of the two was wrong.
   const signinProblem = (form: Record<string, string>) => formProblem(`${app}/signin`, form, { password: GENERIC_SIGNIN_PROBLEM });
-  const audit = (action: string, accountId: string | null, details: Record<string, unknown>) =>
-    store.recordAuditEvent({ actor: 'app', action, accountId, details });
+  // `app` when no one is known to have acted (a failed or refused sign-in); the person once they are.
+  const audit = (action: string, accountId: string | null, details: Record<string, unknown>, actor = 'app') =>
+    store.recordAuditEvent({ actor, action, accountId, details });
 
   router.get(
     `${app}/signin`,
@@ -58,8 +61,9 @@ export function registerAuthPages(router: Router, deps: WebDeps): void {
       const ip = deps.clientAddress(event);
       // Not one plain address: no account can have it, and the field says so (nothing is checked or counted).
       if (parseEmailAddress(email) === null) return signinPage(event, { next: safeReturnPath(app, form.next), ...formProblem(`${app}/signin`, form, { email: EMAIL_PROBLEM }) }, 400);
-      const found = await store.findLoginByEmail(email);
-      const accountId = found?.account.id ?? null;
+      const person = await findPersonForSignIn(store, email);
+      const home = person ? await organizationForSignIn(store, person.id) : 'none';
+      const accountId = typeof home === 'string' ? null : home.id;
       const device = deps.devices.read(event);
       const attempt = { email, address: ip, accountId, knownDevice: accountId && deps.devices.vouchesFor(device, accountId) ? device!.deviceId : null };
       // Over a limit, the password is not checked: a known device is stopped only by its own failures, an unknown one by the email's or the address's (signin-throttle.ts).
@@ -68,19 +72,28 @@ export function registerAuthPages(router: Router, deps: WebDeps): void {
         await audit('signin.throttled', accountId, { email, ip, limit: refusal });
         return signinPage(event, { next: safeReturnPath(app, form.next), ...formProblem(`${app}/signin`, form, { password: THROTTLED_SIGNIN_PROBLEM }) }, 429);
       }
-      const matches = await verifyPassword(password, found?.login.passwordHash ?? (await decoyHash()));
-      if (!found || !matches) {
+      const matches = await verifyPassword(password, person?.passwordHash ?? (await decoyHash()));
+      if (!person || !matches) {
         await deps.throttle.fail(attempt);
-        await audit('signin.failure', accountId, { email, ip, reason: found ? 'wrong_password' : 'unknown_email' });
+        await audit('signin.failure', accountId, { email, ip, reason: person ? 'wrong_password' : 'unknown_email' });
         return signinPage(event, { next: safeReturnPath(app, form.next), ...signinProblem(form) }, 401);
       }
-      if (found.account.status !== 'active') {
-        await audit('signin.refused_inactive', found.account.id, { ip });
+      if (home === 'none') {
+        await audit('signin.refused_no_organization', null, { ip, personId: person.id });
+        return sendHtml(event, renderer.page('message', {
+          title: 'No organization',
+          heading: 'You are not a member of any organization',
+          lines: ['Your sign-in works, but every organization you belonged to has removed you. Ask an owner or admin to invite you again.'],
+          next: { href: `${app}/signin`, label: 'Back to sign in' },
+        }, linksOf(deps, event)), { status: 403 });
+      }
+      if (home === 'inactive') {
+        await audit('signin.refused_inactive', null, { ip, personId: person.id });
         return redirectAfterPost(event, `${app}/deactivated`);
       }
-      await deps.sessions.start(event, found.account.id);
-      await audit('signin.success', found.account.id, { ip });
-      await noteSignInDevice(deps, event, found.account.id, deps.devices.remember(event, found.account.id));
+      await deps.sessions.start(event, home.id, person.id);
+      await audit('signin.success', home.id, { ip, personId: person.id }, personActor(person.id));
+      await noteSignInDevice(deps, event, home.id, deps.devices.remember(event, home.id));
       return redirectAfterPost(event, safeReturnPath(app, form.next) ?? `${app}/`);
     }),
   );
@@ -94,7 +107,7 @@ export function registerAuthPages(router: Router, deps: WebDeps): void {
           heading: 'Sign-up is by invitation',
           lines: ['New accounts are created through invitation links. Ask the person who runs this service for one; the link opens a form that creates your account.'],
           next: { href: `${app}/signin`, label: 'Sign in' },
-        }));
+        }, linksOf(deps, event)));
       }
       return anonymousPage(event, 'signup', { title: 'Create your account', action: `${app}/signup`, submitLabel: 'Create account' });
     }),
@@ -114,14 +127,17 @@ export function registerAuthPages(router: Router, deps: WebDeps): void {
       // either, so taking an email that has an account signs no one into it, and timing tells nothing.
       const passwordHash = await hashPassword(password);
       try {
-        await store.createAccountWithLogin({ email, plan: deps.config.server.app.signupPlan, passwordHash }, 'app');
-        sendVerificationLink(deps, email, deps.clientAddress(event));
+        // A person invited into an organization has a sign-in without a login of their own: the address is taken.
+        if (await store.findPersonByEmail(email)) throw new EmailTakenError();
+        const account = await store.createAccountWithLogin({ email, plan: deps.config.server.app.signupPlan, passwordHash }, 'app');
+        await store.adoptLogin(account.id);
+        sendVerificationLink(deps, email, event);
       } catch (error) {
         if (!(error instanceof EmailTakenError)) throw error;
         await audit('signup.existing_email', null, { email, ip: deps.clientAddress(event) });
         // The address's owner hears of it (once a day at most); the page answers as for a new email (both mail off the request path).
         deps.strangerMail.sendLater('sign-up attempt', 'signup-attempt', email, deps.clientAddress(event), async () =>
-          signupAttemptMessage(email, `${deps.config.server.appUrl}/signin`, `${deps.config.server.appUrl}/forgot`),
+          signupAttemptMessage(email, `${linksOf(deps, event).appUrl}/signin`, `${linksOf(deps, event).appUrl}/forgot`),
         );
       }
       return signinPage(event, { email, notice: SIGNUP_NEXT_STEP });
@@ -132,7 +148,7 @@ export function registerAuthPages(router: Router, deps: WebDeps): void {
     `${app}/signout`,
     signedInAction(deps, async (event, page) => {
       await deps.sessions.end(event, page);
-      await audit('signout', page.account.id, {});
+      await store.recordAuditEvent({ actor: page.actor, action: 'signout', accountId: page.account.id, details: {} });
       return redirectAfterPost(event, `${app}/signin`);
     }),
   );
@@ -140,7 +156,7 @@ export function registerAuthPages(router: Router, deps: WebDeps): void {
   const linkMinutes = deps.config.server.app.linkMinutes;
   const mailSends = deps.mail.sends;
   const forgotPage = (event: H3Event, extra: Record<string, unknown> = {}, status?: number) =>
-    anonymousPage(event, 'forgot', { title: 'Reset your password', mailSends, linkMinutes, supportUrl: deps.config.server.supportUrl, ...extra }, status);
+    anonymousPage(event, 'forgot', { title: 'Reset your password', mailSends, linkMinutes, supportUrl: linksOf(deps, event).supportUrl, ...extra }, status);
   router.get(`${app}/forgot`, eventHandler((event) => forgotPage(event)));
   router.post(
     `${app}/forgot`,
@@ -150,9 +166,10 @@ export function registerAuthPages(router: Router, deps: WebDeps): void {
       if (email === null) return forgotPage(event, formProblem(`${app}/forgot`, form, { email: EMAIL_PROBLEM }), 400);
       // Known or not, within the limits or not, the page answers at once and alike: the count, the look-up,
       // the link and the mail happen after it.
+      const { appUrl } = linksOf(deps, event);
       deps.strangerMail.sendLater('password reset', 'reset', email, deps.clientAddress(event), async () => {
         try {
-          const link = await issueLink({ store, clock: deps.clock, server: deps.config.server }, 'reset', email, 'app');
+          const link = await issueLink({ store, clock: deps.clock, server: deps.config.server, appUrl }, 'reset', email, 'app');
           return resetLinkMessage(link.email, link.url, linkMinutes);
         } catch (error) {
           if (error instanceof LinkRefusedError) return null;
@@ -167,7 +184,7 @@ export function registerAuthPages(router: Router, deps: WebDeps): void {
           `Nothing arrived after a few minutes? Check your spam folder, or ask for a new link. We send at most ${MAIL_LIMITS.reset.perRecipient} links an hour to one address.`,
         ],
         next: { href: `${app}/signin`, label: 'Back to sign in' },
-      }));
+      }, linksOf(deps, event)));
     }),
   );
 
@@ -177,7 +194,7 @@ export function registerAuthPages(router: Router, deps: WebDeps): void {
       heading: 'This link is not valid',
       lines: ['It was already used, has expired, or was copied incompletely. Ask for a new one.'],
       next: { href: `${app}/signin`, label: 'Sign in' },
-    }), { status: 410 });
+    }, linksOf(deps, event)), { status: 410 });
   const linkForm = (event: H3Event, link: { kind: string; email: string }, token: string, problem?: string) =>
     anonymousPage(event, 'signup', {
       title: link.kind === 'invite' ? 'Accept your invitation' : 'Choose a new password',
@@ -212,7 +229,9 @@ export function registerAuthPages(router: Router, deps: WebDeps): void {
         const used = await store.consumeLinkToken(tokenHash, nowIso());
         if (!used?.accountId) return badLink(event);
         await store.markEmailVerified(used.accountId, nowIso());
-        await audit('email.verified', used.accountId, {});
+        const verified = await store.findPersonByEmail(used.email);
+        if (verified) await store.markPersonVerified(verified.id, nowIso());
+        await audit('email.verified', used.accountId, {}, verified ? personActor(verified.id) : 'app');
         return redirectAfterPost(event, `${app}/onboarding`);
       }
       const weak = passwordProblem(form.password ?? '');
@@ -220,27 +239,37 @@ export function registerAuthPages(router: Router, deps: WebDeps): void {
       const passwordHash = await hashPassword(form.password ?? '');
       const link = await store.consumeLinkToken(tokenHash, nowIso());
       if (!link) return badLink(event);
-      let accountId: string;
+      let person: PersonRecord | null;
       if (link.kind === 'invite') {
         try {
-          accountId = (await store.createAccountWithLogin({ email: link.email, plan: deps.config.server.app.signupPlan, passwordHash }, 'app')).id;
+          if (await store.findPersonByEmail(link.email)) throw new EmailTakenError();
+          const account = await store.createAccountWithLogin({ email: link.email, plan: deps.config.server.app.signupPlan, passwordHash }, 'app');
+          person = await store.adoptLogin(account.id);
         } catch (error) {
           if (error instanceof EmailTakenError) return badLink(event);
           throw error;
         }
       } else {
-        accountId = link.accountId!;
-        await store.setPassword({ accountId, email: link.email, passwordHash }, 'app');
-        await store.deleteSessions(accountId);
+        person = await findPersonForSignIn(store, link.email);
+        if (!person && link.accountId) {
+          // An account made by the CLI and never signed in to: its first password makes its owner.
+          await store.setPassword({ accountId: link.accountId, email: link.email, passwordHash }, 'app');
+          person = await store.adoptLogin(link.accountId);
+        }
+        if (!person) return badLink(event);
+        await store.setPersonPassword(person.id, passwordHash, personActor(person.id));
+        await store.deletePersonSessions(person.id);
       }
+      if (!person) return badLink(event);
       // The link reached this address (by mail or from the operator): it is confirmed.
-      await store.markEmailVerified(accountId, nowIso());
-      const account = await store.getAccount(accountId);
-      if (!account || account.status !== 'active') return redirectAfterPost(event, `${app}/deactivated`);
-      await deps.sessions.start(event, accountId);
+      await store.markPersonVerified(person.id, nowIso());
+      if (link.accountId) await store.markEmailVerified(link.accountId, nowIso());
+      const home = await organizationForSignIn(store, person.id);
+      if (typeof home === 'string') return redirectAfterPost(event, `${app}/deactivated`);
+      await deps.sessions.start(event, home.id, person.id);
       // The mailbox vouched for this browser: it is a known device from now on, however many strangers fail on the email.
-      deps.devices.remember(event, accountId);
-      await audit('signin.success', accountId, { ip: deps.clientAddress(event), via: `${link.kind}_link` });
+      deps.devices.remember(event, home.id);
+      await audit('signin.success', home.id, { ip: deps.clientAddress(event), via: `${link.kind}_link`, personId: person.id }, personActor(person.id));
       return redirectAfterPost(event, `${app}/`);
     }),
   );

@@ -4,6 +4,7 @@
  * other id (another account's, made up) is the same 404, and the ledger reads are scoped to the account
  * as well as the key.
  */
+import { canManageKey } from '../route-roles.js';
 import type { H3Event, Router } from 'h3';
 import { InvalidReportRangeError, lastDays, type DailyUsage } from '../../usage/usage-report.js';
 import { maskedKey } from '../key-views.js';
@@ -31,7 +32,7 @@ export function registerKeyUsagePages(router: Router, deps: WebDeps): void {
     signedInPage(deps, async (event, page) => {
       const keyId = event.context.params?.id ?? '';
       const key = keyId ? await deps.store.getApiKey(keyId) : null;
-      if (!key || key.accountId !== page.account.id) return noSuchKey(event);
+      if (!key || key.accountId !== page.account.id || !canManageKey({ role: page.role, personId: page.person.id }, key)) return noSuchKey(event);
       const base = { title: `Usage of ${key.name ?? 'a key'}`, key: { id: key.id, name: key.name ?? '(unnamed)', masked: maskedKey(key) }, tz: page.timeZone, recording: deps.ledger.recording };
       let byRoute: DailyUsage;
       let byProvider: DailyUsage;

@@ -6,6 +6,7 @@ import { verificationNeeded, verifyEmailView } from '../email-verification.js';
 import { formProblem } from '../form-state.js';
 import type { Flash } from '../key-flash.js';
 import { providerKeyRejection } from '../provider-key-rejection.js';
+import { describeCredentialTest } from '../credential-test-verdict.js';
 import { zonedTime } from '../time-zone.js';
 import { errorPage, redirectAfterPost, signedInAction, signedInPage, type PageContext } from '../page-kit.js';
 import type { WebDeps } from '../web-deps.js';
@@ -54,7 +55,17 @@ export function registerProviderKeyPages(router: Router, deps: WebDeps): void {
   const knownProvider = (id: string | undefined) => providers.find((provider) => provider.id === id);
   const noSuchProvider = (event: H3Event) => errorPage(deps, event, 404, 'No such provider', 'This router does not route to that provider.');
 
-  router.get(`${app}/provider-keys`, signedInPage(deps, (_event, page) => view(page)));
+  router.get(`${app}/provider-keys`, signedInPage(deps, (event, page) => view(page, { ...deps.flash.take(event, page.session.id) })));
+  /**
+   * A Test answers post-redirect-get: its result shown once (the flash), and a reload never calls the
+   * provider again. To the page's top, where the flash is, not to the key's card: at 375 px a fragment
+   * would scroll the result out of sight (the result names the provider).
+   */
+  const afterTest = (event: H3Event, page: PageContext, form: Record<string, string>, message: Flash) => {
+    if (fromOnboarding(form)) return backToOnboarding(event, page, message);
+    deps.flash.put(event, page.session.id, message);
+    return redirectAfterPost(event, `${app}/provider-keys`);
+  };
   router.post(
     `${app}/provider-keys`,
     signedInAction(deps, async (event, page, form) => {
@@ -69,7 +80,7 @@ export function registerProviderKeyPages(router: Router, deps: WebDeps): void {
         if (fromOnboarding(form)) return backToOnboarding(event, page, formProblem(`${app}/provider-keys`, form, error));
         return view(page, formProblem(`${app}/provider-keys/${provider.id}`, form, error), 400);
       }
-      await store.setProviderKey({ accountId: page.account.id, providerId: provider.id, sealed: sealSecret(key, secret), last4: key.slice(-4) }, 'app');
+      await store.setProviderKey({ accountId: page.account.id, providerId: provider.id, sealed: sealSecret(key, secret), last4: key.slice(-4) }, page.actor);
       deps.credentialHealth.forget(page.account.id, provider.id);
       const saved = `${provider.name} key ending in ${key.slice(-4)} saved. New requests use it within seconds.`;
       if (fromOnboarding(form)) return backToOnboarding(event, page, { notice: `${saved} Test it next.` });
@@ -81,7 +92,7 @@ export function registerProviderKeyPages(router: Router, deps: WebDeps): void {
     signedInAction(deps, async (event, page) => {
       const provider = knownProvider(event.context.params?.provider);
       if (!provider) return noSuchProvider(event);
-      const removed = await store.removeProviderKey(page.account.id, provider.id, 'app');
+      const removed = await store.removeProviderKey(page.account.id, provider.id, page.actor);
       deps.credentialHealth.forget(page.account.id, provider.id);
       return view(page, { notice: removed ? `${provider.name} key removed.` : `No ${provider.name} key was stored.` });
     }),
@@ -96,17 +107,18 @@ export function registerProviderKeyPages(router: Router, deps: WebDeps): void {
         return verifyEmailView(deps, page, { notice: `Confirm your email address first, then test your ${provider.name} key.` }, 403);
       }
       const record = (await store.listProviderKeys(page.account.id)).find((entry) => entry.providerId === provider.id);
-      if (!record || !secret) return view(page, { testOutcome: { ok: false, text: `No ${provider.name} key is stored to test.` } }, 400);
+      if (!record || !secret) return afterTest(event, page, form, { problem: `No ${provider.name} key is stored to test.` });
       const now = deps.clock.now();
       const throttleKey = `${page.account.id}:${provider.id}`;
       if (now - (lastTest.get(throttleKey) ?? -Infinity) < TEST_EVERY_MS) {
-        return view(page, { testOutcome: { ok: false, text: 'Wait a few seconds between tests.' } }, 429);
+        return afterTest(event, page, form, { problem: 'Wait a few seconds between tests.' });
       }
       lastTest.set(throttleKey, now);
       const model = testModel.get(provider.id) ?? 'test';
       const credential = openSecret(record.sealed, secret);
       const outcome = await deps.engine.testCredential(provider.id, model, credential, AbortSignal.timeout(TEST_TIMEOUT_MS));
-      await store.recordAuditEvent({ actor: 'app', action: 'provider_key.test', accountId: page.account.id, details: { providerId: provider.id, ok: outcome.ok } });
+      const { verdict, text } = describeCredentialTest(provider.name, outcome);
+      await store.recordAuditEvent({ actor: page.actor, action: 'provider_key.test', accountId: page.account.id, details: { providerId: provider.id, ok: outcome.ok, verdict } });
       // The provider accepts the key now: live traffic may use it again at once.
       if (outcome.ok) deps.credentialHealth.forget(page.account.id, provider.id);
       // The provider rejects it: marked as live traffic would mark it (shown failing, then skipped once
@@ -115,11 +127,7 @@ export function registerProviderKeyPages(router: Router, deps: WebDeps): void {
         deps.credentialHealth.recordFailure(page.account.id, provider.id, credential, { status: outcome.status });
         await deps.alerts.raiseProviderKeyRejected(page.account.id, provider.id, { status: outcome.status, at: now }, 'test');
       }
-      const text = outcome.ok
-        ? `${provider.name} accepted the key: a one-token call to ${outcome.model} succeeded in ${outcome.latencyMs} ms.`
-        : `${provider.name} did not accept the call (${outcome.status === null ? 'no answer' : `HTTP ${outcome.status}`}, ${outcome.reason}). Check the key and its permissions.`;
-      if (fromOnboarding(form)) return backToOnboarding(event, page, outcome.ok ? { notice: text } : { problem: text });
-      return view(page, { testOutcome: { ok: outcome.ok, text } });
+      return afterTest(event, page, form, outcome.ok ? { notice: text } : { problem: text });
     }),
   );
 }

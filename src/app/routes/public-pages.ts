@@ -7,11 +7,11 @@ import { eventHandler, setResponseHeader, type H3Event, type Router } from 'h3';
 import type { CatalogFamily } from '../../config/types.js';
 import { RouterError } from '../../core/errors.js';
 import { wantsHtml } from '../http-helpers.js';
-import { publicPage } from '../page-kit.js';
+import { linksOf, publicPage } from '../page-kit.js';
 import { utcLabel } from '../key-views.js';
 import { concreteModelViews, measuredRows } from '../measured-views.js';
 import { planCards, routeProfileTable } from '../plan-cards.js';
-import { statusBars, summarize } from '../status-chart.js';
+import { providerBadge, statusBars, summarize } from '../status-chart.js';
 import type { WebDeps } from '../web-deps.js';
 
 const CAPABILITY_LABELS: Record<keyof CatalogFamily['capabilities'], string> = { streaming: 'Streaming', tools: 'Tools', responses: 'Responses API' };
@@ -27,9 +27,8 @@ const LAUNCH_LABELS: Record<string, string> = {
 
 export function registerPublicPages(router: Router, deps: WebDeps): void {
   const { config, renderer } = deps;
-  const apiBase = `${config.server.baseUrl}/v1`;
   const page = (event: H3Event, template: string, data: Record<string, unknown>, cacheable = true) =>
-    publicPage(deps, event, template, { apiBase, ...data }, { cacheable });
+    publicPage(deps, event, template, data, { cacheable });
   /** Browsers get the page; anyone else falls through to the API router's JSON. */
   const negotiated = (render: (event: H3Event) => string | Promise<string>) =>
     eventHandler((event) => {
@@ -43,7 +42,6 @@ export function registerPublicPages(router: Router, deps: WebDeps): void {
     description: family.description,
     caps: (Object.keys(CAPABILITY_LABELS) as (keyof typeof CAPABILITY_LABELS)[]).map((cap) => ({ label: CAPABILITY_LABELS[cap], on: family.capabilities[cap] })),
     plans: config.plans.filter((plan) => plan.routeProfiles.includes(family.profile)).map((plan) => plan.name).join(', ') || 'none',
-    pageUrl: `${config.server.baseUrl}/model-catalog/${encodeURIComponent(family.id)}`,
   }));
 
   router.get('/', eventHandler((event) => page(event, 'landing', { title: 'Home' })));
@@ -52,7 +50,7 @@ export function registerPublicPages(router: Router, deps: WebDeps): void {
     negotiated((event) =>
       page(event, 'pricing', {
         title: 'Pricing',
-        plans: planCards(deps, null),
+        plans: planCards(deps, null, { appUrl: linksOf(deps, event).appUrl }),
         routeTable: routeProfileTable(deps),
         live: ['chat_completions', 'responses', 'streaming', 'fusion', 'fusion_server_tool', 'bring_your_own_provider_keys'].map((id) => LAUNCH_LABELS[id]),
         notLive: deps.managedAccess.active ? [] : [LAUNCH_LABELS.managed_provider_access],
@@ -82,11 +80,12 @@ export function registerPublicPages(router: Router, deps: WebDeps): void {
       const providers = deps.health.snapshot([...providerNames.keys()]).map((snapshot) => {
         const bars = statusBars(deps.statusHistory.history(snapshot.provider), now);
         const summary = summarize(bars);
+        const badge = providerBadge(snapshot.state, snapshot.recentSuccessRate);
         return {
           id: snapshot.provider,
           name: providerNames.get(snapshot.provider) ?? snapshot.provider,
-          stateClass: snapshot.state,
-          stateLabel: snapshot.state === 'closed' ? 'operational' : snapshot.state === 'open' ? 'down' : 'recovering',
+          stateClass: badge.className,
+          stateLabel: badge.label,
           successLabel: snapshot.recentSuccessRate === null ? 'no recent traffic' : `${Math.round(snapshot.recentSuccessRate * 100)}% of ${snapshot.recentRequests}`,
           latencyLabel: snapshot.p50LatencyMs === null ? '—' : `${Math.round(snapshot.p50LatencyMs)} ms`,
           chart: renderer.fragment('status-strip', { bars, label: `Last hour for ${providerNames.get(snapshot.provider)}: ${summary}` }),

@@ -1,20 +1,24 @@
 /**
  * The usage page (this month against the plan; the last 30 days charted, tabulated and exported as CSV
- * in a chosen time zone; recent requests) and the support page with its redacted bundle download. All
- * ledger reads go through deps.ledger (ledger-seams.ts), each one query and scoped to the signed-in account.
+ * in a chosen time zone, split by route, provider, key, model, member or workspace and narrowed to one
+ * member or workspace; recent requests). All
+ * ledger reads go through deps.ledger (ledger-seams.ts), each one query and scoped to the signed-in
+ * account; a `member` reads only the usage of the keys they hold (usage-views.ts `usageScopeFor`), on
+ * the page, in the CSV and in the recent requests alike. The support page is in support-pages.ts.
  */
-import { eventHandler, setResponseHeader, type H3Event, type Router } from 'h3';
+import { setResponseHeader, type H3Event, type Router } from 'h3';
 import { quotaPeriod } from '../../core/quota-period.js';
 import type { LedgerRecord } from '../../stores/ledger-store.js';
 import type { ApiKeyRecord } from '../../stores/store.js';
+import { formatNanoUsd } from '../../usage/nano-usd.js';
 import { InvalidReportRangeError, lastDays, type DailyUsage } from '../../usage/usage-report.js';
 import { usageReportCsv } from '../../usage/usage-csv.js';
-import { sendHtml, setSecurityHeaders } from '../http-helpers.js';
+import { loadTeamDirectory, rowTeams, withRecordedPeople, type TeamDirectory, type UsageScope } from '../../usage/usage-attribution.js';
+import { setSecurityHeaders } from '../http-helpers.js';
 import { utcLabel } from '../key-views.js';
-import { formProblem } from '../form-state.js';
-import { errorPage, signedInAction, signedInPage, type PageContext } from '../page-kit.js';
+import { errorPage, signedInPage, type PageContext } from '../page-kit.js';
 import { usageChart } from '../usage-chart.js';
-import { CHART_DAYS, SPLITS, formatCount, isRequestId, readCsvQuery, readUsageQuery, timeZoneNames, zonedLabel, type UsageQuery } from '../usage-views.js';
+import { CHART_DAYS, SPLITS, formatCount, readCsvQuery, readUsageQuery, timeZoneNames, usageScopeFor, zonedLabel, type UsageFilters, type UsageQuery } from '../usage-views.js';
 import type { WebDeps } from '../web-deps.js';
 
 const RECENT_REQUESTS = 20;
@@ -50,9 +54,11 @@ export function registerUsagePages(router: Router, deps: WebDeps): void {
     return (keyId: string | null) => (keyId === null ? 'no key' : (byId.get(keyId) ?? keyId));
   }
 
-  function labelOf(by: UsageQuery['by'], keyLabel: (id: string | null) => string) {
+  function labelOf(by: UsageQuery['by'], keyLabel: (id: string | null) => string, directory: TeamDirectory) {
     return (group: string | null): string => {
       if (by === 'key') return keyLabel(group);
+      if (by === 'member') return group === null ? 'no member (keys the operator made, requests with no key)' : (directory.people.get(group) ?? group);
+      if (by === 'workspace') return group === null ? 'no workspace (requests with no key)' : (directory.workspaces.get(group) ?? group);
       if (group === null) return by === 'route' ? 'no route profile' : 'not served';
       return by === 'provider' ? (providerNames.get(group) ?? group) : group;
     };
@@ -68,6 +74,8 @@ export function registerUsagePages(router: Router, deps: WebDeps): void {
       outcome: record.errorCode ? `${record.status} ${record.errorCode}` : String(record.status),
       failed: record.errorCode !== null,
       tokens: record.usage ? formatCount(record.usage.prompt + record.usage.completion) : 'unknown',
+      // What this call cost at the catalog's prices; null when no provider served it (nothing to price).
+      cost: record.costNanoUsd === null ? '—' : formatNanoUsd(record.costNanoUsd),
       key: keyLabel(record.keyId),
       bundleHref: `${app}/support?request=${encodeURIComponent(record.requestId)}#support-bundle`,
     }));
@@ -88,7 +96,7 @@ export function registerUsagePages(router: Router, deps: WebDeps): void {
     return {
       byValue: usage.rows.map((sums) => row(sums, label(sums.group))),
       byDay: usage.dayTotals.map((sums) => row(sums, sums.group ?? '')),
-      totals: { ...row(totals, 'Total'), cached: formatCount(totals.cachedTokens), cacheWrite: formatCount(totals.cacheWriteTokens), reasoning: formatCount(totals.reasoningTokens), cacheSavings: totals.cacheSavingsUsd },
+      totals: { ...row(totals, 'Total'), cached: formatCount(totals.cachedTokens), cacheWrite: formatCount(totals.cacheWriteTokens), reasoning: formatCount(totals.reasoningTokens), cacheSavings: totals.cacheSavingsUsd, cacheHits: formatCount(totals.responseCacheHits), cacheHitsSaved: totals.responseCacheSavedUsd },
       // Each token type's tokens and cost over the range (the costs add up to the total's).
       byTokenType: [
         { name: 'Input (not cached)', tokens: formatCount(totals.promptTokens - totals.cachedTokens - totals.cacheWriteTokens), cost: totals.costByTypeUsd.input },
@@ -101,25 +109,47 @@ export function registerUsagePages(router: Router, deps: WebDeps): void {
     };
   }
 
+  /** The member and workspace filters' choices (a member's own only: theirs is the one usage they see). */
+  function filterChoices(page: PageContext, directory: TeamDirectory, chosen: UsageFilters) {
+    const own = page.role === 'member';
+    const people = [...directory.people].filter(([id]) => !own || id === page.person.id).sort((a, b) => (a[1] < b[1] ? -1 : 1));
+    return {
+      ownOnly: own,
+      members: people.map(([id, email]) => ({ id, label: id === page.person.id ? `${email} (you)` : email, selected: own || id === chosen.member })),
+      workspaces: [...directory.workspaces].map(([id, name]) => ({ id, label: name, selected: id === chosen.workspace })),
+    };
+  }
+
+  /** What a person may read of the account's usage, narrowed by the filters they chose (a problem for a filter not of the account). */
+  async function teamViewOf(page: PageContext, filters: UsageFilters): Promise<{ directory: TeamDirectory; scope: UsageScope } | { directory: TeamDirectory; problem: string }> {
+    const directory = await loadTeamDirectory(deps.store, page.account.id);
+    const scoped = usageScopeFor({ role: page.role, personId: page.person.id }, filters, directory);
+    return 'problem' in scoped ? { directory, problem: scoped.problem } : { directory, scope: scoped.scope };
+  }
+
   router.get(
     `${app}/usage`,
     signedInPage(deps, async (event, page) => {
       const query = readUsageQuery(searchOf(event), page.timeZone);
       const split = SPLITS.find((entry) => entry.by === query.by)!;
-      const base = { title: 'Usage', month: await month(page), zones, tz: query.tz, by: query.by, splits: SPLITS, recording: deps.ledger.recording };
+      const team = await teamViewOf(page, 'problem' in query ? {} : query);
+      const filters = filterChoices(page, team.directory, 'problem' in query ? {} : query);
+      const base = { title: 'Usage', month: await month(page), zones, tz: query.tz, by: query.by, splits: SPLITS, filters, recording: deps.ledger.recording };
       if ('problem' in query) return page.view('usage', { ...base, problem: query.problem }, { status: 400 });
+      if ('problem' in team) return page.view('usage', { ...base, problem: team.problem }, { status: 400 });
       let usage: DailyUsage;
       try {
         const range = lastDays(deps.clock.now(), query.tz, CHART_DAYS);
-        usage = await deps.ledger.daily({ accountId: page.account.id, ...range, tz: query.tz, by: query.by });
+        usage = await deps.ledger.daily({ accountId: page.account.id, ...range, tz: query.tz, by: query.by, ...team });
       } catch (error) {
         if (error instanceof InvalidReportRangeError) return page.view('usage', { ...base, problem: `Usage cannot be shown: ${error.message}.` }, { status: 400 });
         throw error;
       }
-      const [keys, recent] = await Promise.all([deps.store.listApiKeys(page.account.id), deps.ledger.recentRequests(page.account.id, RECENT_REQUESTS)]);
+      const [keys, recent] = await Promise.all([deps.store.listApiKeys(page.account.id), deps.ledger.recentRequests(page.account.id, RECENT_REQUESTS, team)]);
       const keyLabel = keyLabeller(keys);
-      const label = labelOf(query.by, keyLabel);
-      const csv = (by: string) => `${app}/usage.csv?${new URLSearchParams({ by, tz: query.tz, from: usage.from, to: usage.to })}`;
+      const label = labelOf(query.by, keyLabel, await withRecordedPeople(deps.store, team.directory, query.by, usage.rows.map((row) => row.group)));
+      const narrowed = { ...(query.member ? { member: query.member } : {}), ...(query.workspace ? { workspace: query.workspace } : {}) };
+      const csv = (by: string) => `${app}/usage.csv?${new URLSearchParams({ by, tz: query.tz, from: usage.from, to: usage.to, ...narrowed })}`;
       return page.view('usage', {
         ...base,
         split,
@@ -141,51 +171,21 @@ export function registerUsagePages(router: Router, deps: WebDeps): void {
     signedInPage(deps, async (event, page) => {
       const query = readCsvQuery(searchOf(event));
       if ('problem' in query) return errorPage(deps, event, 400, 'This export cannot be made', query.problem);
+      const team = await teamViewOf(page, query);
+      if ('problem' in team) return errorPage(deps, event, 400, 'This export cannot be made', team.problem);
       try {
         const range = query.from && query.to ? { from: query.from, to: query.to } : lastDays(deps.clock.now(), query.tz, CHART_DAYS);
-        const report = await deps.ledger.report({ accountId: page.account.id, ...range, by: query.by, tz: query.tz });
+        const report = await deps.ledger.report({ accountId: page.account.id, ...range, by: query.by, tz: query.tz, ...team });
         setSecurityHeaders(event);
         setResponseHeader(event, 'content-type', 'text/csv; charset=utf-8');
         setResponseHeader(event, 'content-disposition', `attachment; filename="usage-${report.from}-to-${report.to}-by-${report.by}.csv"`);
-        return usageReportCsv(report);
+        // The same bytes as `router usage --csv` for the same account, days, split and filters.
+        const directory = await withRecordedPeople(deps.store, team.directory, report.by, report.rows.map((row) => row.group));
+        return usageReportCsv(report, rowTeams(directory, report.by, team.scope));
       } catch (error) {
         if (error instanceof InvalidReportRangeError) return errorPage(deps, event, 400, 'This export cannot be made', `${error.message}.`);
         throw error;
       }
-    }),
-  );
-
-  async function supportView(page: PageContext, extra: Record<string, unknown> = {}, status?: number) {
-    const recent = await deps.ledger.recentRequests(page.account.id, 10);
-    return page.view('support', { title: 'Support', bundle: { recording: deps.ledger.recording, recent: recent.map((record) => record.requestId) }, ...extra }, status ? { status } : {});
-  }
-
-  router.get(
-    `${app}/support`,
-    eventHandler(async (event) => {
-      // The page is for everyone; the bundle form only for a signed-in account.
-      if (!(await deps.sessions.resolve(event))) return sendHtml(event, deps.renderer.page('support', { title: 'Support', bundle: null }));
-      return signedInPage(deps, (_event, page) => {
-        const requested = searchOf(event).get('request') ?? '';
-        return supportView(page, { requestId: isRequestId(requested) ? requested : '' });
-      })(event);
-    }),
-  );
-
-  router.post(
-    `${app}/support/bundle`,
-    signedInAction(deps, async (event, page, form) => {
-      const requestId = (form.requestId ?? '').trim();
-      // At the field, what was typed kept (form-state.ts).
-      const atField = (error: string, status: number) => supportView(page, formProblem(`${app}/support/bundle`, { requestId }, { requestId: error }), status);
-      if (!isRequestId(requestId)) return atField('A request id is up to 128 letters, digits and . _ : - (the X-Request-Id header of a response).', 400);
-      // Another account's request id answers exactly as a made-up one does.
-      const bundle = await deps.ledger.supportBundle(page.account.id, requestId);
-      if (!bundle) return atField(`No request ${requestId} was recorded for this account.`, 404);
-      setSecurityHeaders(event);
-      setResponseHeader(event, 'content-type', 'application/json; charset=utf-8');
-      setResponseHeader(event, 'content-disposition', `attachment; filename="support-bundle-${requestId.replace(/[^A-Za-z0-9._-]/g, '_')}.json"`);
-      return `${JSON.stringify(bundle, null, 2)}\n`;
     }),
   );
 }

@@ -34,7 +34,7 @@ async function serveOneProcess(config: RouterConfig, json: boolean): Promise<voi
   installProcessGuard(process, logger);
   warnAboutDefaults(config, logger);
   if (json) process.stdout.write(`${JSON.stringify({ listening: server.url, storage: server.runtime.store.kind })}\n`);
-  else logger.ready(`router listening on ${server.url} (store: ${server.runtime.store.kind}, rate limit: ${server.runtime.rateLimiter.status().backend}); API base ${config.server.baseUrl}/v1`);
+  else logger.ready(`router listening on ${server.url} (store: ${server.runtime.store.kind}, rate limit: ${server.runtime.rateLimiter.status().backend}); API base ${config.server.baseUrl}/v1, app ${config.server.appUrl}`);
   const stopper = stopOnRequest(server, logger, config.server.shutdown.drainTimeoutMs);
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => stopper.signal(signal));
 }
@@ -49,7 +49,7 @@ async function servePrimary(config: RouterConfig, workers: number, json: boolean
     logger,
     onReady({ url, storage, rateLimit }) {
       if (json) process.stdout.write(`${JSON.stringify({ listening: url, storage, workers })}\n`);
-      else logger.ready(`router listening on ${url} with ${workers} workers (store: ${storage}, rate limit: ${rateLimit}); API base ${config.server.baseUrl}/v1`);
+      else logger.ready(`router listening on ${url} with ${workers} workers (store: ${storage}, rate limit: ${rateLimit}); API base ${config.server.baseUrl}/v1, app ${config.server.appUrl}`);
     },
   });
   void primary.exited.then((code) => {
@@ -136,7 +136,7 @@ function warnAboutDefaults(config: RouterConfig, logger: { warn(message: string)
     logger.warn(`routed models without a price in providers.yaml (cost recorded as unknown, not meterable for managed access): ${models.join(', ')}`);
   }
   const loopback = ['127.0.0.1', '::1', 'localhost'].includes(config.server.listen.host);
-  if (!loopback && new URL(config.server.baseUrl).hostname === 'localhost') {
-    logger.warn(`baseUrl is ${config.server.baseUrl}, so every link the router hands out points at localhost; set ROUTER_BASE_URL to the public API address`);
+  if (!loopback && ['localhost', '127.0.0.1', '[::1]'].includes(new URL(config.server.baseUrl).hostname)) {
+    logger.warn(`baseUrl is ${config.server.baseUrl}, so every link the router hands out points at this machine only; set ROUTER_BASE_URL to the public API address`);
   }
 }

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { lazyAction } from '../lazy-action.js';
 
 export function registerServeCommand(program: Command): void {
   program
@@ -8,9 +9,6 @@ export function registerServeCommand(program: Command): void {
     .option('--json', 'print one JSON document when listening')
     // Migrating at start keeps the one-line start from a clone; a deployment runs `router migrate` first.
     .option('--no-migrate', 'do not migrate the database: start only if it is at this release\'s schema version (after `router migrate`)')
-    .action(async (options: { config?: string; json?: boolean; migrate: boolean }) => {
-      // The server's modules load only when serving: the rest of the CLI starts without them.
-      const { serve } = await import('./serve-process.js');
-      await serve(options);
-    });
+    // The server's modules load only when serving: the rest of the CLI starts without them.
+    .action(lazyAction(() => import('./serve-process.js'), 'serve'));
 }

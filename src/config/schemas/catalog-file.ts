@@ -52,6 +52,18 @@ export const CatalogFileSchema = FileSchema(
       contextLength: Type.Integer({ description: 'Tokens of context the model takes.', minimum: 1 }),
       created: Type.Integer({ description: 'Unix seconds of the model\'s release (OpenAI\'s model object field).', minimum: 0 }),
       retryBudget: Type.Optional(Type.Integer({ description: 'Attempts after the first (default: one per further endpoint).', minimum: 0 })),
+      kind: OneOf(['chat', 'embedding', 'rerank'], {
+        description: 'What the model does: chat (chat completions, Responses, Messages), embedding (POST /v1/embeddings) or rerank (POST /v1/rerank). A model is served on its own kind\'s endpoint only; every endpoint must serve the same model, so failover never mixes vectors of different models.',
+        default: 'chat',
+      }),
+      embedding: Type.Optional(ConfigObject({
+        dimensions: Type.Integer({ description: 'Length of the vectors the model returns by default.', minimum: 1 }),
+        shortenable: Type.Boolean({
+          description: 'The model returns shorter vectors on request (`dimensions` below the default: OpenAI\'s text-embedding-3, Gemini\'s outputDimensionality); otherwise a request naming other dimensions is refused.',
+          default: false,
+        }),
+        maxInputTokens: Type.Optional(Type.Integer({ description: 'Tokens one input may hold (published limit; shown in /v1/models).', minimum: 1 })),
+      }, { description: 'kind: embedding only (required there): the vectors every endpoint of the model returns.' })),
       order: OneOf(['tiers', 'measured'], {
         description: 'tiers: endpoints in the order listed; measured: ranked by live figures.',
         default: 'tiers',

@@ -22,6 +22,18 @@ export const PlansFileSchema = FileSchema(
         description: 'Model requests one account may have in flight at once (all its keys, every worker and instance); one more is refused with 429 concurrency_limit_exceeded. Absent: requestsPerMinute / 6, rounded up (the plan\'s full per-minute rate with answers of about 10 s).',
         minimum: 1,
       })),
+      cacheHitsCountAgainstQuota: Type.Boolean({
+        description: 'Whether an answer from the response cache counts against monthly requests (docs/caching.md). Hits always count against requestsPerMinute and never against spend.',
+        default: true,
+      }),
+      maxMembers: Type.Optional(Type.Integer({
+        description: 'People an organization on this plan may have (members plus pending invitations); one more invitation is refused. Absent: no limit (docs/teams.md).',
+        minimum: 1,
+      })),
+      maxWorkspaces: Type.Optional(Type.Integer({
+        description: 'Workspaces one organization on this plan may have, its default included; creating one more is refused. Absent: no limit.',
+        minimum: 1,
+      })),
       routeProfiles: Type.Array(Type.String({ minLength: 1 }), { description: 'Ids of route profiles (routes.yaml) the plan may call.', uniqueItems: true }),
       priceUsdMonthly: Type.Number({ minimum: 0 }),
       managedSpendCapUsd: Type.Optional(Type.Number({

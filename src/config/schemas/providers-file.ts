@@ -26,6 +26,14 @@ export const ProvidersFileSchema = FileSchema(
         description: 'OpenAI-compatible hosts only: the host accepts prompt_cache_key (OpenAI\'s cache routing hint), so the client\'s is passed on; other hosts never see it.',
         default: false,
       }),
+      embeddings: Type.Boolean({
+        description: 'The host serves embeddings (OpenAI-compatible hosts: POST /embeddings; Gemini: batchEmbedContents). A provider without it is never a candidate for /v1/embeddings; Anthropic has no embeddings API.',
+        default: false,
+      }),
+      rerank: Type.Boolean({
+        description: 'OpenAI-compatible hosts only: the host serves POST /rerank in the Cohere/Jina shape (Jina, vLLM, Cohere\'s compatibility API). A provider without it is never a candidate for /v1/rerank.',
+        default: false,
+      }),
       maxTokensField: OneOf(['max_tokens', 'max_completion_tokens'], { description: 'Which field carries the output cap for OpenAI-compatible hosts.', default: 'max_tokens' }),
       defaultMaxTokens: Type.Integer({ description: 'Output cap sent where the format requires one (Anthropic).', minimum: 1, default: 4096 }),
       timeouts: ConfigObject({

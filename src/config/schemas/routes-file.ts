@@ -73,6 +73,10 @@ export const RoutesFileSchema = FileSchema(
         description: 'tiers (default): the order of tiers above, weights inside a tier. measured: every target ranked by live figures (time to first byte, or output tokens per second with sort: throughput), with hysteresis so traffic does not flap (docs/routing.md#measured-routing).',
         default: 'tiers',
       }),
+      responseCache: Type.Optional(ConfigObject({
+        enabled: Type.Boolean({ description: 'Cache every request to this profile as if it sent X-Router-Cache: true (docs/caching.md); a request may still send X-Router-Cache: false.', default: true }),
+        ttlSeconds: Type.Optional(Type.Integer({ description: 'How long entries of this profile are served (a request\'s own TTL header wins); absent: server.yaml responseCache.defaultTtlSeconds.', minimum: 1, maximum: 86400 })),
+      }, { description: 'The response cache for this profile (docs/caching.md).' })),
       sort: OneOf(['latency', 'throughput'], { description: 'With order: measured, the figure to rank by.', default: 'latency' }),
     }), { minItems: 1 }),
     aliases: Type.Optional(Type.Array(ConfigObject({

@@ -107,6 +107,25 @@ export const ServerFileSchema = FileSchema(
       enabled: Type.Boolean({ description: 'Reject requests without a descriptive User-Agent (code 1010).', default: true }),
       rejectUserAgents: Type.Array(Type.String({ minLength: 1 }), { description: 'Case-insensitive product tokens of bare HTTP-library defaults.', default: [] }),
     }, { default: {} }),
+    responseCache: ConfigObject({
+      maxBytes: Type.Integer({
+        description: 'Bytes of answers the response cache keeps: per process in memory (rateLimit.backend memory), or in Redis for every instance (backend redis). Past it the least recently used (memory) or soonest expiring (Redis) entries go.',
+        minimum: 1024,
+        maximum: 17179869184,
+        default: 67108864,
+      }),
+      maxEntryBytes: Type.Integer({
+        description: 'Largest answer stored; a larger one is served but not cached.',
+        minimum: 256,
+        maximum: 67108864,
+        default: 1048576,
+      }),
+      maxEntries: Type.Integer({ description: 'Most entries kept at once (Redis and memory alike).', minimum: 1, maximum: 10000000, default: 100000 }),
+      defaultTtlSeconds: Type.Integer({ description: 'How long an entry is served when the request and its route profile name no TTL.', minimum: 1, maximum: 86400, default: 300 }),
+    }, {
+      description: 'The exact-match response cache (docs/caching.md): opt-in per request (X-Router-Cache, X-OpenRouter-Cache) or per route profile.',
+      default: {},
+    }),
     ledger: ConfigObject({
       enabled: Type.Boolean({
         description: 'Record usage. Off: no ledger, no spend metering, so managed provider access stays off.',
@@ -268,6 +287,12 @@ export const ServerFileSchema = FileSchema(
         maximum: 30,
         default: 30,
       }),
+      support: Type.Optional(Type.String({
+        description: 'How people reach you: an email address (shown on {appUrl}/support, and the address its signed-in contact form mails when mail can be sent) or an https:// URL of your own help desk (linked instead of the form). Linked from "Ask for Pro", billing and forgot-password when mail is off. Unset: the support page offers no contact, and says so.',
+        pattern: '^(https://[^\\s<>"]+|[^\\s@<>"(),;:]+@[^\\s@<>"(),;:]+\\.[^\\s@<>"(),;:]+)$',
+        'x-pattern-meaning': 'an email address (support@example.com) or an https:// URL',
+        maxLength: 320,
+      })),
       legal: ConfigObject({
         terms: Type.Optional(Type.String({ description: 'Markdown file of the terms of service.', minLength: 1 })),
         privacy: Type.Optional(Type.String({ description: 'Markdown file of the privacy notice.', minLength: 1 })),

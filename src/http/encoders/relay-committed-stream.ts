@@ -44,8 +44,16 @@ export async function relayCommittedStream<T>(
   stopped: AbortSignal,
 ): Promise<UpstreamFailure | undefined> {
   try {
-    for (const item of stream.head) await encoder.frame(item);
-    for (let next = await stream.tail.next(); !next.done && !writer.closed; next = await stream.tail.next()) await encoder.frame(next.value);
+    // A frame the socket took at once returns undefined: awaiting that would still cost a promise and a
+    // microtask turn per chunk, so only a frame waiting for the socket to drain is awaited.
+    for (const item of stream.head) {
+      const pending = encoder.frame(item);
+      if (pending) await pending;
+    }
+    for (let next = await stream.tail.next(); !next.done && !writer.closed; next = await stream.tail.next()) {
+      const pending = encoder.frame(next.value);
+      if (pending) await pending;
+    }
     return undefined;
   } catch (error) {
     if (stopped.aborted) return SHUT_DOWN;

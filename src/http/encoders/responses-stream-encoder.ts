@@ -23,12 +23,15 @@ interface FinalResponse {
   router?: unknown;
 }
 
+const FINAL_EVENTS: ReadonlySet<string> = new Set(['response.completed', 'response.incomplete', 'response.failed']);
+
 export class ResponsesStreamEncoder implements ClientStreamEncoder<ResponsesOutEvent, ResponsesStreamOutcome> {
   constructor(readonly target: StreamTarget) {}
 
   frame(item: ResponsesOutEvent): Promise<void> | undefined {
-    if ((item.type === 'response.completed' || item.type === 'response.incomplete') && item.response !== null && typeof item.response === 'object') {
-      this.#final(item.response as FinalResponse);
+    // A native upstream's own response.failed ends the answer too: its `failed` status is an error finish (insured).
+    if (FINAL_EVENTS.has(item.type) && (item as { response?: unknown }).response !== null && typeof (item as { response?: unknown }).response === 'object') {
+      this.#final((item as { response: FinalResponse }).response);
     }
     return this.target.writer.send(item, item.type);
   }

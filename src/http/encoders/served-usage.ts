@@ -1,10 +1,12 @@
 /**
  * A single model's stream usage: the served call's tokens are the request's, and the client is shown its
- * upstream's usage with the cost the ledger will record (unless the operator turned costs off).
+ * upstream's usage with the cost the ledger will record (unless the operator turned costs off; 0 for an
+ * insured answer, usage/zero-completion-insurance.ts).
  */
 import type { TokenUsage } from '../../core/token-usage.js';
 import type { PriceBook } from '../../usage/model-prices.js';
 import { responseCost } from '../../usage/response-cost.js';
+import { shownCost, type AnswerEnding } from '../../usage/zero-completion-insurance.js';
 import type { StreamRecord, UsageReport } from './client-stream-encoder.js';
 
 export class ServedUsage implements UsageReport {
@@ -22,13 +24,19 @@ export class ServedUsage implements UsageReport {
   }
 
   show<Usage extends object>(reported: Usage | null | undefined): Usage | null | undefined {
-    if (reported !== null && typeof reported === 'object' && this.costInResponses) Object.assign(reported, responseCost(this.prices, this.target.served, this.target.usage ?? null));
+    const { served, usage } = this.target;
+    if (reported !== null && typeof reported === 'object' && this.costInResponses) Object.assign(reported, shownCost(responseCost(this.prices, served, usage ?? null), endingOf(this.target)));
     return reported;
   }
 
   router(): undefined {
     return undefined;
   }
+}
+
+/** How the answer ended so far (streams are completions only): encoders record the finish before they show the usage (it comes last). */
+function endingOf(record: StreamRecord): AnswerEnding {
+  return { served: record.served !== undefined, generates: true, completionTokens: record.usage?.completion, finishReason: record.finishReason, errorCode: record.errorCode };
 }
 
 export function servedUsage(record: StreamRecord, deps: { config: { server: { ledger: { costInResponses: boolean } } }; usage: { prices: PriceBook } }): ServedUsage {

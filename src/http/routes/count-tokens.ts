@@ -23,7 +23,7 @@ const ESTIMATE_AFTER = new Set(['no_provider_access', 'all_upstreams_failed']);
 
 export function createCountTokensRoute(deps: RouterDeps) {
   return async (event: H3Event, admitted: CountTokensRequest): Promise<unknown> => {
-    const route = authorizeRoute(admitted, deps.plans);
+    const route = authorizeRoute(admitted, deps.plans, deps.config.catalog.concreteModels);
     const request = admitted.body as unknown as MessagesRequest;
     const { 'anthropic-version': version, 'anthropic-beta': beta } = event.node.req.headers;
     const call = { route, accountId: admitted.caller.accountId, signal: abortOnDisconnect(event, deps.drain.deadline), trace: attemptsParent(admitted) };

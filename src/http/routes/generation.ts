@@ -12,7 +12,8 @@ import type { H3Event } from 'h3';
 import { getQuery } from 'h3';
 import { RouterError } from '../../core/errors.js';
 import type { LedgerRecord } from '../../stores/ledger-store.js';
-import { generationReceipt } from '../../usage/generation-receipt.js';
+import { generationReceipt, receiptRecord } from '../../usage/generation-receipt.js';
+import { receiptMember } from '../../usage/receipt-member.js';
 import type { RouterDeps } from '../router-deps.js';
 import type { StandingRequest } from '../request-context.js';
 
@@ -35,8 +36,9 @@ export function createGenerationRoute(deps: RouterDeps) {
     // Elapsed real time, not the injected clock: a frozen test clock must not make this wait forever.
     const deadline = performance.now() + waitMs;
     for (;;) {
-      const receipt = generationReceipt(await recordsOf(deps, id, accountId));
-      if (receipt) return receipt;
+      const records = await recordsOf(deps, id, accountId);
+      const receipt = generationReceipt(records);
+      if (receipt) return { data: { ...receipt.data, member: await receiptMember(deps.store, request.caller, receiptRecord(records)?.personId ?? undefined) } };
       if (deps.usage.ledger === null || performance.now() >= deadline) break;
       await new Promise((resolve) => setTimeout(resolve, RETRY_MS));
     }

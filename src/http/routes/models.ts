@@ -1,6 +1,6 @@
 /**
- * GET /v1/models: the route profiles and concrete models the caller's plan may use, in the OpenAI list
- * shape. A concrete model also carries what /model-catalog would say of it (name, context length,
+ * GET /v1/models: the route profiles and concrete models the caller's plan may use, and the caller's own
+ * presets (routes/preset-models.ts), in the OpenAI list shape. A concrete model also carries what /model-catalog would say of it (name, context length,
  * pricing per token from its endpoints' prices, supported parameters, and which providers serve it).
  */
 import type { H3Event } from 'h3';
@@ -9,7 +9,9 @@ import { RouterError } from '../../core/errors.js';
 import { supportedParameters } from '../../providers/supported-parameters.js';
 import { planAllowsModel } from '../../config/model-globs.js';
 import type { RouterDeps } from '../router-deps.js';
-import type { Standing } from '../request-context.js';
+import type { Authenticated, Standing } from '../request-context.js';
+import { presetModel, presetModels } from './preset-models.js';
+import { unknownModel } from '../model-suggestions.js';
 
 /** A fixed creation time: route profiles are configuration, not dated model releases. */
 const PROFILE_CREATED = 1_767_225_600; // 2026-01-01T00:00:00Z
@@ -39,8 +41,22 @@ function concreteModelObject(model: ConcreteModel, providers: ReadonlyMap<string
     description: model.description,
     context_length: model.contextLength,
     pricing: cheapest ? { prompt: perToken(cheapest.input), completion: perToken(cheapest.output) } : null,
-    supported_parameters: [...parameters].sort(),
+    supported_parameters: model.kind === 'chat' ? [...parameters].sort() : [...KIND_PARAMETERS[model.kind]],
+    ...kindFields(model),
     providers: served.map(({ provider }) => ({ id: provider.id, name: provider.name, region: provider.policy?.region ?? null })),
+  };
+}
+
+/** What an embedding or rerank request may set (chat's sampling parameters do not apply). */
+const KIND_PARAMETERS = { embedding: ['dimensions', 'encoding_format', 'input_type', 'user'], rerank: ['return_documents', 'top_n'] } as const;
+
+/** A model that is not a chat model says so, and an embedding model the vectors it returns. */
+function kindFields(model: ConcreteModel) {
+  if (model.kind === 'chat') return {};
+  const embedding = model.embedding;
+  return {
+    kind: model.kind,
+    ...(embedding ? { embedding: { dimensions: embedding.dimensions, shortenable: embedding.shortenable, max_input_tokens: embedding.maxInputTokens ?? null } } : {}),
   };
 }
 
@@ -59,24 +75,28 @@ function usableModels(deps: RouterDeps, request: Standing): ConcreteModel[] {
 
 export function createModelsRoute(deps: RouterDeps) {
   const providers = new Map(deps.config.providers.providers.map((provider) => [provider.id, provider]));
-  return async (_event: H3Event, request: Standing) => ({
+  return async (_event: H3Event, request: Standing & Authenticated) => ({
     object: 'list',
-    data: [...usableProfiles(deps, request).map(modelObject), ...usableModels(deps, request).map((model) => concreteModelObject(model, providers))],
+    data: [
+      ...usableProfiles(deps, request).map(modelObject),
+      ...usableModels(deps, request).map((model) => concreteModelObject(model, providers)),
+      ...(await presetModels(deps.store, request.caller.accountId)),
+    ],
   });
 }
 
 /** GET /v1/models/{id}: one route profile (ids contain a slash, e.g. router/frontier). */
 export function createModelRoute(deps: RouterDeps) {
-  return async (event: H3Event, request: Standing) => {
+  return async (event: H3Event, request: Standing & Authenticated) => {
     const id = decodeModelId((event.path.split('?')[0] ?? '').slice('/v1/models/'.length));
+    const preset = await presetModel(deps.store, request.caller.accountId, id);
+    if (preset) return preset;
     const concrete = usableModels(deps, request).find((model) => model.id === id);
     if (concrete) return concreteModelObject(concrete, new Map(deps.config.providers.providers.map((provider) => [provider.id, provider])));
     const usable = usableProfiles(deps, request);
     if (!usable.includes(id)) {
-      throw new RouterError('unknown_model', `The model '${id}' is not a route profile this key may use. Use one of: ${usable.join(', ')}.`, {
-        param: 'model',
-        details: { profiles: usable },
-      });
+      const presets = (await presetModels(deps.store, request.caller.accountId)).map((model) => model.id);
+      throw unknownModel(id, usable, [...usableModels(deps, request).map((model) => model.id), ...presets]);
     }
     return modelObject(id);
   };

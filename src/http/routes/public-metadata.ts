@@ -53,5 +53,19 @@ export function buildModelCatalog(config: RouterConfig) {
       plans: plans.filter((plan) => plan.routeProfiles.includes(family.profile)).map((plan) => plan.id),
       pageUrl: `${server.baseUrl}/model-catalog/${encodeURIComponent(family.id)}`,
     })),
+    // Embedding and rerank models, each with the endpoint that serves it (chat models are listed in /v1/models).
+    models: catalog.concreteModels
+      .filter((model) => model.kind !== 'chat')
+      .map((model) => ({
+        id: model.id,
+        name: model.name,
+        kind: model.kind,
+        endpoint: model.kind === 'embedding' ? '/v1/embeddings' : '/v1/rerank',
+        ...(model.embedding ? { dimensions: model.embedding.dimensions, shortenable: model.embedding.shortenable } : {}),
+        pricing: model.endpoints.flatMap((endpoint) => {
+          const price = config.providers.providers.find((provider) => provider.id === endpoint.provider)?.prices[endpoint.model];
+          return price ? [{ provider: endpoint.provider, inputPerMillionTokensUsd: price.input }] : [];
+        }),
+      })),
   };
 }

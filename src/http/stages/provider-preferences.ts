@@ -9,7 +9,7 @@ import type { ProviderConfig, RouteProfileConfig } from '../../config/types.js';
 import { RouterError } from '../../core/errors.js';
 import { narrowRoute, parseProviderPreferences, type PreferenceSort } from '../../routing/provider-preferences.js';
 import { requestedParameters } from '../../providers/supported-parameters.js';
-import type { WithBody } from '../request-context.js';
+import type { RequestState, WithBody } from '../request-context.js';
 import type { Stage } from './stage.js';
 
 /** OpenRouter's shortcuts: `:nitro` is the fastest measured throughput first, `:floor` the cheapest first. */
@@ -20,6 +20,7 @@ export function createProviderPreferencesStage(routes: ReadonlyMap<string, Route
     const body = request.body;
     const stated = body.provider;
     delete body.provider;
+    (request as unknown as RequestState).statedProvider = stated;
     const suffix = request.route ? undefined : suffixOf(body.model, routes);
     if (suffix) {
       request.route = suffix.route;

@@ -4,7 +4,7 @@ import { checkJsonBounds, type JsonBounds } from '../../core/check-json-bounds.j
 import { RouterError } from '../../core/errors.js';
 import { findNonFiniteNumber } from '../../core/find-non-finite-number.js';
 import { readBoundedBody, type BodyReadErrors } from '../../core/read-bounded-body.js';
-import { establishing, type Authenticated, type WithBody } from '../request-context.js';
+import { establishing, type Authenticated, type ParsedBody, type WithBody } from '../request-context.js';
 import type { Stage } from './stage.js';
 
 /** An endpoint's own rule over a schema-valid body: throws the contract's error to refuse it. */
@@ -20,18 +20,11 @@ export const BODY_JSON_BOUNDS: JsonBounds = { maxDepth: 64, maxNodes: 100_000 };
 /**
  * Reads the body of model traffic (bounded: 413 past the limit, before buffering it), bounds its
  * nesting and node count (400), parses JSON (400 invalid_json), refuses numbers too large to represent
- * (400), checks it against the endpoint's schema (400 invalid_request naming the field) and the
- * endpoint's own rules (`refuse`, which throws the contract's error for a request no route can serve),
- * and resolves the route profile the `model` names, so the quota stage knows the request's weight.
- * Everything refused here is refused before admission, so it never counts.
+ * (400) and anything but an object. What it holds is judged next, by the check stage: between the two,
+ * a preset the body names is applied (stages/apply-preset.ts), so the endpoint judges what the preset
+ * added exactly as if the client had sent it.
  */
-export function createReadJsonBodyStage(options: {
-  limitBytes: number;
-  schema: object;
-  routes: ReadonlyMap<string, RouteProfileConfig>;
-  refuse?: BodyRule | undefined;
-}): Stage<Authenticated, WithBody> {
-  const validate = createBodyValidator(options.schema);
+export function createReadJsonBodyStage(options: { limitBytes: number }): Stage<Authenticated, ParsedBody> {
   const readErrors: BodyReadErrors = {
     tooLarge: () => new RouterError('request_too_large', `The request body is larger than the limit of ${options.limitBytes} bytes.`),
     aborted: () => new RouterError('client_closed_request', 'The client closed the connection while sending the request body.'),
@@ -39,13 +32,27 @@ export function createReadJsonBodyStage(options: {
   // Authenticated first: a caller without a valid key learns nothing from how its body is judged.
   return async (event, request) => {
     const body = parseBoundedJson((await readBoundedBody(event.node.req, options.limitBytes, readErrors)).toString('utf8'));
-    const invalid = validate(body);
+    if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new RouterError('invalid_request', 'The request body must be a JSON object.');
+    const parsed = establishing<ParsedBody>(request);
+    parsed.body = body as Record<string, unknown>;
+    return parsed;
+  };
+}
+
+/**
+ * Checks the parsed body against the endpoint's schema (400 invalid_request naming the field) and the
+ * endpoint's own rules (`refuse`, which throws the contract's error for a request no route can serve),
+ * and resolves the route profile the `model` names, so the quota stage knows the request's weight.
+ * Everything refused here is refused before admission, so it never counts.
+ */
+export function createCheckBodyStage(options: { schema: object; routes: ReadonlyMap<string, RouteProfileConfig>; refuse?: BodyRule | undefined }): Stage<ParsedBody, WithBody> {
+  const validate = createBodyValidator(options.schema);
+  return (_event, request) => {
+    const invalid = validate(request.body);
     if (invalid) throw invalid;
-    options.refuse?.(body as Record<string, unknown>);
-    const withBody = establishing<WithBody>(request);
-    withBody.body = body as Record<string, unknown>;
-    withBody.route = options.routes.get((body as { model: string }).model);
-    return withBody;
+    options.refuse?.(request.body);
+    // Synchronous: the fact is set on the request's one object, no promise needed (stage.ts).
+    establishing<WithBody>(request).route = options.routes.get((request.body as { model: string }).model);
   };
 }
 

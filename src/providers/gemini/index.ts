@@ -1,6 +1,7 @@
 import { systemClock, type Clock } from '../../core/clock.js';
 import type { ProviderAdapter } from '../adapter.js';
 import { buildGeminiRequest } from './build-gemini-request.js';
+import { geminiEmbeddings } from './embeddings.js';
 import { GeminiStreamTranslator } from './gemini-stream-translator.js';
 import { parseGeminiError } from './parse-gemini-error.js';
 import { parseGeminiResponse } from './parse-gemini-response.js';
@@ -26,5 +27,6 @@ export function createGeminiAdapter(options: GeminiAdapterOptions = {}): Provide
     createChatStreamTranslator: (ctx) => new GeminiStreamTranslator(ctx, clock.now()),
     parseError: (status, bodyText, headers) => parseGeminiError(status, bodyText, headers, clock.now()),
     toolCallSignatures: geminiToolCallSignatures,
+    embeddings: geminiEmbeddings,
   };
 }

@@ -3,6 +3,7 @@ import type { ProviderAdapter } from '../adapter.js';
 import { buildChatRequest } from './build-chat-request.js';
 import { buildResponsesRequest } from './build-responses-request.js';
 import { createChatStreamTranslator } from './create-chat-stream-translator.js';
+import { openaiEmbeddings, openaiRerank } from './embeddings.js';
 import { parseChatResponse } from './parse-chat-response.js';
 import { parseError } from './parse-error.js';
 import { responsesStreamFailure } from './responses-stream-failure.js';
@@ -22,5 +23,7 @@ export function createOpenAIAdapter(clock: Clock): ProviderAdapter {
     createChatStreamTranslator,
     parseError: (status, bodyText, headers) => parseError(status, bodyText, headers, clock.now()),
     responses: { buildRequest: buildResponsesRequest, rewriteModel: rewriteResponsesModel, streamFailure: responsesStreamFailure },
+    embeddings: openaiEmbeddings,
+    rerank: openaiRerank,
   };
 }

@@ -4,11 +4,11 @@
  * reported them, or unknown. Codes an upstream chose are kept only when they look like codes.
  */
 import { createLedgerRecordIds } from '../../stores/ledger-record-ids.js';
-import { MAIN_CALL, type LedgerCostParts, type LedgerRecord } from '../../stores/ledger-store.js';
+import { MAIN_CALL, type LedgerAttempt, type LedgerCostParts, type LedgerRecord } from '../../stores/ledger-store.js';
 import { costNanoUsd, costPartsNanoUsd, type PriceBook } from '../../usage/model-prices.js';
 import type { UsageLedger } from '../../usage/usage-ledger.js';
 import type { TokenUsage } from '../../core/token-usage.js';
-import type { CredentialSource } from '../../routing/failover.js';
+import type { AttemptSummary, CredentialSource } from '../../routing/failover.js';
 import type { FusionCall } from '../../routing/fusion/index.js';
 import type { RequestObserver, RequestOutcome } from '../../http/request-outcome.js';
 
@@ -34,46 +34,57 @@ export function ledgerRecordsOf(outcome: RequestOutcome, prices: PriceBook, reco
   const served = outcome.servedBy;
   // Nothing served means no upstream did billable work the router knows of: zero, not unknown.
   const usage = served ? outcome.usage : NO_TOKENS;
-  const cost = costOf(prices, served?.providerId ?? null, served?.upstreamModel ?? null, usage);
-  const parts = costPartsOf(prices, served?.providerId ?? null, served?.upstreamModel ?? null, usage);
+  // Zero-completion insurance (usage/zero-completion-insurance.ts): recorded at cost 0, so no spend cap,
+  // budget or key limit is charged, and marked; its tokens stay as the upstream reported them.
+  const cost = outcome.insured ? 0 : costOf(prices, served?.providerId ?? null, served?.upstreamModel ?? null, usage);
+  const parts = outcome.insured ? null : costPartsOf(prices, served?.providerId ?? null, served?.upstreamModel ?? null, usage);
+  // Fields set one by one rather than spread in: object spreads of optional parts cost more than the rest
+  // of the record (bench/profile-router.mjs); an absent optional field stays absent.
+  const startedAt = new Date(outcome.startedAt).toISOString();
   const main: LedgerRecord = {
-      id: recordId(outcome.startedAt),
-      requestId: outcome.requestId,
-      call: MAIN_CALL,
-      startedAt: new Date(outcome.startedAt).toISOString(),
-      accountId: outcome.accountId,
-      keyId: outcome.keyId,
-      routeId: outcome.routeId,
-      endpoint: outcome.endpoint,
-      providerId: served?.providerId ?? null,
-      upstreamModel: served?.upstreamModel ?? null,
-      credentialSource: served?.credentialSource ?? null,
-      status: outcome.status,
-      errorCode: safeCode(outcome.errorCode),
-      retryCount: outcome.retryCount,
-      attempts: outcome.attempts.map((attempt) => ({ ...attempt, error: safeCode(attempt.error) })),
-      usage,
-      costNanoUsd: cost,
-      costParts: parts,
-      meteredNanoUsd: metered(outcome, served?.credentialSource ?? null, cost),
-      firstByteMs: outcome.firstByteMs,
-      totalMs: outcome.totalMs,
-      finishReason: safeCode(outcome.finishReason),
-      clientClosed: outcome.clientClosed,
-      reservationId: outcome.spendReservation?.id ?? null,
-      ...traceIdOf(outcome),
+    id: recordId(outcome.startedAt),
+    requestId: outcome.requestId,
+    call: MAIN_CALL,
+    startedAt,
+    accountId: outcome.accountId,
+    keyId: outcome.keyId,
+    routeId: outcome.routeId,
+    endpoint: outcome.endpoint,
+    providerId: served?.providerId ?? null,
+    upstreamModel: served?.upstreamModel ?? null,
+    credentialSource: served?.credentialSource ?? null,
+    status: outcome.status,
+    errorCode: safeCode(outcome.errorCode),
+    retryCount: outcome.retryCount,
+    attempts: safeAttempts(outcome.attempts),
+    usage,
+    costNanoUsd: cost,
+    costParts: parts,
+    meteredNanoUsd: metered(outcome, served?.credentialSource ?? null, cost),
+    budgetNanoUsd: budgeted(outcome, served !== null, cost),
+    firstByteMs: outcome.firstByteMs,
+    totalMs: outcome.totalMs,
+    finishReason: safeCode(outcome.finishReason),
+    clientClosed: outcome.clientClosed,
+    reservationId: outcome.spendReservation?.id ?? null,
   };
-  return [main, ...(outcome.extraCalls ?? []).map((call) => callRecord(outcome, call, prices, recordId))];
+  setSubject(main, outcome);
+  if (outcome.insured) main.insured = true;
+  if (outcome.trace?.sampled) main.traceId = outcome.trace.traceId;
+  if (outcome.cacheHit) main.responseCache = { hitOf: outcome.cacheHit.originalRequestId, savedNanoUsd: outcome.cacheHit.savedNanoUsd };
+  if (outcome.preset) main.preset = outcome.preset;
+  if (outcome.extraCalls === undefined || outcome.extraCalls.length === 0) return [main];
+  return [main, ...outcome.extraCalls.map((call) => callRecord(outcome, call, prices, recordId, startedAt))];
 }
 
 /** A fusion call's own record: its provider, tokens and cost, linked to the request by its id. */
-function callRecord(outcome: RequestOutcome, call: FusionCall, prices: PriceBook, recordId: (startedAtMs: number) => string): LedgerRecord {
+function callRecord(outcome: RequestOutcome, call: FusionCall, prices: PriceBook, recordId: (startedAtMs: number) => string, startedAt: string): LedgerRecord {
   const cost = costOf(prices, call.provider, call.model, call.usage);
-  return {
+  const record: LedgerRecord = {
     id: recordId(outcome.startedAt),
     requestId: outcome.requestId,
     call: call.label,
-    startedAt: new Date(outcome.startedAt).toISOString(),
+    startedAt,
     accountId: outcome.accountId!,
     keyId: outcome.keyId,
     routeId: outcome.routeId,
@@ -84,23 +95,21 @@ function callRecord(outcome: RequestOutcome, call: FusionCall, prices: PriceBook
     status: CALL_STATUS[call.status],
     errorCode: safeCode(call.error),
     retryCount: call.retryCount,
-    attempts: call.attempts.map((attempt) => ({ ...attempt, error: safeCode(attempt.error) })),
+    attempts: safeAttempts(call.attempts),
     usage: call.usage,
     costNanoUsd: cost,
     costParts: costPartsOf(prices, call.provider, call.model, call.usage),
     meteredNanoUsd: metered(outcome, call.credentialSource, cost),
+    budgetNanoUsd: budgeted(outcome, true, cost),
     firstByteMs: null,
     totalMs: call.latencyMs,
     finishReason: null,
     clientClosed: outcome.clientClosed,
     reservationId: null,
-    ...traceIdOf(outcome),
   };
-}
-
-/** A request whose trace was recorded (tracing on and sampled) keeps its trace id, so a receipt or bundle leads to it. */
-function traceIdOf(outcome: RequestOutcome): { traceId?: string } {
-  return outcome.trace?.sampled ? { traceId: outcome.trace.traceId } : {};
+  setSubject(record, outcome);
+  if (outcome.trace?.sampled) record.traceId = outcome.trace.traceId;
+  return record;
 }
 
 /** What a call cost: nothing when no provider served it, unknown when its tokens or its model's price are. */
@@ -124,6 +133,28 @@ function costPartsOf(prices: PriceBook, providerId: string | null, model: string
  */
 function metered(outcome: RequestOutcome, source: CredentialSource | null, cost: number | null): number {
   return source === 'managed' ? (cost ?? outcome.spendReservation?.estimateNanoUsd ?? 0) : 0;
+}
+
+/**
+ * What a call adds to its key's, workspace's and member's budgets: its cost, or, when a provider served it
+ * and the cost is unknown, the request's whole held estimate (never under the real spend).
+ */
+function budgeted(outcome: RequestOutcome, served: boolean, cost: number | null): number {
+  return cost ?? (served ? (outcome.spendReservation?.estimateNanoUsd ?? 0) : 0);
+}
+
+/** The workspace and person the request counted for, when known (absent otherwise: the record's columns stay null). */
+function setSubject(record: LedgerRecord, outcome: RequestOutcome): void {
+  if (outcome.workspaceId) record.workspaceId = outcome.workspaceId;
+  if (outcome.personId) record.personId = outcome.personId;
+}
+
+/** The attempts with any code an upstream chose kept only when it looks like a code (no copy when all do). */
+function safeAttempts(attempts: readonly AttemptSummary[]): readonly LedgerAttempt[] {
+  for (const attempt of attempts) {
+    if (attempt.error !== null && !CODE.test(attempt.error)) return attempts.map((each) => ({ ...each, error: safeCode(each.error) }));
+  }
+  return attempts;
 }
 
 /** A call's own outcome as an HTTP-like status (the ledger's `status`). */

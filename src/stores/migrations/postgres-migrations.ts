@@ -1,5 +1,6 @@
 /** PostgreSQL schema, version by version. Parallel to sqlite-migrations.ts: change both together. */
 import type { Migration } from './migration.js';
+import { laterMigrations } from './versions/index.js';
 
 export const postgresMigrations: readonly Migration[] = [
   {
@@ -341,4 +342,5 @@ export const postgresMigrations: readonly Migration[] = [
       ALTER TABLE usage_rollups ADD COLUMN server_tools_cost_nano_usd BIGINT NOT NULL DEFAULT 0;
     `,
   },
+  ...laterMigrations.map(({ version, name, postgres }) => ({ version, name, sql: postgres })),
 ];

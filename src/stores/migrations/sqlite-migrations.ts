@@ -1,5 +1,6 @@
 /** SQLite schema, version by version. Parallel to postgres-migrations.ts: change both together. */
 import type { Migration } from './migration.js';
+import { laterMigrations } from './versions/index.js';
 
 export const sqliteMigrations: readonly Migration[] = [
   {
@@ -354,4 +355,5 @@ export const sqliteMigrations: readonly Migration[] = [
       ALTER TABLE usage_rollups ADD COLUMN server_tools_cost_nano_usd INTEGER NOT NULL DEFAULT 0;
     `,
   },
+  ...laterMigrations.map(({ version, name, sqlite }) => ({ version, name, sql: sqlite })),
 ];

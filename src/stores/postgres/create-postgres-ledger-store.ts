@@ -6,9 +6,11 @@
  */
 import { randomBytes } from 'node:crypto';
 import { ledgerRecordIdFloor } from '../ledger-record-ids.js';
-import { rollUp, spendOf } from '../ledger-rollup.js';
-import { DIMENSION_SQL, RECORD_COLUMNS, ROLLUP_SUM_COLUMNS, USAGE_SUMS_SQL, recordValues, toLedgerRecord, toSafeInteger, toUsageCell, toUsageSums } from '../ledger-sql.js';
-import type { LedgerRecordRow, UsageCellRow, UsageSumsRow } from '../ledger-sql.js';
+import { rollUp, rollUpAttribution, spendOf } from '../ledger-rollup.js';
+import { budgetChargesOf } from '../budget-meter.js';
+import { ATTRIBUTION_ROLLUP_COLUMNS, DIMENSION_SQL, RECORD_COLUMNS, ROLLUP_SUM_COLUMNS, USAGE_SUMS_SQL, recordValues, toAttributedCell, toLedgerRecord, toSafeInteger, toUsageCell, toUsageSums } from '../ledger-sql.js';
+import { keySpendSql, toKeySpendWindows, type KeySpendRow } from '../key-spend-sql.js';
+import type { AttributedCellRow, LedgerRecordRow, UsageCellRow, UsageSumsRow } from '../ledger-sql.js';
 import type { LedgerStore, UsageDimension } from '../ledger-store.js';
 import { postgresMigrations } from '../migrations/postgres-migrations.js';
 import { migratePostgres } from './migrate-postgres.js';
@@ -58,6 +60,13 @@ const RECORD_TYPES: Readonly<Record<(typeof RECORD_COLUMNS)[number], string>> = 
   trace_id: 'text',
   finish_reason: 'text',
   server_tool_calls: 'text',
+  response_cache_hit_of: 'text',
+  response_cache_saved_nano_usd: 'bigint',
+  workspace_id: 'text',
+  person_id: 'text',
+  insured: 'boolean',
+  preset_slug: 'text',
+  preset_version: 'integer',
 };
 
 const INSERT_RECORDS_SQL = `
@@ -87,8 +96,34 @@ const SETTLE_SQL = `
     RETURNING 1
   ), released AS (
     DELETE FROM spend_reservations WHERE id = ANY($3::text[]) RETURNING 1
+  ), charged AS (
+    INSERT INTO budget_meter AS b (account_id, scope, scope_id, period_key, spent_nano_usd, managed_nano_usd)
+    SELECT account_id, scope, scope_id, period_key, spent_nano_usd, managed_nano_usd
+    FROM jsonb_to_recordset($4::jsonb) AS c(account_id text, scope text, scope_id text, period_key text, spent_nano_usd bigint, managed_nano_usd bigint)
+    ON CONFLICT (account_id, scope, scope_id, period_key) DO UPDATE SET
+      spent_nano_usd = b.spent_nano_usd + EXCLUDED.spent_nano_usd, managed_nano_usd = b.managed_nano_usd + EXCLUDED.managed_nano_usd
+    RETURNING 1
+  ), released_budgets AS (
+    DELETE FROM budget_reservations WHERE id = ANY($3::text[]) RETURNING 1
+  ), attributed AS (
+    INSERT INTO usage_attribution_rollups AS a (${ATTRIBUTION_ROLLUP_COLUMNS.join(', ')})
+    SELECT ${ATTRIBUTION_ROLLUP_COLUMNS.join(', ')}
+    FROM jsonb_to_recordset($5::jsonb) AS t(${ATTRIBUTION_ROLLUP_COLUMNS.map((column) => `${column} ${ROLLUP_TYPES(column)}`).join(', ')})
+    ON CONFLICT (account_id, bucket_start, key_id, person_id, workspace_id) DO UPDATE SET
+      ${ROLLUP_SUM_COLUMNS.map((column) => `${column} = a.${column} + EXCLUDED.${column}`).join(', ')},
+      last_at = GREATEST(a.last_at, EXCLUDED.last_at)
+    RETURNING 1
   )
   SELECT (SELECT count(*) FROM rolled) AS rolled`;
+
+// Locks a budget's meter row (creating it at 0): reservations against one budget and period take turns.
+const LOCK_BUDGET_SQL = `
+  INSERT INTO budget_meter AS b (account_id, scope, scope_id, period_key) VALUES ($1, $2, $3, $4)
+  ON CONFLICT (account_id, scope, scope_id, period_key) DO UPDATE SET spent_nano_usd = b.spent_nano_usd
+  RETURNING spent_nano_usd, managed_nano_usd`;
+
+const BUDGET_HELD_SQL = `SELECT COALESCE(SUM(nano_usd), 0) AS reserved FROM budget_reservations
+  WHERE account_id = $1 AND scope = $2 AND scope_id = $3 AND period_key = $4 AND expires_at > $5`;
 
 // Locks the account's meter row (creating it at 0): reservations of one account and month take turns.
 const LOCK_METER_SQL = `
@@ -98,9 +133,12 @@ const LOCK_METER_SQL = `
 
 const RESERVED_SQL = 'SELECT COALESCE(SUM(nano_usd), 0) AS reserved FROM spend_reservations WHERE account_id = $1 AND period = $2 AND expires_at > $3';
 
+/** Only the keys of the n-th parameter (a KeyFilter), or every key when it is NULL. */
+const keysFilter = (n: number): string => `($${n}::text[] IS NULL OR r.key_id = ANY($${n}::text[]))`;
+
 const sumBySql = (dimension: UsageDimension): string => `
   SELECT ${DIMENSION_SQL[dimension]} AS grp, ${USAGE_SUMS_SQL}
-  FROM usage_rollups r WHERE r.account_id = $1 AND r.bucket_start >= $2 AND r.bucket_start < $3
+  FROM usage_rollups r WHERE r.account_id = $1 AND r.bucket_start >= $2 AND r.bucket_start < $3 AND ${keysFilter(4)}
   GROUP BY grp ORDER BY cost_nano_usd DESC, grp`;
 
 /** The caller's ranges (a JSON array of [label, from, to]) as rows numbered in the caller's order. */
@@ -113,15 +151,21 @@ const RANGES_CTE = `
 const SUM_BY_RANGE_SQL = `${RANGES_CTE}
   SELECT ranges.label AS grp, ${USAGE_SUMS_SQL}
   FROM ranges LEFT JOIN usage_rollups r
-    ON r.account_id = $1 AND r.bucket_start >= ranges.range_from AND r.bucket_start < ranges.range_to
+    ON r.account_id = $1 AND r.bucket_start >= ranges.range_from AND r.bucket_start < ranges.range_to AND ${keysFilter(3)}
   GROUP BY ranges.ord, ranges.label ORDER BY ranges.ord`;
 
 const sumByRangeAndSql = (dimension: UsageDimension): string => `${RANGES_CTE}
   SELECT ranges.label AS range_label, ${DIMENSION_SQL[dimension]} AS grp, ${USAGE_SUMS_SQL}
   FROM ranges JOIN usage_rollups r
     ON r.account_id = $1 AND r.bucket_start >= ranges.range_from AND r.bucket_start < ranges.range_to
-    AND ($3::text IS NULL OR r.key_id = $3)
+    AND ${keysFilter(3)}
   GROUP BY ranges.ord, ranges.label, grp ORDER BY ranges.ord, cost_nano_usd DESC, grp`;
+
+const SUM_ATTRIBUTED_SQL = `${RANGES_CTE}
+  SELECT ranges.label AS range_label, r.key_id AS grp, r.person_id, r.workspace_id, ${USAGE_SUMS_SQL}
+  FROM ranges JOIN usage_attribution_rollups r
+    ON r.account_id = $1 AND r.bucket_start >= ranges.range_from AND r.bucket_start < ranges.range_to AND ${keysFilter(3)}
+  GROUP BY ranges.ord, ranges.label, r.key_id, r.person_id, r.workspace_id ORDER BY ranges.ord, grp, r.person_id, r.workspace_id`;
 
 export function createPostgresLedgerStore(options: PostgresLedgerStoreOptions): LedgerStore {
   const pool = createPool({ poolSize: 4, ...options });
@@ -140,7 +184,9 @@ export function createPostgresLedgerStore(options: PostgresLedgerStoreOptions): 
         const rollups = rollUp(fresh).map(({ key, counts }) => snakeCase({ ...key, ...counts }));
         const spend = spendOf(fresh).map((entry) => ({ account_id: entry.accountId, period: entry.period, nano_usd: entry.nanoUsd }));
         const released = records.flatMap((record) => (record.reservationId === null ? [] : [record.reservationId]));
-        await queryRows(db, SETTLE_SQL, [JSON.stringify(rollups), JSON.stringify(spend), released]);
+        const charges = budgetChargesOf(fresh).map((charge) => snakeCase({ ...charge }));
+        const attributed = rollUpAttribution(fresh).map(({ key, counts }) => snakeCase({ ...key, ...counts }));
+        await queryRows(db, SETTLE_SQL, [JSON.stringify(rollups), JSON.stringify(spend), released, JSON.stringify(charges), JSON.stringify(attributed)]);
         return { written: fresh.length };
       }),
 
@@ -160,6 +206,44 @@ export function createPostgresLedgerStore(options: PostgresLedgerStoreOptions): 
         ]);
         return { spentNanoUsd, reservedNanoUsd: reservedNanoUsd + input.nanoUsd, reserved: true };
       }),
+    reserveBudgets: (input) =>
+      inTransaction(pool, async (db) => {
+        // Rows locked in one order (scope, then id), so two requests sharing budgets cannot deadlock.
+        const holds = [...input.holds].sort((a, b) => (a.scope === b.scope ? (a.scopeId < b.scopeId ? -1 : 1) : a.scope < b.scope ? -1 : 1));
+        const cap = input.managedCap;
+        if (cap) {
+          // The managed meter first, as reserveSpend locks it: every reservation locks in the same order.
+          const [meter] = await queryRows<{ spent_nano_usd: string }>(db, LOCK_METER_SQL, [input.accountId, cap.period]);
+          const [held] = await queryRows<{ reserved: string }>(db, RESERVED_SQL, [input.accountId, cap.period, input.now]);
+          const spentNanoUsd = toSafeInteger(meter?.spent_nano_usd ?? 0);
+          const reservedNanoUsd = toSafeInteger(held?.reserved ?? 0);
+          if (spentNanoUsd + reservedNanoUsd >= cap.capNanoUsd) return { reserved: false, refusedBy: 'managed_cap' as const, spentNanoUsd, reservedNanoUsd };
+        }
+        for (const hold of holds) {
+          const [meter] = await queryRows<{ spent_nano_usd: string; managed_nano_usd: string }>(db, LOCK_BUDGET_SQL, [input.accountId, hold.scope, hold.scopeId, hold.periodKey]);
+          const [held] = await queryRows<{ reserved: string }>(db, BUDGET_HELD_SQL, [input.accountId, hold.scope, hold.scopeId, hold.periodKey, input.now]);
+          const spentNanoUsd = toSafeInteger((hold.includeByok ? meter?.spent_nano_usd : meter?.managed_nano_usd) ?? 0);
+          const reservedNanoUsd = toSafeInteger(held?.reserved ?? 0);
+          if (spentNanoUsd + reservedNanoUsd >= hold.limitNanoUsd) return { reserved: false, refusedBy: hold, spentNanoUsd, reservedNanoUsd };
+        }
+        if (cap) {
+          await queryRows(db, 'INSERT INTO spend_reservations (id, account_id, period, nano_usd, expires_at) VALUES ($1, $2, $3, $4, $5)', [
+            input.id,
+            input.accountId,
+            cap.period,
+            input.nanoUsd,
+            input.expiresAt,
+          ]);
+        }
+        for (const hold of holds) {
+          await queryRows(
+            db,
+            'INSERT INTO budget_reservations (id, account_id, scope, scope_id, period_key, nano_usd, expires_at) VALUES ($1, $2, $3, $4, $5, $6, $7)',
+            [input.id, input.accountId, hold.scope, hold.scopeId, hold.periodKey, input.nanoUsd, input.expiresAt],
+          );
+        }
+        return { reserved: true };
+      }),
     readSpend: async (accountId, period, now) => {
       const [row] = await queryRows<{ spent: string | null; reserved: string }>(
         pool,
@@ -169,14 +253,23 @@ export function createPostgresLedgerStore(options: PostgresLedgerStoreOptions): 
       return { spentNanoUsd: toSafeInteger(row?.spent ?? 0), reservedNanoUsd: toSafeInteger(row?.reserved ?? 0) };
     },
 
-    sumUsageByRange: async (accountId, ranges) => {
+    sumUsageByRange: async (accountId, ranges, keyIds) => {
       const json = JSON.stringify(ranges.map((range) => [range.label, range.from, range.to]));
-      return (await queryRows<UsageSumsRow>(pool, SUM_BY_RANGE_SQL, [accountId, json])).map(toUsageSums);
+      return (await queryRows<UsageSumsRow>(pool, SUM_BY_RANGE_SQL, [accountId, json, keyIds ?? null])).map(toUsageSums);
     },
-    sumUsageBy: async (accountId, from, to, dimension) => (await queryRows<UsageSumsRow>(pool, sumBySql(dimension), [accountId, from, to])).map(toUsageSums),
-    sumUsageByRangeAnd: async (accountId, ranges, dimension, keyId) => {
+    sumUsageBy: async (accountId, from, to, dimension, keyIds) =>
+      (await queryRows<UsageSumsRow>(pool, sumBySql(dimension), [accountId, from, to, keyIds ?? null])).map(toUsageSums),
+    sumUsageByRangeAnd: async (accountId, ranges, dimension, keyIds) => {
       const json = JSON.stringify(ranges.map((range) => [range.label, range.from, range.to]));
-      return (await queryRows<UsageCellRow>(pool, sumByRangeAndSql(dimension), [accountId, json, keyId ?? null])).map(toUsageCell);
+      return (await queryRows<UsageCellRow>(pool, sumByRangeAndSql(dimension), [accountId, json, keyIds ?? null])).map(toUsageCell);
+    },
+    sumAttributedUsage: async (accountId, ranges, keyIds) => {
+      const json = JSON.stringify(ranges.map((range) => [range.label, range.from, range.to]));
+      return (await queryRows<AttributedCellRow>(pool, SUM_ATTRIBUTED_SQL, [accountId, json, keyIds ?? null])).map(toAttributedCell);
+    },
+    sumKeySpend: async (accountId, keyId, since) => {
+      const [row] = await queryRows<KeySpendRow>(pool, keySpendSql((n) => (n > 2 ? `$${n}::timestamptz` : `$${n}`)), [accountId, keyId, since.day, since.week, since.month]);
+      return toKeySpendWindows(row);
     },
     lastUsedByKey: async (accountId) => {
       const rows = await queryRows<{ key_id: string; last_at: Date }>(
@@ -195,12 +288,13 @@ export function createPostgresLedgerStore(options: PostgresLedgerStoreOptions): 
       );
       return rows.map(toLedgerRecord);
     },
-    listRequests: async ({ accountId, before, limit }) => {
+    listRequests: async ({ accountId, before, limit, keyIds }) => {
       const rows = await queryRows<LedgerRecordRow>(
         pool,
         `SELECT * FROM usage_records WHERE account_id = $1 AND call = 'main' AND ($2::timestamptz IS NULL OR started_at < $2)
+         AND ($4::text[] IS NULL OR key_id = ANY($4::text[]))
          ORDER BY started_at DESC, id DESC LIMIT $3`,
-        [accountId, before ?? null, limit],
+        [accountId, before ?? null, limit, keyIds ?? null],
       );
       return rows.map(toLedgerRecord);
     },
@@ -223,7 +317,8 @@ export function createPostgresLedgerStore(options: PostgresLedgerStoreOptions): 
           [ledgerRecordIdFloor(Date.parse(input.recordsBefore)), input.limit],
         );
         const reservations = await queryRows(db, 'DELETE FROM spend_reservations WHERE expires_at <= $1 RETURNING 1', [input.now]);
-        return { records: records.length, reservations: reservations.length };
+        const budgetHolds = await queryRows(db, 'DELETE FROM budget_reservations WHERE expires_at <= $1 RETURNING 1', [input.now]);
+        return { records: records.length, reservations: reservations.length + budgetHolds.length };
       }),
 
     recordConfigChange: (input) =>

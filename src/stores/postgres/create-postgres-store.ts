@@ -6,9 +6,9 @@
 import { randomBytes } from 'node:crypto';
 import { API_KEY_PREFIX } from '../../core/api-key.js';
 import type { Clock } from '../../core/clock.js';
-import { assertKeyLive, planRotation, type RotatingKey } from '../key-lifecycle.js';
+import { applyKeyPatch, assertKeyLive, createdDetails, planRotation, type RotatingKey } from '../key-lifecycle.js';
 import { postgresMigrations } from '../migrations/postgres-migrations.js';
-import { NotFoundInStoreError, type Store } from '../store.js';
+import { NotFoundInStoreError, type ApiKeyKind, type Store } from '../store.js';
 import { createPool, pingPool, type PostgresPoolOptions } from './create-postgres-pool.js';
 import { migratePostgres } from './migrate-postgres.js';
 import { postgresAdmitQuota, readQuotaCommitted, readQuotaUsed } from './postgres-admit-quota.js';
@@ -27,13 +27,17 @@ import { createPostgresAccountAuth } from './postgres-account-auth.js';
 import { createPostgresAlerts } from './postgres-alerts.js';
 import { createPostgresToolCallSignatures } from './postgres-tool-call-signatures.js';
 import { createPostgresBilling } from './postgres-billing.js';
+import { cachePolicyOf } from '../response-cache-store.js';
+import { createPostgresPresets } from './postgres-presets.js';
+import { POSTGRES_KEY_SCOPE_COPIES, createPostgresWorkspaces, requirePostgresWorkspace } from './postgres-workspaces.js';
+import { createPostgresPeople } from './postgres-people.js';
 
 export interface PostgresStoreOptions extends PostgresPoolOptions {
   clock: Clock;
 }
 
 /** A new key's row; `id` and `createdAt` are given when a rotation plan already chose them. */
-type KeyMaterial = { name: string | null; hash: string; last4: string; expiresAt?: string | null; id?: string; createdAt?: string };
+type KeyMaterial = { name: string | null; hash: string; last4: string; expiresAt?: string | null; id?: string; createdAt?: string; kind?: ApiKeyKind; workspaceId?: string | null; personId?: string | null };
 
 const newId = (prefix: string): string => prefix + randomBytes(12).toString('hex');
 
@@ -79,9 +83,9 @@ export function createPostgresStore(options: PostgresStoreOptions): Store {
   async function insertKey(db: Queryable, accountId: string, input: KeyMaterial): Promise<ApiKeyRow> {
     const [row] = await queryRows<ApiKeyRow>(
       db,
-      `INSERT INTO api_keys (id, account_id, name, prefix, last4, hash, created_at, expires_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING *`,
-      [input.id ?? newId('key_'), accountId, input.name, API_KEY_PREFIX, input.last4, input.hash, input.createdAt ?? isoAt(clock.now()), input.expiresAt ?? null],
+      `INSERT INTO api_keys (id, account_id, name, prefix, last4, hash, created_at, expires_at, kind, workspace_id, person_id)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING *`,
+      [input.id ?? newId('key_'), accountId, input.name, API_KEY_PREFIX, input.last4, input.hash, input.createdAt ?? isoAt(clock.now()), input.expiresAt ?? null, input.kind ?? 'inference', input.workspaceId ?? null, input.personId ?? null],
     );
     if (!row) throw new Error('api key insert returned no row');
     return row;
@@ -93,13 +97,14 @@ export function createPostgresStore(options: PostgresStoreOptions): Store {
     const plan = planRotation({ old: rotatingKey(old), replacement, graceSeconds, nowMs: clock.now(), newKeyId: newId('key_') });
     const { retireOld } = plan;
     const retired = 'revokedAt' in retireOld ? await updateKey(db, old.id, 'revoked_at', retireOld.revokedAt) : await updateKey(db, old.id, 'expires_at', retireOld.expiresAt);
-    const created = await insertKey(db, plan.newKey.accountId, plan.newKey);
+    const created = await insertKey(db, plan.newKey.accountId, { ...plan.newKey, kind: old.kind, workspaceId: old.workspace_id });
     await queryRows(
       db,
       'INSERT INTO api_key_limits (key_id, monthly_requests, requests_per_minute) SELECT $1, monthly_requests, requests_per_minute FROM api_key_limits WHERE key_id = $2',
       [created.id, plan.copyFromKeyId],
     );
     await queryRows(db, 'INSERT INTO key_quota_usage (key_id, period, used) SELECT $1, period, used FROM key_quota_usage WHERE key_id = $2', [created.id, plan.copyFromKeyId]);
+    for (const statement of POSTGRES_KEY_SCOPE_COPIES) await queryRows(db, statement, [created.id, plan.copyFromKeyId]);
     for (const event of plan.audit) await audit(db, actor, event.action, event.accountId, event.keyId, event.details);
     return { revoked: toApiKey(retired), created: toApiKey(created) };
   }
@@ -108,8 +113,11 @@ export function createPostgresStore(options: PostgresStoreOptions): Store {
   return {
     ...createPostgresAccountAuth(pool, helpers),
     ...createPostgresBilling(pool, helpers),
+    ...createPostgresPeople(pool, helpers),
     ...createPostgresAlerts(pool, helpers),
     ...createPostgresToolCallSignatures(pool),
+    ...createPostgresWorkspaces(pool, helpers),
+    ...createPostgresPresets(pool, helpers),
     kind: 'postgres',
 
     migrate: () => migratePostgres(pool, postgresMigrations, options.schema, isoAt(clock.now())),
@@ -139,6 +147,16 @@ export function createPostgresStore(options: PostgresStoreOptions): Store {
         await audit(db, actor, 'account.set_plan', id, null, { from: before.plan, to: plan });
         return toAccount(after);
       }),
+    getResponseCachePolicy: async (id) => {
+      const [row] = await queryRows<{ response_cache: string | null }>(pool, 'SELECT response_cache FROM accounts WHERE id = $1', [id]);
+      return cachePolicyOf(row?.response_cache);
+    },
+    setResponseCachePolicy: (id, policy, actor) =>
+      inTransaction(pool, async (db) => {
+        const before = (await lockAccount(db, id)) as AccountRow & { response_cache?: string | null };
+        await queryRows(db, 'UPDATE accounts SET response_cache = $1 WHERE id = $2', [policy, id]);
+        await audit(db, actor, 'account.set_response_cache', id, null, { from: cachePolicyOf(before.response_cache), to: policy });
+      }),
     deactivateAccount: (id, actor) =>
       inTransaction(pool, async (db) => {
         const before = await lockAccount(db, id);
@@ -152,10 +170,19 @@ export function createPostgresStore(options: PostgresStoreOptions): Store {
     createApiKey: (input, actor) =>
       inTransaction(pool, async (db) => {
         await lockAccount(db, input.accountId);
+        if (input.workspaceId) await requirePostgresWorkspace(db, input.accountId, input.workspaceId);
         const key = await insertKey(db, input.accountId, input);
-        const expiry = key.expires_at ? { expiresAt: key.expires_at.toISOString() } : {};
-        await audit(db, actor, 'key.create', key.account_id, key.id, { name: key.name, ...expiry });
+        await audit(db, actor, 'key.create', key.account_id, key.id, createdDetails(key.name, key.expires_at, key.kind, key.workspace_id));
         return toApiKey(key);
+      }),
+    updateApiKey: (id, patch, actor) =>
+      inTransaction(pool, async (db) => {
+        const key = await lockKey(db, id);
+        const now = isoAt(clock.now());
+        const change = applyKeyPatch({ name: key.name, disabledAt: key.disabled_at?.toISOString() ?? null }, patch, now);
+        const [updated] = await queryRows<ApiKeyRow>(db, 'UPDATE api_keys SET name = $1, disabled_at = $2, updated_at = $3 WHERE id = $4 RETURNING *', [change.name, change.disabledAt, now, id]);
+        await audit(db, actor, 'key.update', key.account_id, id, change.details);
+        return toApiKey(updated ?? key);
       }),
     findApiKeyByHash: async (hash) => {
       const [key] = await queryRows<ApiKeyRow>(pool, 'SELECT * FROM api_keys WHERE hash = $1', [hash]);
@@ -240,5 +267,5 @@ function lifecycleOf(key: ApiKeyRow) {
 }
 
 function rotatingKey(key: ApiKeyRow): RotatingKey {
-  return { ...lifecycleOf(key), accountId: key.account_id, expiresAt: key.expires_at?.toISOString() ?? null };
+  return { ...lifecycleOf(key), accountId: key.account_id, expiresAt: key.expires_at?.toISOString() ?? null, personId: key.person_id ?? null };
 }

@@ -12,7 +12,7 @@ export interface PostgresHelpers {
 }
 
 interface LoginRow { account_id: string; email: string; password_hash: string; updated_at: Date; email_verified_at?: Date | null }
-interface SessionRow { id: string; account_id: string; token_hash: string; created_at: Date; last_seen_at: Date; user_agent: string | null; ip: string | null }
+interface SessionRow { id: string; account_id: string; person_id?: string | null; token_hash: string; created_at: Date; last_seen_at: Date; user_agent: string | null; ip: string | null }
 interface LinkRow { id: string; kind: LinkKind; email: string; account_id: string | null; created_at: Date; expires_at: Date; used_at: Date | null }
 interface LimitRow { key_id: string; monthly_requests: number | null; requests_per_minute: number | null }
 
@@ -26,6 +26,7 @@ const toLogin = (row: LoginRow): LoginRecord => ({
 const toSession = (row: SessionRow): SessionRecord => ({
   id: row.id,
   accountId: row.account_id,
+  personId: row.person_id ?? null,
   tokenHash: row.token_hash,
   createdAt: row.created_at.toISOString(),
   lastSeenAt: row.last_seen_at.toISOString(),
@@ -120,9 +121,9 @@ export function createPostgresAccountAuth(pool: Pool, helpers: PostgresHelpers):
       const at = nowIso();
       const [row] = await queryRows<SessionRow>(
         pool,
-        `INSERT INTO account_sessions (id, account_id, token_hash, created_at, last_seen_at, user_agent, ip)
-         VALUES ($1, $2, $3, $4, $4, $5, $6) RETURNING *`,
-        [newId('ses_'), input.accountId, input.tokenHash, at, input.userAgent, input.ip],
+        `INSERT INTO account_sessions (id, account_id, token_hash, created_at, last_seen_at, user_agent, ip, person_id)
+         VALUES ($1, $2, $3, $4, $4, $5, $6, $7) RETURNING *`,
+        [newId('ses_'), input.accountId, input.tokenHash, at, input.userAgent, input.ip, input.personId ?? null],
       );
       return toSession(row!);
     },

@@ -1,9 +1,10 @@
 /** Row shapes as node-postgres returns them (TIMESTAMPTZ as Date, JSONB parsed) and their mapping to records. */
-import type { Account, AccountStatus, ApiKeyRecord, AuditEvent, ProviderKeyRecord } from '../store.js';
+import type { Account, AccountStatus, ApiKeyKind, ApiKeyRecord, AuditEvent, ProviderKeyRecord } from '../store.js';
 
 export interface AccountRow {
   id: string;
   email: string;
+  name?: string | null;
   plan: string;
   status: AccountStatus;
   created_at: Date;
@@ -19,6 +20,12 @@ export interface ApiKeyRow {
   created_at: Date;
   revoked_at: Date | null;
   expires_at: Date | null;
+  kind: ApiKeyKind;
+  disabled_at: Date | null;
+  updated_at: Date | null;
+  /** Version 13. */
+  workspace_id: string | null;
+  person_id?: string | null;
 }
 
 export interface ProviderKeyRow {
@@ -43,7 +50,7 @@ export interface AuditEventRow {
 const isoOrNull = (value: Date | null): string | null => (value === null ? null : value.toISOString());
 
 export function toAccount(row: AccountRow): Account {
-  return { id: row.id, email: row.email, plan: row.plan, status: row.status, createdAt: row.created_at.toISOString() };
+  return { id: row.id, email: row.email, name: row.name ?? null, plan: row.plan, status: row.status, createdAt: row.created_at.toISOString() };
 }
 
 export function toApiKey(row: ApiKeyRow): ApiKeyRecord {
@@ -57,6 +64,11 @@ export function toApiKey(row: ApiKeyRow): ApiKeyRecord {
     createdAt: row.created_at.toISOString(),
     revokedAt: isoOrNull(row.revoked_at),
     expiresAt: isoOrNull(row.expires_at),
+    kind: row.kind,
+    disabledAt: isoOrNull(row.disabled_at),
+    updatedAt: isoOrNull(row.updated_at),
+    workspaceId: row.workspace_id ?? null,
+    personId: row.person_id ?? null,
   };
 }
 

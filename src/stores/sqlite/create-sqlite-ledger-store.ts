@@ -5,9 +5,12 @@
  */
 import { randomBytes } from 'node:crypto';
 import { ledgerRecordIdFloor } from '../ledger-record-ids.js';
-import { rollUp, spendOf } from '../ledger-rollup.js';
-import { recordValues, toLedgerRecord, toSafeInteger, toUsageCell, toUsageSums } from '../ledger-sql.js';
-import type { LedgerRecord, LedgerStore, SpendReservationInput, UsageDimension, UsageRange } from '../ledger-store.js';
+import { rollUp, rollUpAttribution, spendOf } from '../ledger-rollup.js';
+import { RECORD_COLUMNS, recordRow, toAttributedCell, toLedgerRecord, toSafeInteger, toUsageCell, toUsageSums } from '../ledger-sql.js';
+import { toKeySpendWindows } from '../key-spend-sql.js';
+import type { KeyFilter, LedgerRecord, LedgerStore, SpendReservationInput, UsageDimension, UsageRange } from '../ledger-store.js';
+import { budgetChargesOf } from '../budget-meter.js';
+import type { BudgetHold, BudgetReservation, BudgetReservationInput } from '../budget-store.js';
 import { sqliteMigrations } from '../migrations/sqlite-migrations.js';
 import { migrateSqlite } from './migrate-sqlite.js';
 import { guard as guardSqlite, openDatabase as openSqliteDatabase } from './create-sqlite-store.js';
@@ -38,10 +41,16 @@ export function createSqliteLedgerStore(options: SqliteLedgerStoreOptions): Ledg
 
   const writeBatch = write((records: readonly LedgerRecord[]) => {
     const s = sql();
-    const fresh = records.filter((record) => s.insertRecord.run(sqliteRecordValues(record)).changes > 0);
+    const fresh = records.filter((record) => s.insertRecord.run(sqliteRecordRow(record)).changes > 0);
     for (const { key, counts } of rollUp(fresh)) s.upsertRollup.run({ ...key, ...counts });
+    for (const { key, counts } of rollUpAttribution(fresh)) s.upsertAttribution.run({ ...key, ...counts });
     for (const spend of spendOf(fresh)) s.addSpend.run(spend);
-    for (const record of records) if (record.reservationId !== null) s.deleteReservation.run(record.reservationId);
+    for (const charge of budgetChargesOf(fresh)) s.addBudgetCharge.run({ ...charge });
+    for (const record of records) {
+      if (record.reservationId === null) continue;
+      s.deleteReservation.run(record.reservationId);
+      s.deleteBudgetReservations.run(record.reservationId);
+    }
     return { written: fresh.length };
   });
 
@@ -55,6 +64,30 @@ export function createSqliteLedgerStore(options: SqliteLedgerStoreOptions): Ledg
     if (before.spentNanoUsd + before.reservedNanoUsd >= input.capNanoUsd) return { ...before, reserved: false };
     sql().insertReservation.run({ id: input.id, accountId: input.accountId, period: input.period, nanoUsd: input.nanoUsd, expiresAt: input.expiresAt });
     return { spentNanoUsd: before.spentNanoUsd, reservedNanoUsd: before.reservedNanoUsd + input.nanoUsd, reserved: true };
+  });
+
+  const budgetStanding = (accountId: string, hold: BudgetHold, now: string) => {
+    const meter = sql().readBudgetMeter.get(accountId, hold.scope, hold.scopeId, hold.periodKey);
+    const spent = meter === undefined ? 0 : hold.includeByok ? meter.spent_nano_usd : meter.managed_nano_usd;
+    return { spentNanoUsd: toSafeInteger(spent), reservedNanoUsd: toSafeInteger(sql().readBudgetHeld.get(accountId, hold.scope, hold.scopeId, hold.periodKey, now) ?? 0) };
+  };
+
+  // One IMMEDIATE transaction: every process on the file checks and holds in turn, all holds or none.
+  const reserveBudgets = write((input: BudgetReservationInput): BudgetReservation => {
+    const cap = input.managedCap;
+    if (cap) {
+      const managed = standing(input.accountId, cap.period, input.now);
+      if (managed.spentNanoUsd + managed.reservedNanoUsd >= cap.capNanoUsd) return { reserved: false, refusedBy: 'managed_cap', ...managed };
+    }
+    for (const hold of input.holds) {
+      const standing = budgetStanding(input.accountId, hold, input.now);
+      if (standing.spentNanoUsd + standing.reservedNanoUsd >= hold.limitNanoUsd) return { reserved: false, refusedBy: hold, ...standing };
+    }
+    if (cap) sql().insertReservation.run({ id: input.id, accountId: input.accountId, period: cap.period, nanoUsd: input.nanoUsd, expiresAt: input.expiresAt });
+    for (const hold of input.holds) {
+      sql().insertBudgetReservation.run({ id: input.id, accountId: input.accountId, scope: hold.scope, scopeId: hold.scopeId, periodKey: hold.periodKey, nanoUsd: input.nanoUsd, expiresAt: input.expiresAt });
+    }
+    return { reserved: true };
   });
 
   const recordConfigChange = write((input: { action: string; fingerprint: string; details: Record<string, unknown>; at: string }) => {
@@ -78,25 +111,37 @@ export function createSqliteLedgerStore(options: SqliteLedgerStoreOptions): Ledg
     writeBatch,
     reserveSpend,
     readSpend: read(standing),
+    reserveBudgets,
 
-    sumUsageByRange: read((accountId: string, ranges: readonly UsageRange[]) => {
+    sumUsageByRange: read((accountId: string, ranges: readonly UsageRange[], keyIds?: KeyFilter) => {
       const json = JSON.stringify(ranges.map((range) => [range.label, range.from, range.to]));
-      return sql().sumByRange.all(json, accountId).map(toUsageSums);
+      const keys = keysJson(keyIds);
+      return sql().sumByRange.all(json, accountId, keys, keys).map(toUsageSums);
     }),
-    sumUsageBy: read((accountId: string, from: string, to: string, dimension: UsageDimension) =>
-      sql().sumBy[dimension].all(accountId, from, to).map(toUsageSums),
+    sumUsageBy: read((accountId: string, from: string, to: string, dimension: UsageDimension, keyIds?: KeyFilter) => {
+      const keys = keysJson(keyIds);
+      return sql().sumBy[dimension].all(accountId, from, to, keys, keys).map(toUsageSums);
+    }),
+    sumUsageByRangeAnd: read((accountId: string, ranges: readonly UsageRange[], dimension: UsageDimension, keyIds?: KeyFilter) => {
+      const json = JSON.stringify(ranges.map((range) => [range.label, range.from, range.to]));
+      const keys = keysJson(keyIds);
+      return sql().sumByRangeAnd[dimension].all(json, accountId, keys, keys).map(toUsageCell);
+    }),
+    sumAttributedUsage: read((accountId: string, ranges: readonly UsageRange[], keyIds?: KeyFilter) => {
+      const json = JSON.stringify(ranges.map((range) => [range.label, range.from, range.to]));
+      const keys = keysJson(keyIds);
+      return sql().sumAttributed.all(json, accountId, keys, keys).map(toAttributedCell);
+    }),
+    sumKeySpend: read((accountId: string, keyId: string, since: Record<'day' | 'week' | 'month', string>) =>
+      toKeySpendWindows(sql().sumKeySpend.get({ p1: accountId, p2: keyId, p3: since.day, p4: since.week, p5: since.month })),
     ),
-    sumUsageByRangeAnd: read((accountId: string, ranges: readonly UsageRange[], dimension: UsageDimension, keyId?: string) => {
-      const json = JSON.stringify(ranges.map((range) => [range.label, range.from, range.to]));
-      return sql().sumByRangeAnd[dimension].all(json, accountId, keyId ?? null, keyId ?? null).map(toUsageCell);
-    }),
     lastUsedByKey: read((accountId: string) => sql().lastUsedByKey.all(accountId).map((row) => ({ keyId: row.key_id, lastAt: row.last_at }))),
 
     findRecords: read((filter: { requestId: string; accountId?: string }) =>
       sql().findRecords.all({ requestId: filter.requestId, accountId: filter.accountId ?? null }).map(toLedgerRecord),
     ),
-    listRequests: read((filter: { accountId: string; before?: string; limit: number }) =>
-      sql().listRequests.all({ accountId: filter.accountId, before: filter.before ?? null, limit: filter.limit }).map(toLedgerRecord),
+    listRequests: read((filter: { accountId: string; before?: string; limit: number; keyIds?: KeyFilter }) =>
+      sql().listRequests.all({ accountId: filter.accountId, before: filter.before ?? null, limit: filter.limit, keys: keysJson(filter.keyIds) }).map(toLedgerRecord),
     ),
     countErrors: read((filter: { since: string; accountId?: string }) =>
       sql().countErrors.all({ sinceId: ledgerRecordIdFloor(Date.parse(filter.since)), accountId: filter.accountId ?? null }).map((row) => ({ code: row.code, count: row.count })),
@@ -104,15 +149,24 @@ export function createSqliteLedgerStore(options: SqliteLedgerStoreOptions): Ledg
 
     prune: write((input: { recordsBefore: string; now: string; limit: number }) => ({
       records: sql().pruneRecords.run(ledgerRecordIdFloor(Date.parse(input.recordsBefore)), input.limit).changes,
-      reservations: sql().pruneReservations.run(input.now).changes,
+      reservations: sql().pruneReservations.run(input.now).changes + sql().pruneBudgetReservations.run(input.now).changes,
     })),
     recordConfigChange,
   };
 }
 
-function sqliteRecordValues(record: LedgerRecord): Record<string, unknown> {
-  const values: Record<string, unknown> = recordValues(record);
+/** A key filter as the statements take it: a JSON array, or NULL for every key. */
+function keysJson(keyIds: KeyFilter | undefined): string | null {
+  return keyIds === undefined ? null : JSON.stringify(keyIds);
+}
+
+const CLIENT_CLOSED = RECORD_COLUMNS.indexOf('client_closed');
+const INSURED = RECORD_COLUMNS.indexOf('insured');
+
+function sqliteRecordRow(record: LedgerRecord): unknown[] {
+  const row: unknown[] = recordRow(record);
   // SQLite has no boolean type.
-  values.client_closed = record.clientClosed ? 1 : 0;
-  return values;
+  row[CLIENT_CLOSED] = record.clientClosed ? 1 : 0;
+  row[INSURED] = record.insured === true ? 1 : 0;
+  return row;
 }

@@ -10,17 +10,21 @@ import { dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { API_KEY_PREFIX } from '../../core/api-key.js';
 import type { Clock } from '../../core/clock.js';
-import { assertKeyLive, planRotation, type RotatingKey } from '../key-lifecycle.js';
+import { applyKeyPatch, assertKeyLive, createdDetails, planRotation, type RotatingKey } from '../key-lifecycle.js';
 import { sqliteMigrations } from '../migrations/sqlite-migrations.js';
-import { NotFoundInStoreError, StoreUnavailableError, type QuotaAdmission, type QuotaAdmitInput, type Store } from '../store.js';
+import { NotFoundInStoreError, StoreUnavailableError, type ApiKeyKind, type ApiKeyPatch, type QuotaAdmission, type QuotaAdmitInput, type Store } from '../store.js';
 import { migrateSqlite } from './migrate-sqlite.js';
 import { prepareSqliteStatements, type SqliteStatements } from './prepare-sqlite-statements.js';
 import type { SqliteStore } from './sqlite-data-version.js';
 import { createSqliteAccountAuth } from './sqlite-account-auth.js';
 import { createSqliteAlerts } from './sqlite-alerts.js';
 import { createSqliteBilling } from './sqlite-billing.js';
+import { createSqlitePeople } from './sqlite-people.js';
+import { createSqlitePresets } from './sqlite-presets.js';
 import { createSqliteToolCallSignatures } from './sqlite-tool-call-signatures.js';
+import { createSqliteWorkspaces, requireSqliteWorkspace } from './sqlite-workspaces.js';
 import { toAccount, toApiKey, toAuditEvent, toProviderKey, type AccountRow, type ApiKeyRow } from './sqlite-rows.js';
+import { cachePolicyOf, type AccountCachePolicy } from '../response-cache-store.js';
 
 export interface SqliteStoreOptions {
   /** File path, or `:memory:` for a private in-memory database. */
@@ -59,7 +63,7 @@ export function openDatabase(path: string, busyTimeoutMs: number): Database.Data
 }
 
 /** A new key's row; `id` and `createdAt` are given when a rotation plan already chose them. */
-type KeyMaterial = { name: string | null; hash: string; last4: string; expiresAt?: string | null; id?: string; createdAt?: string };
+type KeyMaterial = { name: string | null; hash: string; last4: string; expiresAt?: string | null; id?: string; createdAt?: string; kind?: ApiKeyKind; workspaceId?: string | null; personId?: string | null };
 
 const newId = (prefix: string): string => prefix + randomBytes(12).toString('hex');
 
@@ -112,6 +116,11 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
       created_at: input.createdAt ?? isoAt(clock.now()),
       revoked_at: null,
       expires_at: input.expiresAt ?? null,
+      kind: input.kind ?? 'inference',
+      disabled_at: null,
+      updated_at: null,
+      workspace_id: input.workspaceId ?? null,
+      person_id: input.personId ?? null,
     };
     sql().insertApiKey.run(row);
     return row;
@@ -151,10 +160,11 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
     const plan = planRotation({ old: rotatingKey(old), replacement, graceSeconds, nowMs: clock.now(), newKeyId: newId('key_') });
     const { retireOld } = plan;
     const retired = 'revokedAt' in retireOld ? sql().revokeApiKey.get(retireOld.revokedAt, old.id) : sql().expireApiKey.get(retireOld.expiresAt, old.id);
-    const created = insertKey(plan.newKey.accountId, plan.newKey);
+    const created = insertKey(plan.newKey.accountId, { ...plan.newKey, kind: old.kind, workspaceId: old.workspace_id });
     // Prepared here, not with the other statements: rotation is rare, and the tables exist only after migration.
     db.prepare('INSERT INTO api_key_limits (key_id, monthly_requests, requests_per_minute) SELECT ?, monthly_requests, requests_per_minute FROM api_key_limits WHERE key_id = ?').run(created.id, plan.copyFromKeyId);
     db.prepare('INSERT INTO key_quota_usage (key_id, period, used) SELECT ?, period, used FROM key_quota_usage WHERE key_id = ?').run(created.id, plan.copyFromKeyId);
+    for (const statement of KEY_SCOPE_COPIES) db.prepare(statement).run({ to: created.id, from: plan.copyFromKeyId });
     for (const event of plan.audit) audit(actor, event.action, event.accountId, event.keyId, event.details);
     return { revoked: toApiKey(retired ?? old), created: toApiKey(created) };
   }
@@ -163,8 +173,11 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
   return {
     ...createSqliteAccountAuth(db, helpers),
     ...createSqliteBilling(db, helpers),
+    ...createSqlitePeople(db, helpers),
     ...createSqliteAlerts(db, helpers),
     ...createSqliteToolCallSignatures(db, helpers),
+    ...createSqliteWorkspaces(db, helpers),
+    ...createSqlitePresets(db, helpers),
     kind: 'sqlite',
 
     migrate: guarded(() => migrateSqlite(db, sqliteMigrations, isoAt(clock.now()))),
@@ -189,6 +202,12 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
       audit(actor, 'account.set_plan', id, null, { from: before.plan, to: plan });
       return toAccount(after);
     }),
+    getResponseCachePolicy: guarded((id: string) => cachePolicyOf(db.prepare<[string], { response_cache: string | null }>('SELECT response_cache FROM accounts WHERE id = ?').get(id)?.response_cache)),
+    setResponseCachePolicy: write((id: string, policy: AccountCachePolicy, actor: string) => {
+      const before = requireAccount(id) as AccountRow & { response_cache?: string | null };
+      db.prepare('UPDATE accounts SET response_cache = ? WHERE id = ?').run(policy, id);
+      audit(actor, 'account.set_response_cache', id, null, { from: cachePolicyOf(before.response_cache), to: policy });
+    }),
     deactivateAccount: write((id: string, actor: string) => {
       const before = requireAccount(id);
       const after = sql().setAccountStatus.get('inactive', id) ?? before;
@@ -198,11 +217,20 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
       return toAccount(after);
     }),
 
-    createApiKey: write((input: { accountId: string; name: string | null; hash: string; last4: string; expiresAt?: string | null }, actor: string) => {
+    createApiKey: write((input: { accountId: string; name: string | null; hash: string; last4: string; expiresAt?: string | null; kind?: ApiKeyKind; workspaceId?: string | null; personId?: string | null }, actor: string) => {
       requireAccount(input.accountId);
+      if (input.workspaceId) requireSqliteWorkspace(db, input.accountId, input.workspaceId);
       const key = insertKey(input.accountId, input);
-      audit(actor, 'key.create', key.account_id, key.id, { name: key.name, ...(key.expires_at ? { expiresAt: key.expires_at } : {}) });
+      audit(actor, 'key.create', key.account_id, key.id, createdDetails(key.name, key.expires_at, key.kind, key.workspace_id));
       return toApiKey(key);
+    }),
+    updateApiKey: write((id: string, patch: ApiKeyPatch, actor: string) => {
+      const key = requireKey(id);
+      const now = isoAt(clock.now());
+      const change = applyKeyPatch({ name: key.name, disabledAt: key.disabled_at }, patch, now);
+      const updated = sql().updateApiKey.get({ id, name: change.name, disabled_at: change.disabledAt, updated_at: now }) ?? key;
+      audit(actor, 'key.update', key.account_id, id, change.details);
+      return toApiKey(updated);
     }),
     findApiKeyByHash: guarded((hash: string) => {
       const key = sql().findApiKeyByHash.get(hash);
@@ -261,11 +289,21 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
   };
 }
 
+/** A replacement key keeps its predecessor's budget (and what it spent against it) and guardrail. */
+const KEY_SCOPE_COPIES = [
+  `INSERT INTO budgets (account_id, scope, scope_id, limit_nano_usd, period, include_byok, created_at, updated_at)
+   SELECT account_id, scope, @to, limit_nano_usd, period, include_byok, created_at, updated_at FROM budgets WHERE scope = 'key' AND scope_id = @from`,
+  `INSERT INTO budget_meter (account_id, scope, scope_id, period_key, spent_nano_usd, managed_nano_usd)
+   SELECT account_id, scope, @to, period_key, spent_nano_usd, managed_nano_usd FROM budget_meter WHERE scope = 'key' AND scope_id = @from`,
+  `INSERT INTO guardrails (account_id, scope, scope_id, allowed_models, denied_models, allowed_providers, denied_providers, require_zdr, created_at, updated_at)
+   SELECT account_id, scope, @to, allowed_models, denied_models, allowed_providers, denied_providers, require_zdr, created_at, updated_at FROM guardrails WHERE scope = 'key' AND scope_id = @from`,
+];
+
 /** The row as the shared key-lifecycle rules see it. */
 function lifecycleOf(key: ApiKeyRow) {
   return { id: key.id, revoked: key.revoked_at !== null, expiresAtMs: key.expires_at === null ? null : Date.parse(key.expires_at) };
 }
 
 function rotatingKey(key: ApiKeyRow): RotatingKey {
-  return { ...lifecycleOf(key), accountId: key.account_id, expiresAt: key.expires_at };
+  return { ...lifecycleOf(key), accountId: key.account_id, expiresAt: key.expires_at, personId: key.person_id ?? null };
 }

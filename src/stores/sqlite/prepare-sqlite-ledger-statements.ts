@@ -1,6 +1,7 @@
 /** Every statement the SQLite ledger store runs, prepared once per connection (after migrations created the tables). */
 import type { Database } from 'better-sqlite3';
-import { DIMENSION_SQL, RECORD_COLUMNS, ROLLUP_SUM_COLUMNS, USAGE_SUMS_SQL, type LedgerRecordRow, type UsageCellRow, type UsageSumsRow } from '../ledger-sql.js';
+import { ATTRIBUTION_ROLLUP_COLUMNS, DIMENSION_SQL, RECORD_COLUMNS, ROLLUP_SUM_COLUMNS, USAGE_SUMS_SQL, type AttributedCellRow, type LedgerRecordRow, type UsageCellRow, type UsageSumsRow } from '../ledger-sql.js';
+import { keySpendSql, type KeySpendRow } from '../key-spend-sql.js';
 import type { UsageDimension } from '../ledger-store.js';
 
 export type SqliteLedgerStatements = ReturnType<typeof prepareSqliteLedgerStatements>;
@@ -12,14 +13,17 @@ const RANGES_CTE = `WITH ranges AS (
          FROM json_each(?)
        )`;
 
+/** Only the keys of a JSON array (a KeyFilter), or every key when the parameter is NULL; takes the parameter twice. */
+const KEYS_FILTER = `(? IS NULL OR r.key_id IN (SELECT value FROM json_each(?)))`;
+
 const camel = (column: string): string => column.replace(/_([a-z0-9])/g, (_, letter: string) => letter.toUpperCase());
 
 export function prepareSqliteLedgerStatements(db: Database) {
   const rollupColumns = ['account_id', 'bucket_start', 'key_id', 'route_id', 'provider_id', 'upstream_model', 'credential_source', ...ROLLUP_SUM_COLUMNS, 'last_at'];
   const sumBy = (dimension: UsageDimension) =>
-    db.prepare<[string, string, string], UsageSumsRow>(
+    db.prepare<[string, string, string, string | null, string | null], UsageSumsRow>(
       `SELECT ${DIMENSION_SQL[dimension]} AS grp, ${USAGE_SUMS_SQL}
-       FROM usage_rollups r WHERE r.account_id = ? AND r.bucket_start >= ? AND r.bucket_start < ?
+       FROM usage_rollups r WHERE r.account_id = ? AND r.bucket_start >= ? AND r.bucket_start < ? AND ${KEYS_FILTER}
        GROUP BY grp ORDER BY cost_nano_usd DESC, grp`,
     );
   const sumByRangeAnd = (dimension: UsageDimension) =>
@@ -28,19 +32,33 @@ export function prepareSqliteLedgerStatements(db: Database) {
        SELECT ranges.label AS range_label, ${DIMENSION_SQL[dimension]} AS grp, ${USAGE_SUMS_SQL}
        FROM ranges JOIN usage_rollups r
          ON r.account_id = ? AND r.bucket_start >= ranges.range_from AND r.bucket_start < ranges.range_to
-         AND (? IS NULL OR r.key_id = ?)
+         AND ${KEYS_FILTER}
        GROUP BY ranges.ord, grp ORDER BY ranges.ord, cost_nano_usd DESC, grp`,
     );
   return {
     ping: db.prepare('SELECT 1 FROM usage_records LIMIT 1'),
     // OR IGNORE: a record id already stored (a batch retried after a lost reply) is skipped, not counted twice.
-    insertRecord: db.prepare<[Record<string, unknown>], unknown>(
-      `INSERT OR IGNORE INTO usage_records (${RECORD_COLUMNS.join(', ')}) VALUES (${RECORD_COLUMNS.map((c) => `@${c}`).join(', ')})`,
+    // Positional parameters (recordRow's order): binding an array costs no look-up by name per column.
+    insertRecord: db.prepare<unknown[], unknown>(
+      `INSERT OR IGNORE INTO usage_records (${RECORD_COLUMNS.join(', ')}) VALUES (${RECORD_COLUMNS.map(() => '?').join(', ')})`,
     ),
     upsertRollup: db.prepare<[Record<string, unknown>], unknown>(
       `INSERT INTO usage_rollups (${rollupColumns.join(', ')}) VALUES (${rollupColumns.map((c) => `@${camel(c)}`).join(', ')})
        ON CONFLICT (account_id, bucket_start, key_id, route_id, provider_id, upstream_model, credential_source) DO UPDATE SET
        ${ROLLUP_SUM_COLUMNS.map((c) => `${c} = ${c} + excluded.${c}`).join(', ')}, last_at = MAX(last_at, excluded.last_at)`,
+    ),
+    // Version 18: the same sums per key and the person and workspace the key had (usage-attribution.ts).
+    upsertAttribution: db.prepare<[Record<string, unknown>], unknown>(
+      `INSERT INTO usage_attribution_rollups (${ATTRIBUTION_ROLLUP_COLUMNS.join(', ')}) VALUES (${ATTRIBUTION_ROLLUP_COLUMNS.map((c) => `@${camel(c)}`).join(', ')})
+       ON CONFLICT (account_id, bucket_start, key_id, person_id, workspace_id) DO UPDATE SET
+       ${ROLLUP_SUM_COLUMNS.map((c) => `${c} = ${c} + excluded.${c}`).join(', ')}, last_at = MAX(last_at, excluded.last_at)`,
+    ),
+    sumAttributed: db.prepare<[string, string, string | null, string | null], AttributedCellRow>(
+      `${RANGES_CTE}
+       SELECT ranges.label AS range_label, r.key_id AS grp, r.person_id AS person_id, r.workspace_id AS workspace_id, ${USAGE_SUMS_SQL}
+       FROM ranges JOIN usage_attribution_rollups r
+         ON r.account_id = ? AND r.bucket_start >= ranges.range_from AND r.bucket_start < ranges.range_to AND ${KEYS_FILTER}
+       GROUP BY ranges.ord, r.key_id, r.person_id, r.workspace_id ORDER BY ranges.ord, grp, person_id, workspace_id`,
     ),
     addSpend: db.prepare<[{ accountId: string; period: string; nanoUsd: number }], unknown>(
       `INSERT INTO spend_meter (account_id, period, spent_nano_usd) VALUES (@accountId, @period, @nanoUsd)
@@ -58,15 +76,16 @@ export function prepareSqliteLedgerStatements(db: Database) {
     ),
 
     // Every range gets a row (zeros when empty): json_each numbers them so the order is the caller's.
-    sumByRange: db.prepare<[string, string], UsageSumsRow>(
+    sumByRange: db.prepare<[string, string, string | null, string | null], UsageSumsRow>(
       `${RANGES_CTE}
        SELECT ranges.label AS grp, ${USAGE_SUMS_SQL}
        FROM ranges LEFT JOIN usage_rollups r
-         ON r.account_id = ? AND r.bucket_start >= ranges.range_from AND r.bucket_start < ranges.range_to
+         ON r.account_id = ? AND r.bucket_start >= ranges.range_from AND r.bucket_start < ranges.range_to AND ${KEYS_FILTER}
        GROUP BY ranges.ord ORDER BY ranges.ord`,
     ),
     sumBy: { key: sumBy('key'), route: sumBy('route'), provider: sumBy('provider'), model: sumBy('model') },
     sumByRangeAnd: { key: sumByRangeAnd('key'), route: sumByRangeAnd('route'), provider: sumByRangeAnd('provider'), model: sumByRangeAnd('model') },
+    sumKeySpend: db.prepare<[Record<'p1' | 'p2' | 'p3' | 'p4' | 'p5', string>], KeySpendRow>(keySpendSql((n) => `@p${n}`)),
     lastUsedByKey: db.prepare<[string], { key_id: string; last_at: string }>(
       `SELECT key_id, MAX(last_at) AS last_at FROM usage_rollups WHERE account_id = ? AND key_id <> '' GROUP BY key_id ORDER BY key_id`,
     ),
@@ -75,8 +94,9 @@ export function prepareSqliteLedgerStatements(db: Database) {
       `SELECT * FROM usage_records WHERE request_id = @requestId AND (@accountId IS NULL OR account_id = @accountId)
        ORDER BY started_at DESC, call LIMIT 100`,
     ),
-    listRequests: db.prepare<[{ accountId: string; before: string | null; limit: number }], LedgerRecordRow>(
+    listRequests: db.prepare<[{ accountId: string; before: string | null; limit: number; keys: string | null }], LedgerRecordRow>(
       `SELECT * FROM usage_records WHERE account_id = @accountId AND call = 'main' AND (@before IS NULL OR started_at < @before)
+       AND (@keys IS NULL OR key_id IN (SELECT value FROM json_each(@keys)))
        ORDER BY started_at DESC, id DESC LIMIT @limit`,
     ),
     countErrors: db.prepare<[{ sinceId: string; accountId: string | null }], { code: string; count: number }>(
@@ -90,6 +110,29 @@ export function prepareSqliteLedgerStatements(db: Database) {
       'DELETE FROM usage_records WHERE id IN (SELECT id FROM usage_records WHERE id < ? ORDER BY id LIMIT ?)',
     ),
     pruneReservations: db.prepare<[string], unknown>('DELETE FROM spend_reservations WHERE expires_at <= ?'),
+    pruneBudgetReservations: db.prepare<[string], unknown>('DELETE FROM budget_reservations WHERE expires_at <= ?'),
+
+    // Budgets (version 13): meter rows per scope and period, and the estimates of requests in flight.
+    addBudgetCharge: db.prepare<[Record<string, unknown>], unknown>(
+      `INSERT INTO budget_meter (account_id, scope, scope_id, period_key, spent_nano_usd, managed_nano_usd)
+       VALUES (@accountId, @scope, @scopeId, @periodKey, @spentNanoUsd, @managedNanoUsd)
+       ON CONFLICT (account_id, scope, scope_id, period_key) DO UPDATE SET
+       spent_nano_usd = spent_nano_usd + excluded.spent_nano_usd, managed_nano_usd = managed_nano_usd + excluded.managed_nano_usd`,
+    ),
+    deleteBudgetReservations: db.prepare<[string], unknown>('DELETE FROM budget_reservations WHERE id = ?'),
+    readBudgetMeter: db.prepare<[string, string, string, string], { spent_nano_usd: number; managed_nano_usd: number }>(
+      'SELECT spent_nano_usd, managed_nano_usd FROM budget_meter WHERE account_id = ? AND scope = ? AND scope_id = ? AND period_key = ?',
+    ),
+    readBudgetHeld: db
+      .prepare<[string, string, string, string, string], number>(
+        `SELECT COALESCE(SUM(nano_usd), 0) FROM budget_reservations
+         WHERE account_id = ? AND scope = ? AND scope_id = ? AND period_key = ? AND expires_at > ?`,
+      )
+      .pluck(),
+    insertBudgetReservation: db.prepare<[Record<string, unknown>], unknown>(
+      `INSERT INTO budget_reservations (id, account_id, scope, scope_id, period_key, nano_usd, expires_at)
+       VALUES (@id, @accountId, @scope, @scopeId, @periodKey, @nanoUsd, @expiresAt)`,
+    ),
 
     lastAuditDetails: db.prepare<[string], string>('SELECT details FROM audit_events WHERE action = ? ORDER BY seq DESC LIMIT 1').pluck(),
     insertAuditEvent: db.prepare<[{ id: string; at: string; action: string; details: string }], unknown>(

@@ -15,14 +15,17 @@ export function prepareSqliteStatements(db: Database) {
     setAccountStatus: db.prepare<[string, string], AccountRow>('UPDATE accounts SET status = ? WHERE id = ? RETURNING *'),
 
     insertApiKey: db.prepare<[ApiKeyRow], unknown>(
-      `INSERT INTO api_keys (id, account_id, name, prefix, last4, hash, created_at, revoked_at, expires_at)
-       VALUES (@id, @account_id, @name, @prefix, @last4, @hash, @created_at, @revoked_at, @expires_at)`,
+      `INSERT INTO api_keys (id, account_id, name, prefix, last4, hash, created_at, revoked_at, expires_at, kind, disabled_at, updated_at, workspace_id, person_id)
+       VALUES (@id, @account_id, @name, @prefix, @last4, @hash, @created_at, @revoked_at, @expires_at, @kind, @disabled_at, @updated_at, @workspace_id, @person_id)`,
     ),
     getApiKey: db.prepare<[string], ApiKeyRow>('SELECT * FROM api_keys WHERE id = ?'),
     findApiKeyByHash: db.prepare<[string], ApiKeyRow>('SELECT * FROM api_keys WHERE hash = ?'),
     listApiKeys: db.prepare<[string], ApiKeyRow>('SELECT * FROM api_keys WHERE account_id = ? ORDER BY created_at, id'),
     revokeApiKey: db.prepare<[string, string], ApiKeyRow>('UPDATE api_keys SET revoked_at = ? WHERE id = ? RETURNING *'),
     expireApiKey: db.prepare<[string, string], ApiKeyRow>('UPDATE api_keys SET expires_at = ? WHERE id = ? RETURNING *'),
+    updateApiKey: db.prepare<{ id: string; name: string | null; disabled_at: string | null; updated_at: string }, ApiKeyRow>(
+      'UPDATE api_keys SET name = @name, disabled_at = @disabled_at, updated_at = @updated_at WHERE id = @id RETURNING *',
+    ),
 
     upsertProviderKey: db.prepare<[ProviderKeyRow], ProviderKeyRow>(
       `INSERT INTO provider_keys (account_id, provider_id, sealed, last4, created_at, updated_at)

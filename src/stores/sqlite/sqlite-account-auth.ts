@@ -14,7 +14,7 @@ export interface SqliteHelpers {
 }
 
 interface LoginRow { account_id: string; email: string; password_hash: string; updated_at: string; email_verified_at?: string | null }
-interface SessionRow { id: string; account_id: string; token_hash: string; created_at: string; last_seen_at: string; user_agent: string | null; ip: string | null }
+interface SessionRow { id: string; account_id: string; person_id?: string | null; token_hash: string; created_at: string; last_seen_at: string; user_agent: string | null; ip: string | null }
 interface LinkRow { id: string; kind: LinkKind; email: string; account_id: string | null; created_at: string; expires_at: string; used_at: string | null }
 interface LimitRow { key_id: string; monthly_requests: number | null; requests_per_minute: number | null }
 
@@ -28,6 +28,7 @@ const toLogin = (row: LoginRow): LoginRecord => ({
 const toSession = (row: SessionRow): SessionRecord => ({
   id: row.id,
   accountId: row.account_id,
+  personId: row.person_id ?? null,
   tokenHash: row.token_hash,
   createdAt: row.created_at,
   lastSeenAt: row.last_seen_at,
@@ -59,8 +60,8 @@ function prepare(db: Database) {
     ),
     markVerified: db.prepare<[string, string], unknown>('UPDATE account_logins SET email_verified_at = coalesce(email_verified_at, ?) WHERE account_id = ?'),
     insertSession: db.prepare<[SessionRow], unknown>(
-      `INSERT INTO account_sessions (id, account_id, token_hash, created_at, last_seen_at, user_agent, ip)
-       VALUES (@id, @account_id, @token_hash, @created_at, @last_seen_at, @user_agent, @ip)`,
+      `INSERT INTO account_sessions (id, account_id, person_id, token_hash, created_at, last_seen_at, user_agent, ip)
+       VALUES (@id, @account_id, @person_id, @token_hash, @created_at, @last_seen_at, @user_agent, @ip)`,
     ),
     sessionByHash: db.prepare<[string], SessionRow>('SELECT * FROM account_sessions WHERE token_hash = ?'),
     touchSession: db.prepare<[string, string], unknown>('UPDATE account_sessions SET last_seen_at = ? WHERE id = ?'),
@@ -143,11 +144,12 @@ export function createSqliteAccountAuth(db: Database, helpers: SqliteHelpers): A
     }),
     findAccountsByEmail: guarded((email: string) => sql().accountsByEmail.all(normalizeEmail(email)).map(toAccount)),
 
-    createSession: write((input: { accountId: string; tokenHash: string; userAgent: string | null; ip: string | null }) => {
+    createSession: write((input: { accountId: string; personId?: string | null; tokenHash: string; userAgent: string | null; ip: string | null }) => {
       const at = nowIso();
       const row: SessionRow = {
         id: newId('ses_'),
         account_id: input.accountId,
+        person_id: input.personId ?? null,
         token_hash: input.tokenHash,
         created_at: at,
         last_seen_at: at,

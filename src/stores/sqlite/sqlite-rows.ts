@@ -1,9 +1,10 @@
 /** Row shapes as SQLite returns them (snake_case, TEXT timestamps, JSON text) and their mapping to records. */
-import type { Account, AccountStatus, ApiKeyRecord, AuditEvent, ProviderKeyRecord } from '../store.js';
+import type { Account, AccountStatus, ApiKeyKind, ApiKeyRecord, AuditEvent, ProviderKeyRecord } from '../store.js';
 
 export interface AccountRow {
   id: string;
   email: string;
+  name?: string | null;
   plan: string;
   status: AccountStatus;
   created_at: string;
@@ -19,6 +20,12 @@ export interface ApiKeyRow {
   created_at: string;
   revoked_at: string | null;
   expires_at: string | null;
+  kind: ApiKeyKind;
+  disabled_at: string | null;
+  updated_at: string | null;
+  /** Version 13. */
+  workspace_id: string | null;
+  person_id?: string | null;
 }
 
 export interface ProviderKeyRow {
@@ -41,7 +48,7 @@ export interface AuditEventRow {
 }
 
 export function toAccount(row: AccountRow): Account {
-  return { id: row.id, email: row.email, plan: row.plan, status: row.status, createdAt: row.created_at };
+  return { id: row.id, email: row.email, name: row.name ?? null, plan: row.plan, status: row.status, createdAt: row.created_at };
 }
 
 export function toApiKey(row: ApiKeyRow): ApiKeyRecord {
@@ -55,6 +62,11 @@ export function toApiKey(row: ApiKeyRow): ApiKeyRecord {
     createdAt: row.created_at,
     revokedAt: row.revoked_at,
     expiresAt: row.expires_at,
+    kind: row.kind,
+    disabledAt: row.disabled_at,
+    updatedAt: row.updated_at,
+    workspaceId: row.workspace_id ?? null,
+    personId: row.person_id ?? null,
   };
 }
 

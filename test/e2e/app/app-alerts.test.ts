@@ -145,8 +145,8 @@ describe('a provider key rejected by its provider', () => {
     fakes.openai.rejectKey(BAD_OPENAI_KEY);
     const { client } = await accountWithKey('test.reject@example.com', BAD_OPENAI_KEY);
     await client.get('/app/provider-keys');
-    const tested = await client.post('/app/provider-keys/openai/test', {});
-    expect(tested.html).toContain('did not accept the call (HTTP 401');
+    const tested = await client.follow(await client.post('/app/provider-keys/openai/test', {}));
+    expect(tested.html).toContain('OpenAI rejected this key (HTTP 401');
     expect(tested.html).toContain('<span class="badge rejected">failing since');
     const mail = await sink.waitFor('test.reject@example.com', /^Your openai key was rejected$/, 5000);
     expect(mail.text).toContain('answered 401 to your provider key (when you tested it)');

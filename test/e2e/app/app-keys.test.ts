@@ -177,15 +177,19 @@ describe('account app: keys and provider keys', () => {
     expect(saved.html).toContain('…9876');
     expect(saved.html).not.toContain('sk-live-secret-value-9876');
     fakes.reset();
-    const tested = await browser.post('/app/provider-keys/openai/test', {});
+    const posted = await browser.post('/app/provider-keys/openai/test', {});
+    // Post-redirect-get: the result is shown once on the page the POST leads to; a reload calls nobody.
+    expect(posted).toMatchObject({ status: 303, location: '/app/provider-keys' });
+    const tested = await browser.follow(posted);
     expect(tested.html).toContain('OpenAI accepted the key');
+    expect((await browser.get('/app/provider-keys')).html).not.toContain('OpenAI accepted the key');
     expect(fakes.openai.requests).toHaveLength(1);
     expect(fakes.openai.requests[0]!.headers.authorization).toBe('Bearer sk-live-secret-value-9876');
     expect(fakes.openai.requests[0]!.body).toMatchObject({ model: 'gpt-4.1', max_completion_tokens: 1 });
     clock.advance(10_000);
     fakes.openai.failNext({ kind: 'status', status: 401 });
-    const failing = await browser.post('/app/provider-keys/openai/test', {});
-    expect(failing.html).toContain('did not accept the call (HTTP 401');
+    const failing = await browser.follow(await browser.post('/app/provider-keys/openai/test', {}));
+    expect(failing.html).toContain('OpenAI rejected this key (HTTP 401');
     expect(failing.html).not.toContain('Incorrect API key');
     const statusPage = await new AppClient(router.url).get('/status');
     expect(statusPage.html).toContain('<span class="badge closed">operational</span>');
@@ -214,7 +218,7 @@ describe('account app: keys and provider keys', () => {
 
     fakes.reset();
     clock.advance(60_000);
-    const tested = await browser.post('/app/provider-keys/openai/test', {});
+    const tested = await browser.follow(await browser.post('/app/provider-keys/openai/test', {}));
     expect(tested.html).toContain('OpenAI accepted the key');
     expect(tested.html).not.toContain('badge rejected');
     expect(tested.html).toContain('badge live');

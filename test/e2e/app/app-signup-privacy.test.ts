@@ -5,6 +5,10 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppClient, startAppRouter, type AppRouter, type Page } from '../app-harness.js';
+import { owaspPasswordHashes } from '../../support/cheap-password-hashing.js';
+
+// The timing test compares two paths that both hash at production cost (not test/support/vitest-setup.ts's cheap one).
+owaspPasswordHashes();
 
 const PASSWORD = 'correct horse battery staple';
 

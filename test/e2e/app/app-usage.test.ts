@@ -86,7 +86,13 @@ describe.each(usageBackends('app_usage'))('account app: usage, CSV export and su
     expect(page.html).toContain(`<p class="big">${response.headers.get('x-quota-used')} <span class="hint">of ${response.headers.get('x-quota-limit')} requests</span></p>`);
     expect(page.html).toContain(`<dt>Remaining</dt><dd>${response.headers.get('x-quota-remaining')}</dd>`);
     expect(page.html).toContain(`<dt>Per-minute limit</dt><dd>${response.headers.get('x-ratelimit-limit')} requests</dd>`);
-    for (const id of alice.requestIds) expect(page.html).toContain(`<code class="request-id">${id}</code>`);
+    // Each id shown (shortened by CSS), whole in its Copy button's name, and each row with its cost.
+    for (const id of alice.requestIds) {
+      expect(page.html).toMatch(new RegExp(`<code class="request-id" id="request-id-\\d+">${id}</code>`));
+      expect(page.html).toContain(`aria-label="Copy request id ${id}"`);
+    }
+    expect(page.html).toContain('<th scope="col">Cost (USD)</th>');
+    expect(page.html.match(/<td>\d+\.\d+<\/td><td>[^<]*<\/td><\/tr>/g)?.length).toBeGreaterThanOrEqual(alice.requestIds.length);
     for (const id of bob.requestIds) expect(page.html).not.toContain(id);
     expect(page.html).toContain('<svg class="usage-chart"');
     expect(page.html).toMatch(/aria-label="Requests per day from 2026-10-23 to 2026-11-21 \(UTC\): 7 in all, router\/frontier 7\."/);

@@ -69,6 +69,18 @@ describe('public pages and docs', () => {
     const status = await browser.get('/status');
     expect(status.html.match(/<svg class="history"/g)).toHaveLength(3);
     expect(status.html.match(/<rect x=/g)).toHaveLength(180);
+    // A router nothing has called yet has no evidence either way: "no data", never "operational".
+    expect(status.html.match(/<span class="badge idle">no data<\/span>/g)).toHaveLength(3);
+    expect(status.html).not.toContain('operational');
+    // Failing traffic below the breaker's threshold (5): the circuit is still closed, the badge says failing.
+    const health = router.server.runtime.health;
+    health.recordFailure('anthropic');
+    health.recordFailure('anthropic');
+    health.recordSuccess('gemini', 120);
+    const failing = await browser.get('/status');
+    expect(failing.html).toMatch(/Anthropic <span class="badge open">failing<\/span>[\s\S]*?<dd>0% of 2<\/dd>/);
+    expect(failing.html).toContain('Google Gemini <span class="badge closed">operational</span>');
+    expect(failing.html).toContain('OpenAI <span class="badge idle">no data</span>');
     const landing = await browser.get('/');
     expect(landing.html).toContain(`${router.baseURL}`);
     expect(landing.html).toContain('/app/signup');
@@ -98,7 +110,11 @@ describe('public pages and docs', () => {
     const browser = new AppClient(router.url);
     await browser.signUp('crawler@example.com', 'correct horse battery staple');
     expect(shownKey((await browser.follow(await browser.post('/app/onboarding/key', {}))).html)).not.toBeNull();
-    const pages = ['/', '/pricing', '/model-catalog', '/status', '/docs', '/app/onboarding', '/app/keys', '/app/provider-keys', '/app/usage', '/app/billing', '/app/security', '/app/support', '/app/deactivated'];
+    // A guardrail and a budget on the default workspace, so the Guardrails page links them (anchors included).
+    const workspace = /<option value="(workspace:ws_[0-9a-f]+)"/.exec((await browser.get('/app/guardrails')).html)![1]!;
+    expect((await browser.post('/app/guardrails', { target: workspace, providers: 'any', 'deny.gemini': 'on' })).status).toBe(200);
+    expect((await browser.post('/app/budgets', { target: workspace, usd: '10', period: 'month' })).status).toBe(200);
+    const pages = ['/', '/pricing', '/model-catalog', '/status', '/docs', '/app/onboarding', '/app/keys', '/app/provider-keys', '/app/usage', '/app/workspaces', '/app/guardrails', '/app/billing', '/app/security', '/app/support', '/app/deactivated'];
     for (const path of pages) {
       const page = await browser.get(path);
       expect(page.status, path).toBe(200);

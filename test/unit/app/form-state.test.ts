@@ -27,6 +27,10 @@ describe('form state: errors at the field, input kept', () => {
     expect(view.value('password')).toBe('');
   });
 
+  it('keeps the playground message but not its carried conversation (which would crowd the message out)', () => {
+    expect(keptValues({ profile: 'router/frontier', conversation: '[{"role":"user","content":"x"}]', message: 'hello' })).toEqual({ profile: 'router/frontier', message: 'hello' });
+  });
+
   it('keeps any non-secret field bounded and never throws, whatever is posted', () => {
     fc.assert(
       fc.property(fc.dictionary(fc.string({ maxLength: 20 }), fc.string({ maxLength: 5000 })), (form) => {

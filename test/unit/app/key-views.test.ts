@@ -4,7 +4,7 @@ import { hygieneHints, keyState, parseLimit, utcLabel } from '../../../src/app/k
 
 const NOW = Date.UTC(2026, 10, 21, 10, 0, 0);
 const key = (over: Record<string, unknown> = {}) => ({
-  id: 'key_1', accountId: 'acct_1', name: 'ci', prefix: 'sk_router_', last4: 'abcd', hash: 'h', createdAt: '2026-11-01T00:00:00.000Z', revokedAt: null, expiresAt: null, ...over,
+  id: 'key_1', accountId: 'acct_1', name: 'ci', prefix: 'sk_router_', last4: 'abcd', hash: 'h', createdAt: '2026-11-01T00:00:00.000Z', revokedAt: null, expiresAt: null, kind: 'inference' as const, disabledAt: null, updatedAt: null, workspaceId: null, personId: null, ...over,
 });
 
 describe('key views', () => {

@@ -1,6 +1,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { hashPassword, passwordProblem, verifyPassword } from '../../../src/app/password-hashing.js';
+import { owaspPasswordHashes } from '../../support/cheap-password-hashing.js';
+
+// The hash as production writes it (the other test files hash cheaply: test/support/vitest-setup.ts).
+owaspPasswordHashes();
 
 describe('password hashing', () => {
   it('stores scrypt with OWASP parameters and a random salt alongside the hash, and verifies only the right password', async () => {

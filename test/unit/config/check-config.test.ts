@@ -14,13 +14,13 @@ describe('checkConfig', () => {
       ok: true,
       problems: [],
       warnings: [],
-      summary: 'config/ is valid: 3 plans, 2 route profiles, 5 concrete models, 3 providers, 2 catalog families',
+      summary: 'config/ is valid: 3 plans, 2 route profiles, 8 concrete models, 3 providers, 2 catalog families',
     });
   });
 
   it('names the directory the same way however it was typed', () => {
     expect(checkConfig('./config/', {}).summary).toBe(
-      'config/ is valid: 3 plans, 2 route profiles, 5 concrete models, 3 providers, 2 catalog families',
+      'config/ is valid: 3 plans, 2 route profiles, 8 concrete models, 3 providers, 2 catalog families',
     );
   });
 

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it, vi } from 'vitest';
 import type { RouteProfileConfig } from '../../../src/config/types.js';
 import { MeasuredOrder } from '../../../src/routing/measured-order.js';
@@ -31,6 +32,24 @@ describe('measured ranking', () => {
     // One fast sample moves b's decayed figure only part of the way: a keeps the lead.
     measurements.record({ provider: 'b', model: 'm', ok: true, ttfbMs: 95 });
     expect(first(order)).toBe('a');
+  });
+
+  it('holds the leader whatever order the candidates arrive in (a tier is shuffled for each request)', () => {
+    fc.assert(
+      fc.property(fc.array(fc.boolean(), { minLength: 1, maxLength: 30 }), (flips) => {
+        const measurements = new RouteMeasurements(clock());
+        const order = new MeasuredOrder(measurements);
+        const shuffled = (flip: boolean) => (flip ? [target('b'), target('a')] : [target('a'), target('b')]);
+        measurements.record({ provider: 'a', model: 'm', ok: true, ttfbMs: 100 });
+        measurements.record({ provider: 'b', model: 'm', ok: true, ttfbMs: 300 });
+        expect(order.rank(ROUTE, shuffled(flips[0]!))[0]!.provider).toBe('a');
+        // a slows to behind b, but within 20% of it (100 moved a quarter of the way to 1020: 330 against
+        // 300): a led, so a stays first in every order.
+        measurements.record({ provider: 'a', model: 'm', ok: true, ttfbMs: 1020 });
+        expect(measurements.figures('a', 'm')!.ttfbMs).toBe(330);
+        for (const flip of flips) expect(order.rank(ROUTE, shuffled(flip))[0]!.provider).toBe('a');
+      }),
+    );
   });
 
   it('ranks a candidate that only failed last, and keeps memory bounded', () => {

@@ -20,23 +20,30 @@ const namesOf = (list: { stages: readonly { name: string }[] }) => list.stages.m
 describe('the /v1 stage lists', () => {
   const lists = createAdmissionLists(deps);
 
-  it('admit model traffic through the count, a slot in flight, the minute window and the key’s own caps, in that order', () => {
+  it('admit model traffic through the body (a preset applied between reading and checking it), the guardrails, the count, a slot in flight, the minute window and the key’s own caps, in that order', () => {
     expect(namesOf(lists.modelTraffic({}))).toEqual([
       'edge_user_agent',
       'authenticate',
+      'refuse_management_key',
       'read_body',
+      'check_body',
       'provider_preferences',
+      'guardrails',
       'quota',
       'in_flight',
       'rate_limit',
       'key_limits',
     ]);
-    expect(namesOf(lists.modelTraffic({}, { modelAliases: true }))).toEqual([
+    expect(namesOf(lists.modelTraffic({}, { modelAliases: true, presets: 'messages' }))).toEqual([
       'edge_user_agent',
       'authenticate',
+      'refuse_management_key',
       'read_body',
+      'apply_preset',
+      'check_body',
       'resolve_model_alias',
       'provider_preferences',
+      'guardrails',
       'quota',
       'in_flight',
       'rate_limit',
@@ -45,13 +52,26 @@ describe('the /v1 stage lists', () => {
   });
 
   it('read the standing of a token count and of the other endpoints without counting', () => {
-    expect(namesOf(lists.countTokens({}))).toEqual(['edge_user_agent', 'authenticate', 'read_body', 'resolve_model_alias', 'provider_preferences', 'quota_peek', 'rate_limit', 'key_limits']);
+    expect(namesOf(lists.countTokens({}))).toEqual([
+      'edge_user_agent',
+      'authenticate',
+      'refuse_management_key',
+      'read_body',
+      'apply_preset',
+      'check_body',
+      'resolve_model_alias',
+      'provider_preferences',
+      'quota_peek',
+      'rate_limit',
+      'key_limits',
+    ]);
     expect(namesOf(lists.otherV1)).toEqual(['edge_user_agent', 'authenticate', 'quota_peek', 'rate_limit']);
+    expect(namesOf(lists.management)).toEqual(['edge_user_agent', 'authenticate', 'require_management_key', 'quota_peek', 'rate_limit']);
   });
 });
 
 describe('an admission list', () => {
-  const caller = { keyId: 'key_1', accountId: 'acct_1' };
+  const caller = { keyId: 'key_1', accountId: 'acct_1', management: false };
   const authenticate: Stage<Received, Authenticated> = async (_event, request) => {
     const authenticated = establishing<Authenticated>(request);
     authenticated.caller = caller;

@@ -49,7 +49,7 @@ describe('the outcome reporter', () => {
     const { event, res } = fakeEvent(true);
     const request = new RequestState('req_c', 0);
     const pending = reporter.watch(event, request);
-    request.caller = { keyId: 'key_1', accountId: 'acct_1' };
+    request.caller = { keyId: 'key_1', accountId: 'acct_1', management: false };
     request.errorCode = 'all_upstreams_failed';
     res.emit('close');
     pending?.pipelineDone();

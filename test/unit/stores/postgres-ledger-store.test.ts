@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, describe } from 'vitest';
 import { createPostgresLedgerStore } from '../../../src/stores/postgres/create-postgres-ledger-store.js';
 import { createPostgresStore } from '../../../src/stores/postgres/create-postgres-store.js';
-import { runLedgerStoreContract } from '../../contracts/ledger-store-contract.js';
+import { runLedgerStoreContract, type MakeLedger } from '../../contracts/ledger-store-contract.js';
+import { runBudgetStoreContract } from '../../contracts/budget-store-contract.js';
 import { ManualClock } from '../../contracts/store-contract.js';
 import { dropSchemas } from '../../support/service-cleanup.js';
 
@@ -16,7 +17,7 @@ describe.skipIf(!url)('postgres ledger store', () => {
   const databaseUrl = url ?? '';
   afterAll(() => dropSchemas(databaseUrl, ...schemas));
 
-  runLedgerStoreContract('postgres', async () => {
+  const makeLedger: MakeLedger = async () => {
     const schema = `test_pg_ledger_${run}_${schemas.length}`;
     schemas.push(schema);
     const now = () => '2026-11-15T12:00:00.000Z';
@@ -32,5 +33,7 @@ describe.skipIf(!url)('postgres ledger store', () => {
         await store.close();
       },
     };
-  });
+  };
+  runLedgerStoreContract('postgres', makeLedger);
+  runBudgetStoreContract('postgres', makeLedger);
 });

@@ -8,6 +8,8 @@ import { runAccountAuthContract } from '../../contracts/account-auth-contract.js
 import { runAlertStoreContract } from '../../contracts/alert-store-contract.js';
 import { runToolCallSignatureContract } from '../../contracts/tool-call-signature-contract.js';
 import { runBillingStoreContract } from '../../contracts/billing-store-contract.js';
+import { runPeopleStoreContract } from '../../contracts/people-store-contract.js';
+import { runPresetStoreContract } from '../../contracts/preset-store-contract.js';
 import { admitConcurrently, ManualClock, runStoreContract, type MakeStore } from '../../contracts/store-contract.js';
 import { dropSchemas } from '../../support/service-cleanup.js';
 
@@ -39,6 +41,8 @@ describe.skipIf(!url)('postgres store', () => {
   runBillingStoreContract('postgres', makePostgresStore);
   runAlertStoreContract('postgres', makePostgresStore);
   runToolCallSignatureContract('postgres', makePostgresStore);
+  runPeopleStoreContract('postgres', makePostgresStore);
+  runPresetStoreContract('postgres', makePostgresStore);
 
   it('two instances migrating at once apply each version exactly once', async () => {
     const schema = nextSchema();

@@ -3,14 +3,14 @@ import { planRotation, type RotatingKey } from '../../../src/stores/key-lifecycl
 
 const NOW = Date.parse('2026-11-21T10:00:00.000Z');
 const replacement = { name: 'laptop', hash: 'h', last4: 'abcd' };
-const key = (overrides: Partial<RotatingKey> = {}): RotatingKey => ({ id: 'key_old', accountId: 'acct_1', revoked: false, expiresAtMs: null, expiresAt: null, ...overrides });
+const key = (overrides: Partial<RotatingKey> = {}): RotatingKey => ({ id: 'key_old', accountId: 'acct_1', revoked: false, expiresAtMs: null, expiresAt: null, personId: 'psn_1', ...overrides });
 const plan = (old: RotatingKey, graceSeconds: number) => planRotation({ old, replacement, graceSeconds, nowMs: NOW, newKeyId: 'key_new' });
 
 describe('planRotation', () => {
   it('with no grace revokes the old key now; the replacement is new and says where it came from', () => {
     expect(plan(key(), 0)).toEqual({
       retireOld: { revokedAt: '2026-11-21T10:00:00.000Z' },
-      newKey: { id: 'key_new', accountId: 'acct_1', name: 'laptop', hash: 'h', last4: 'abcd', createdAt: '2026-11-21T10:00:00.000Z', expiresAt: null },
+      newKey: { id: 'key_new', accountId: 'acct_1', name: 'laptop', hash: 'h', last4: 'abcd', createdAt: '2026-11-21T10:00:00.000Z', expiresAt: null, personId: 'psn_1' },
       copyFromKeyId: 'key_old',
       audit: [
         { action: 'key.create', accountId: 'acct_1', keyId: 'key_new', details: { name: 'laptop', rotatedFrom: 'key_old' } },

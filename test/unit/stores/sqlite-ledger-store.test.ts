@@ -4,14 +4,15 @@ import { join } from 'node:path';
 import { afterAll } from 'vitest';
 import { createSqliteLedgerStore } from '../../../src/stores/sqlite/create-sqlite-ledger-store.js';
 import { createSqliteStore } from '../../../src/stores/sqlite/create-sqlite-store.js';
-import { runLedgerStoreContract } from '../../contracts/ledger-store-contract.js';
+import { runLedgerStoreContract, type MakeLedger } from '../../contracts/ledger-store-contract.js';
+import { runBudgetStoreContract } from '../../contracts/budget-store-contract.js';
 import { ManualClock } from '../../contracts/store-contract.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'router-sqlite-ledger-'));
 let files = 0;
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-runLedgerStoreContract('sqlite', async () => {
+const makeLedger: MakeLedger = async () => {
   const path = join(dir, `ledger-${files++}.db`);
   const now = () => '2026-11-15T12:00:00.000Z';
   const store = createSqliteStore({ path, clock: new ManualClock(Date.parse(now())) });
@@ -27,4 +28,7 @@ runLedgerStoreContract('sqlite', async () => {
       await store.close();
     },
   };
-});
+};
+
+runLedgerStoreContract('sqlite', makeLedger);
+runBudgetStoreContract('sqlite', makeLedger);

@@ -9,6 +9,8 @@ import { runAccountAuthContract } from '../../contracts/account-auth-contract.js
 import { runAlertStoreContract } from '../../contracts/alert-store-contract.js';
 import { runToolCallSignatureContract } from '../../contracts/tool-call-signature-contract.js';
 import { runBillingStoreContract } from '../../contracts/billing-store-contract.js';
+import { runPeopleStoreContract } from '../../contracts/people-store-contract.js';
+import { runPresetStoreContract } from '../../contracts/preset-store-contract.js';
 import { admitConcurrently, ManualClock, runStoreContract, type MakeStore } from '../../contracts/store-contract.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'router-sqlite-store-'));
@@ -26,6 +28,8 @@ runAccountAuthContract('sqlite', makeSqliteStore);
 runBillingStoreContract('sqlite', makeSqliteStore);
 runAlertStoreContract('sqlite', makeSqliteStore);
 runToolCallSignatureContract('sqlite', makeSqliteStore);
+runPeopleStoreContract('sqlite', makeSqliteStore);
+runPresetStoreContract('sqlite', makeSqliteStore);
 
 describe('sqlite store', () => {
   const clock = new ManualClock(Date.UTC(2026, 0, 1));

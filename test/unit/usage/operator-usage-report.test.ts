@@ -23,10 +23,10 @@ const ACCOUNTS = [
 
 const sumOf = (rows: readonly UsageReportRow[], group: string | null = null): UsageSums => {
   const sum = emptySums(group);
-  for (const { costUsd: _c, meteredUsd: _m, costByTypeUsd: _t, cacheSavingsUsd: _s, ...row } of rows) addSums(sum, row);
+  for (const { costUsd: _c, meteredUsd: _m, costByTypeUsd: _t, cacheSavingsUsd: _s, responseCacheSavedUsd: _h, ...row } of rows) addSums(sum, row);
   return sum;
 };
-const numbers = ({ group: _g, lastAt: _l, costUsd: _c, meteredUsd: _m, costByTypeUsd: _t, cacheSavingsUsd: _s, ...rest }: Partial<UsageReportRow> & UsageSums) => rest;
+const numbers = ({ group: _g, lastAt: _l, costUsd: _c, meteredUsd: _m, costByTypeUsd: _t, cacheSavingsUsd: _s, responseCacheSavedUsd: _h, ...rest }: Partial<UsageReportRow> & UsageSums) => rest;
 
 describe('operatorUsageReport', () => {
   it('is the per-account reports summed, in every grouping and zone', async () => {

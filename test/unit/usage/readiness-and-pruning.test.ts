@@ -42,7 +42,7 @@ describe('managed-access readiness of the ledger and spend metering', () => {
       config.providers.providers = config.providers.providers.map((provider: any) => (provider.id === 'gemini' ? { ...provider, prices: {} } : provider));
     });
     expect(managedAccessFor(unpriced, live).active).toBe(false);
-    expect(checks(unpriced, live).spend_metering).toEqual([false, 'models without a price in providers.yaml: gemini/gemini-2.5-pro']);
+    expect(checks(unpriced, live).spend_metering).toEqual([false, 'models without a price in providers.yaml: gemini/gemini-2.5-pro, gemini/gemini-embedding-001']);
   });
 
   it('also counts the concrete models a resellable plan allows: an unpriced one keeps it off, a denied one does not', () => {

@@ -17,9 +17,12 @@ function outcome(overrides: Partial<RequestOutcome> = {}): RequestOutcome {
     finishedAt: Date.UTC(2026, 10, 15, 12) + 40,
     accountId: 'acct_a',
     keyId: 'key_1',
+    workspaceId: null,
+    personId: null,
     routeId: 'router/frontier',
     counted: true,
     admitted: true,
+    insured: false,
     quotaWeight: 1,
     status: 200,
     errorCode: null,
@@ -68,6 +71,18 @@ describe('usage records from request outcomes', () => {
   it('marks tokens unknown (never guessed) when the upstream reported none, and the cost with them', () => {
     const [record] = ledgerRecordsOf(outcome({ usage: null }), prices, recordId);
     expect(record).toMatchObject({ usage: null, costNanoUsd: null });
+  });
+
+  it('records an insured answer at cost 0 on managed access, charging no spend cap or budget, and marks it', () => {
+    const managed = { providerId: 'openai', upstreamModel: 'gpt-4.1', credentialSource: 'managed' as const };
+    const [paid] = ledgerRecordsOf(outcome({ servedBy: managed, usage: { prompt: 1000, completion: 0, reasoning: 0, cached: 0 }, finishReason: null }), prices, recordId);
+    expect(paid).toMatchObject({ costNanoUsd: 2_000_000, meteredNanoUsd: 2_000_000, budgetNanoUsd: 2_000_000 });
+    expect(paid!.insured).toBeUndefined();
+    const [insured] = ledgerRecordsOf(outcome({ servedBy: managed, usage: { prompt: 1000, completion: 0, reasoning: 0, cached: 0 }, finishReason: null, insured: true }), prices, recordId);
+    expect(insured).toMatchObject({ usage: { prompt: 1000, completion: 0 }, costNanoUsd: 0, costParts: null, meteredNanoUsd: 0, budgetNanoUsd: 0, insured: true });
+    // Unknown tokens (a stream cut before its usage) cost 0 too, never the held estimate.
+    const [cut] = ledgerRecordsOf(outcome({ servedBy: managed, usage: null, errorCode: 'upstream_stream_interrupted', insured: true }), prices, recordId);
+    expect(cut).toMatchObject({ usage: null, costNanoUsd: 0, meteredNanoUsd: 0, budgetNanoUsd: 0, insured: true });
   });
 
   it('leaves the cost unknown for a model without a price', () => {

@@ -1,0 +1,308 @@
+/**
+ * Teams over HTTP (docs/teams.md): invitations through a real SMTP server (accept, expire, revoke,
+ * resend, wrong recipient), the role × route matrix of route-roles.ts for owner, admin, member and
+ * viewer, a person in two organizations who never sees one from the other, and removal mid-traffic:
+ * the request in flight finishes, the next one with the removed member's key is refused 401.
+ */
+import OpenAI from 'openai';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { ROUTE_ROLES, roleAllows } from '../../../src/app/route-roles.js';
+import type { Role } from '../../../src/stores/people-store.js';
+import { ManualClock } from '../../contracts/store-contract.js';
+import { startSmtpSink, type SmtpSink } from '../../support/smtp-sink.js';
+import { AppClient, shownKey, startAppRouter, type AppRouter } from '../app-harness.js';
+import { frontierOrder, pointProvidersAt, startFakes, type Fakes } from '../router-harness.js';
+
+const PASSWORD = 'correct horse battery staple';
+const DAY = 86_400_000;
+const invitationIn = (text: string) => /(http:\/\/127\.0\.0\.1:\d+\/app\/invitations\/accept\?token=[A-Za-z0-9_-]+)/.exec(text)?.[1] ?? null;
+const pathOf = (url: string) => {
+  const parsed = new URL(url);
+  return parsed.pathname + parsed.search;
+};
+/** The members table only (the header's organization switcher names the other organizations). */
+const membersTable = (html: string) => html.slice(html.indexOf('aria-label="Members"'), html.indexOf('</table>'));
+const tokenOf = (url: string) => new URL(url).searchParams.get('token')!;
+const personIdOf = (html: string, email: string) => new RegExp(`<tr id="member-(psn_[0-9a-f]+)">\\s*<td>${email.replace('.', '\\.')}`).exec(html)?.[1] ?? null;
+
+// Every sign-up, acceptance and sign-in hashes a password on purpose slowly; on a busy machine a journey takes a while.
+vi.setConfig({ testTimeout: 120_000, hookTimeout: 180_000 });
+
+let sink: SmtpSink;
+let fakes: Fakes;
+let router: AppRouter;
+const clock = new ManualClock(Date.now());
+
+beforeAll(async () => {
+  [sink, fakes] = await Promise.all([startSmtpSink(), startFakes()]);
+  router = await startAppRouter({
+    clock,
+    env: { ROUTER_SMTP_URL: sink.url },
+    app: { signupPlan: 'pro', requireEmailVerification: false },
+    patch: { providers: pointProvidersAt(fakes.urls), routes: frontierOrder(['openai']) },
+  });
+});
+afterAll(async () => {
+  await router.close();
+  await Promise.all([sink.close(), fakes.close()]);
+});
+
+/** The owner invites `email` as `role`; returns the mailed link. */
+async function invite(owner: AppClient, email: string, role: Role): Promise<string> {
+  const mailsTo = () => sink.mails.filter((mail) => mail.to.includes(email) && /^You are invited to /.test(mail.subject));
+  const before = mailsTo().length;
+  await owner.get('/app/members');
+  const sent = await owner.post('/app/members/invite', { email, role });
+  expect(sent.status, sent.html.slice(0, 2000)).toBe(200);
+  expect(sent.html).toContain(`Invitation sent to ${email}`);
+  for (let tries = 0; mailsTo().length === before && tries < 100; tries++) await new Promise((resolve) => setTimeout(resolve, 100));
+  return invitationIn(mailsTo().at(-1)!.text)!;
+}
+
+/** A newcomer accepts a mailed invitation by choosing a password. */
+async function accept(link: string): Promise<AppClient> {
+  const client = new AppClient(router.url);
+  const page = await client.get(pathOf(link));
+  expect(page.status).toBe(200);
+  expect(page.html).toContain('Create sign-in and join');
+  const joined = await client.post('/app/invitations/accept', { token: tokenOf(link), password: PASSWORD });
+  expect(joined.status).toBe(303);
+  // Lands signed in, in the organization it joined (the page also gives this session's form token).
+  expect((await client.follow(joined)).status).toBe(200);
+  return client;
+}
+
+async function owner(email: string): Promise<AppClient> {
+  const client = new AppClient(router.url);
+  await client.signUp(email, PASSWORD);
+  return client;
+}
+
+describe('invitations by email', () => {
+  it('accepting creates the person, joins with the role, and works once', async () => {
+    const acme = await owner('owner@acme.example');
+    const link = await invite(acme, 'bob@acme.example', 'member');
+    const bob = await accept(link);
+    const members = await bob.get('/app/members');
+    expect(members.html).toContain('owner@acme.example');
+    expect(members.html).toMatch(/bob@acme\.example <span class="badge live">you<\/span>/);
+    // A member sees the list but cannot manage it.
+    expect(members.html).not.toContain('Send invitation');
+    expect((await new AppClient(router.url).get(pathOf(link))).status).toBe(410);
+    // Signed in again with the password chosen at acceptance.
+    expect((await new AppClient(router.url).signIn('bob@acme.example', PASSWORD)).html).not.toContain('do not match');
+  });
+
+  it('refuses an invitation opened by someone signed in as another person, clearly and without changing anything', async () => {
+    const acme = await owner('owner2@acme.example');
+    const link = await invite(acme, 'carol@acme.example', 'viewer');
+    const dave = await owner('dave@elsewhere.example');
+    const opened = await dave.get(pathOf(link));
+    expect(opened.status).toBe(403);
+    expect(opened.html).toContain('It was sent to carol@acme.example, and you are signed in as dave@elsewhere.example');
+    await dave.get('/app/security');
+    const posted = await dave.post('/app/invitations/accept', { token: tokenOf(link) });
+    expect(posted.status).toBe(403);
+    // Still pending, for Carol.
+    expect((await new AppClient(router.url).get(pathOf(link))).status).toBe(200);
+  });
+
+  it('a revoked invitation no longer works; a resent one replaces the earlier link', async () => {
+    const acme = await owner('owner3@acme.example');
+    const first = await invite(acme, 'erin@acme.example', 'member');
+    const page = await acme.get('/app/members');
+    const id = /id="invitation-(inv_[0-9a-f]+)"/.exec(page.html)![1]!;
+    const resent = await acme.post(`/app/invitations/${id}/resend`, {});
+    expect(resent.html).toContain('Invitation sent again to erin@acme.example');
+    const erinsMails = () => sink.mails.filter((mail) => mail.to.includes('erin@acme.example'));
+    for (let tries = 0; erinsMails().length < 2 && tries < 50; tries++) await new Promise((resolve) => setTimeout(resolve, 100));
+    const second = sink.mails.filter((mail) => mail.to.includes('erin@acme.example')).map((mail) => invitationIn(mail.text)!).at(-1)!;
+    expect(second).not.toBe(first);
+    expect((await new AppClient(router.url).get(pathOf(first))).status).toBe(410);
+    await acme.get('/app/members');
+    expect((await acme.post(`/app/invitations/${id}/revoke`, {})).html).toContain('Invitation revoked');
+    expect((await new AppClient(router.url).get(pathOf(second))).status).toBe(410);
+  });
+
+  it('expires after seven days', async () => {
+    const acme = await owner('owner4@acme.example');
+    const link = await invite(acme, 'frank@acme.example', 'member');
+    clock.advance(7 * DAY + 1000);
+    try {
+      expect((await new AppClient(router.url).get(pathOf(link))).status).toBe(410);
+    } finally {
+      clock.advance(-(7 * DAY + 1000));
+    }
+  });
+});
+
+describe('roles on every app route', () => {
+  const clients = {} as Record<Role, AppClient>;
+  beforeAll(async () => {
+    clients.owner = await owner('matrix.owner@example.com');
+    for (const role of ['admin', 'member', 'viewer'] as const) clients[role] = await accept(await invite(clients.owner, `matrix.${role}@example.com`, role));
+  });
+
+  const concrete = (route: string) => route.replace(':id', 'key_0000').replace(':person', 'psn_0000').replace(':provider', 'nowhere');
+  // Signing out or deleting the organization would end the matrix early; both are checked on their own below.
+  // The billing portal exists only with billing on (billing tests cover it).
+  const skipped = new Set(['POST /signout', 'POST /organization/delete', 'GET /billing/portal']);
+
+  it.each(Object.entries(ROUTE_ROLES).filter(([route]) => !skipped.has(route)))('%s needs %s', async (route, needed) => {
+    const [method, path] = route.split(' ') as ['GET' | 'POST', string];
+    for (const role of ['owner', 'admin', 'member', 'viewer'] as const) {
+      const client = clients[role];
+      let answer;
+      if (method === 'GET') answer = await client.get(`/app${concrete(path)}`);
+      else {
+        await client.get('/app/security');
+        answer = await client.post(`/app${concrete(path)}`, {});
+      }
+      const refused = answer.status === 403 && answer.html.includes('Not allowed for your role');
+      expect(refused, `${role} ${route} → ${answer.status}`).toBe(!roleAllows(role, needed));
+      // Allowed: a page without a row in its address opens (or redirects, as billing does with billing off); nothing fails.
+      if (roleAllows(role, needed)) expect(answer.status, `${role} ${route}`).toBeLessThan(500);
+      if (roleAllows(role, needed) && method === 'GET' && !path.includes(':')) expect([200, 302, 303], `${role} ${route} → ${answer.status}`).toContain(answer.status);
+    }
+  });
+
+  it('keys of others: a member acts on their own keys only (another’s is the same 404 as none); admins and owners on every key', async () => {
+    const keyIdOf = async (client: AppClient, name: string) => {
+      await client.get('/app/keys');
+      const page = await client.follow(await client.post('/app/keys', { name, expiresInDays: '30' }));
+      const id = new RegExp(`/app/keys/(key_[0-9a-f]+)/rotate`).exec(page.html)?.[1];
+      expect(id, page.html.slice(0, 500)).toBeDefined();
+      return id!;
+    };
+    const adminKey = await keyIdOf(clients.admin, 'admins-own');
+    const memberKey = await keyIdOf(clients.member, 'members-own');
+    const { store } = router.server.runtime;
+    const member = clients.member;
+    await member.get('/app/keys');
+    expect((await member.get('/app/keys')).html).not.toContain(adminKey);
+    const attempts = [
+      () => member.get(`/app/keys/${adminKey}/usage`),
+      () => member.get(`/app/keys/${adminKey}/revoke`),
+      () => member.post(`/app/keys/${adminKey}/revoke`, {}),
+      () => member.post(`/app/keys/${adminKey}/rotate`, {}),
+      () => member.post(`/app/keys/${adminKey}/limits`, { monthlyRequests: '1', requestsPerMinute: '' }),
+    ];
+    for (const attempt of attempts) {
+      await member.get('/app/keys');
+      expect((await attempt()).status).toBe(404);
+    }
+    const untouched = (await store.getApiKey(adminKey))!;
+    expect(untouched.revokedAt).toBeNull();
+    expect(await store.getKeyLimits(adminKey)).toBeNull();
+    // Rotating would have made a new key: the admin still has exactly the one they made.
+    expect((await store.listApiKeys(untouched.accountId)).filter((key) => key.name === 'admins-own')).toHaveLength(1);
+    // The member's own key is theirs to limit; an admin's and an owner's pages list it and may act on it.
+    await member.get('/app/keys');
+    expect((await member.get(`/app/keys/${memberKey}/usage`)).status).toBe(200);
+    for (const role of ['admin', 'owner'] as const) {
+      expect((await clients[role].get('/app/keys')).html, role).toContain(memberKey);
+      expect((await clients[role].get(`/app/keys/${memberKey}/usage`)).status, role).toBe(200);
+    }
+    await clients.admin.get('/app/keys');
+    const revoked = await clients.admin.post(`/app/keys/${memberKey}/revoke`, {});
+    expect(revoked.status).toBeLessThan(400);
+    expect((await store.getApiKey(memberKey))!.revokedAt).not.toBeNull();
+  });
+
+  it('shows each role only the pages it may open', async () => {
+    const nav = async (role: Role) => [...(await clients[role].get('/app/usage')).html.matchAll(/<nav class="side"[\s\S]*?<\/nav>/g)][0]![0];
+    expect(await nav('viewer')).not.toContain('/app/keys');
+    expect(await nav('member')).toContain('/app/keys');
+    expect(await nav('member')).not.toContain('/app/provider-keys');
+    expect(await nav('admin')).not.toContain('/app/billing');
+    expect(await nav('owner')).toContain('/app/billing');
+  });
+});
+
+describe('one person, two organizations', () => {
+  it('switches between them and never sees one organization’s keys, usage or members from the other', async () => {
+    const acme = await owner('shared.acme@example.com');
+    const beta = await owner('shared.beta@example.com');
+    const gina = await accept(await invite(acme, 'gina@example.com', 'admin'));
+    const betaLink = await invite(beta, 'gina@example.com', 'admin');
+    const joinPage = await gina.get(pathOf(betaLink));
+    expect(joinPage.html).toContain('Join shared.beta@example.com');
+    await gina.follow(await gina.post('/app/invitations/accept', { token: tokenOf(betaLink) }));
+    const acmeKey = shownKey((await acme.follow(await acme.post('/app/onboarding/key', {}))).html)!;
+    expect(acmeKey).not.toBeNull();
+    // Acme's key causes usage: a request through the official SDK, recorded before the pages are read.
+    await acme.get('/app/provider-keys');
+    await acme.post('/app/provider-keys', { provider: 'openai', key: 'sk-test-openai-2468' });
+    const asked = await new OpenAI({ apiKey: acmeKey, baseURL: router.baseURL, maxRetries: 0 }).chat.completions
+      .create({ model: 'router/frontier', messages: [{ role: 'user', content: 'acme only' }] })
+      .withResponse();
+    const acmeRequest = asked.response.headers.get('x-request-id')!;
+    expect(acmeRequest).toBeTruthy();
+    await router.server.runtime.usage.ledger?.flush();
+    expect((await acme.get('/app/usage')).html).toContain(acmeRequest);
+    const inBeta = await gina.get('/app/keys');
+    expect(inBeta.html).not.toContain(`…${acmeKey.slice(-4)}`);
+    expect(membersTable((await gina.get('/app/members')).html)).not.toContain('shared.acme@example.com');
+    const betaUsage = await gina.get('/app/usage');
+    expect(betaUsage.status).toBe(200);
+    expect(betaUsage.html).not.toContain(acmeRequest);
+    const betaCsv = await gina.get('/app/usage.csv?by=key');
+    expect(betaCsv.status).toBe(200);
+    expect(betaCsv.html).not.toContain(acmeKey.slice(-4));
+    // Nor a support bundle of Acme's request from Beta.
+    await gina.get('/app/support');
+    expect((await gina.post('/app/support/bundle', { requestId: acmeRequest })).status).toBe(404);
+    const menu = await gina.get('/app/members');
+    const acmeId = /name="organization" value="(acct_[0-9a-f]+)"/.exec(menu.html)![1]!;
+    await gina.follow(await gina.post('/app/organizations/switch', { organization: acmeId }));
+    expect((await gina.get('/app/keys')).html).toContain(`…${acmeKey.slice(-4)}`);
+    expect(membersTable((await gina.get('/app/members')).html)).toContain('shared.acme@example.com');
+    expect((await gina.get('/app/usage')).html).toContain(acmeRequest);
+    // An organization she does not belong to cannot be selected.
+    const strangers = await owner('stranger@example.com');
+    await strangers.get('/app/members');
+    await gina.get('/app/members');
+    expect((await gina.post('/app/organizations/switch', { organization: 'acct_000000000000000000000000' })).status).toBe(404);
+  });
+});
+
+describe('removing a member', () => {
+  it('the request in flight finishes; the next one with their key is refused 401; their session there ends', async () => {
+    const acme = await owner('removal.owner@example.com');
+    await acme.get('/app/provider-keys');
+    await acme.post('/app/provider-keys', { provider: 'openai', key: 'sk-test-openai-1234' });
+    const hank = await accept(await invite(acme, 'hank@example.com', 'member'));
+    const key = shownKey((await hank.follow(await hank.post('/app/onboarding/key', {}))).html)!;
+    const openai = new OpenAI({ apiKey: key, baseURL: router.baseURL, maxRetries: 0 });
+    const ask = () => openai.chat.completions.create({ model: 'router/frontier', messages: [{ role: 'user', content: 'hi' }] });
+    expect((await ask()).choices.length).toBe(1);
+
+    fakes.openai.setReply({ latencyMs: 800 });
+    const inFlight = ask();
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const members = await acme.get('/app/members');
+    const hankId = personIdOf(members.html, 'hank@example.com')!;
+    const removed = await acme.post(`/app/members/${hankId}/remove`, { keys: 'revoke' });
+    expect(removed.html).toContain('Member removed; 1 key revoked');
+    expect((await inFlight).choices.length).toBe(1);
+    fakes.openai.setReply({});
+    const refused = await ask().catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(OpenAI.APIError);
+    expect((refused as InstanceType<typeof OpenAI.APIError>).status).toBe(401);
+    expect((await hank.get('/app/keys')).location).toContain('/app/signin');
+    const audit = await acme.get('/app/security');
+    // The removal names the person who did it (their email, not the stored person:<id>).
+    expect(audit.html).toMatch(/<td>member\.remove<\/td><td>removal\.owner@example\.com<\/td>/);
+    expect(audit.html).not.toMatch(/person:psn_[0-9a-f]+/);
+  });
+
+  it('never removes or demotes the last owner', async () => {
+    const solo = await owner('last.owner@example.com');
+    const page = await solo.get('/app/members');
+    const me = personIdOf(page.html, 'last.owner@example.com')!;
+    // The owner's own row has no controls; a forged post is refused.
+    expect((await solo.post(`/app/members/${me}/remove`, { keys: 'revoke' })).status).toBe(409);
+    await solo.get('/app/members');
+    expect((await solo.post(`/app/members/${me}/role`, { role: 'admin' })).status).toBe(409);
+  });
+});

@@ -1,0 +1,48 @@
+/**
+ * Usage the ledger holds without its attribution (rollups from before version 18, or written by the
+ * previous release during a rolling upgrade) counts for the key's current holder; what was attributed
+ * counts where it was caused; the rows always add up to the key's whole usage.
+ */
+import { describe, expect, it } from 'vitest';
+import { emptySums } from '../../../src/stores/ledger-rollup.js';
+import type { AttributedCell, UsageCell } from '../../../src/stores/ledger-store.js';
+import { regroupByTeam, regroupCellsByTeam, type TeamDirectory } from '../../../src/usage/usage-attribution.js';
+
+const directory: TeamDirectory = {
+  keys: [{ keyId: 'key_1', personId: 'psn_admin', workspaceId: 'wks_new' }],
+  people: new Map([['psn_admin', 'admin@example.com'], ['psn_gone', 'gone@example.com']]),
+  workspaces: new Map([['wks_old', 'Old'], ['wks_new', 'New']]),
+};
+
+const cell = (range: string, requests: number, cost: number, lastAt: string): UsageCell => ({ range, ...emptySums('key_1'), requests, calls: requests, costNanoUsd: cost, lastAt });
+const attributed = (range: string, requests: number, cost: number, personId: string | null, workspaceId: string | null): AttributedCell => ({
+  ...cell(range, requests, cost, '2026-11-20T10:00:00.000Z'),
+  keyId: 'key_1',
+  personId,
+  workspaceId,
+});
+
+describe('regroupCellsByTeam', () => {
+  it('gives the attributed part to the person and workspace recorded, the rest of the key to its holder now', () => {
+    const byKey = [cell('d1', 5, 500, '2026-11-20T11:00:00.000Z'), cell('d2', 2, 20, '2026-11-21T11:00:00.000Z')];
+    const parts = [attributed('d1', 3, 300, 'psn_gone', 'wks_old'), attributed('d2', 2, 20, 'psn_gone', null)];
+    const byMember = regroupCellsByTeam(byKey, parts, directory, 'member');
+    expect(byMember.map((row) => [row.range, row.group, row.requests, row.costNanoUsd])).toEqual([
+      ['d1', 'psn_gone', 3, 300],
+      ['d1', 'psn_admin', 2, 200],
+      ['d2', 'psn_gone', 2, 20],
+    ]);
+    // A workspace not recorded (null) is the key's own now.
+    const byWorkspace = regroupByTeam([cell('all', 7, 520, '2026-11-21T11:00:00.000Z')], [attributed('all', 3, 300, 'psn_gone', 'wks_old'), attributed('all', 2, 20, 'psn_gone', null)], directory, 'workspace');
+    expect(byWorkspace.map((row) => [row.group, row.requests, row.costNanoUsd])).toEqual([
+      ['wks_old', 3, 300],
+      ['wks_new', 4, 220],
+    ]);
+    expect(byWorkspace.reduce((sum, row) => sum + row.requests, 0)).toBe(7);
+  });
+
+  it('without attributed usage regroups by the keys\u2019 current holders, as before version 18', () => {
+    const rows = regroupByTeam([cell('all', 4, 40, '2026-11-21T11:00:00.000Z')], [], directory, 'member');
+    expect(rows.map((row) => [row.group, row.requests, row.lastAt])).toEqual([['psn_admin', 4, '2026-11-21T11:00:00.000Z']]);
+  });
+});
