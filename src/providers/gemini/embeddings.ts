@@ -8,8 +8,11 @@ import { RouterError } from '../../core/errors.js';
 import type { EmbeddingCall, EmbeddingResult } from '../../formats/embeddings.js';
 import type { AdapterContext, EmbeddingsCapability } from '../adapter.js';
 
-/** Gemini's task types, by their own names and by the `input_type` values OpenRouter, Cohere and others use. */
-const TASK_TYPES: Readonly<Record<string, string>> = {
+/**
+ * Gemini's task types, by the `input_type` values OpenRouter, Cohere and others use. A Map, not an object
+ * literal: the key is the caller's text, and `__proto__` or `constructor` must not find Object's own members.
+ */
+const TASK_TYPES: ReadonlyMap<string, string> = new Map(Object.entries({
   search_query: 'RETRIEVAL_QUERY',
   query: 'RETRIEVAL_QUERY',
   search_document: 'RETRIEVAL_DOCUMENT',
@@ -21,16 +24,16 @@ const TASK_TYPES: Readonly<Record<string, string>> = {
   question_answering: 'QUESTION_ANSWERING',
   fact_verification: 'FACT_VERIFICATION',
   code_retrieval_query: 'CODE_RETRIEVAL_QUERY',
-};
-const GEMINI_TASK_TYPES = new Set(Object.values(TASK_TYPES));
+}));
+const GEMINI_TASK_TYPES = new Set(TASK_TYPES.values());
 
 /** The task type for an `input_type`, or the 400 naming the values Gemini takes. */
 export function geminiTaskType(inputType: string | undefined): string | undefined {
   if (inputType === undefined) return undefined;
   if (GEMINI_TASK_TYPES.has(inputType)) return inputType;
-  const mapped = TASK_TYPES[inputType.toLowerCase()];
+  const mapped = TASK_TYPES.get(inputType.toLowerCase());
   if (mapped) return mapped;
-  throw new RouterError('unsupported_parameter', `Invalid value for 'input_type': Gemini embeddings take one of ${Object.keys(TASK_TYPES).join(', ')} (or Gemini's own task type names).`, {
+  throw new RouterError('unsupported_parameter', `Invalid value for 'input_type': Gemini embeddings take one of ${[...TASK_TYPES.keys()].join(', ')} (or Gemini's own task type names).`, {
     param: 'input_type',
   });
 }

@@ -137,6 +137,10 @@ describe('the translations', () => {
       }),
     );
     expect(geminiTaskType('search_document')).toBe('RETRIEVAL_DOCUMENT');
+    // Names of Object's own members once found the prototype instead of a task type (fast-check met `__proto__`).
+    for (const name of ['__proto__', 'constructor', 'toString', 'hasOwnProperty']) {
+      expect(() => geminiTaskType(name)).toThrow(RouterError);
+    }
   });
 
   it("puts OpenAI-format answers back in input order by index, and refuses one that misses or repeats an input", () => {
