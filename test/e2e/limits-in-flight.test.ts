@@ -50,10 +50,31 @@ describe('requests in flight per account (one router, SQLite)', () => {
 
   const newAccount = (plan = 'pro') => router.createAccount(plan, { providerKeys: { openai: PROVIDER_KEYS.openai } });
 
+  /**
+   * A burst whose served requests are held upstream until the router has answered the rest: "at once"
+   * without racing a timer (with a fixed 400 ms, a loaded machine let some requests arrive after the
+   * first ones had finished, and served them too). Released after 10 s at most, so a failure still ends.
+   */
+  async function heldBurst(key: string) {
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const releaseAnyway = setTimeout(release, 10_000);
+    fakes.openai.setReply({ heldUntil: held });
+    let refused = 0;
+    const outcomes = await Promise.all(
+      Array.from({ length: CONCURRENT }, async () => {
+        const [outcome] = await burst([router.baseURL], key, 1);
+        if (outcome!.status !== 200 && ++refused === CONCURRENT - CAP) release();
+        return outcome!;
+      }),
+    );
+    clearTimeout(releaseAnyway);
+    return outcomes;
+  }
+
   it(`serves exactly ${CAP} of ${CONCURRENT} slow requests sent at once; the rest are refused, refunded and not counted per minute`, async () => {
-    fakes.openai.setReply({ latencyMs: 400 });
     const { key } = await newAccount();
-    const outcomes = await burst([router.baseURL], key, CONCURRENT);
+    const outcomes = await heldBurst(key);
     expect(tally(outcomes)).toEqual({ '200': CAP, '429 concurrency_limit_exceeded': CONCURRENT - CAP });
     expect(fakes.openai.requests).toHaveLength(CAP);
     expect(new Set(outcomes.filter((outcome) => outcome.status === 429).map((outcome) => outcome.retryAfter))).toEqual(new Set(['1']));
@@ -62,8 +83,7 @@ describe('requests in flight per account (one router, SQLite)', () => {
     expect(models.headers.get('x-quota-used')).toBe(String(CAP));
     expect(models.headers.get('x-ratelimit-remaining')).toBe(String(1000 - CAP - 1));
     // Every slot came back with its answer: the next burst is served the same way.
-    fakes.openai.setReply({ latencyMs: 400 });
-    expect(tally(await burst([router.baseURL], key, CONCURRENT))).toEqual({ '200': CAP, '429 concurrency_limit_exceeded': CONCURRENT - CAP });
+    expect(tally(await heldBurst(key))).toEqual({ '200': CAP, '429 concurrency_limit_exceeded': CONCURRENT - CAP });
   });
 
   it('refuses in the contract shape the SDK reads as a rate limit, and another account of the same plan is unaffected', async () => {

@@ -20,6 +20,22 @@ const unique = (text: string) => `${text} ${randomBytes(3).toString('hex')} #${(
 const post = (baseURL: string, key: string, path: string, body: object) =>
   fetch(`${baseURL}${path}`, { method: 'POST', headers: { ...HEADERS, authorization: `Bearer ${key}` }, body: JSON.stringify(body) });
 
+/**
+ * Waits until Redis holds more cache entries under `keyPrefix` than `before`. An answer is stored once its
+ * last byte has gone (docs/caching.md), so a repeat sent the instant the first one ends can arrive first
+ * on a loaded machine; these tests ask for the repeat once the entry is there.
+ */
+async function entriesUnder(keyPrefix: string): Promise<{ count: () => Promise<number>; grewFrom: (before: number) => Promise<void>; close: () => void }> {
+  const { Redis } = await import('ioredis');
+  const redis = new Redis(process.env.ROUTER_TEST_REDIS_URL!);
+  const count = async () => (await redis.keys(`${keyPrefix}{rc}:e:*`)).length;
+  const grewFrom = async (before: number) => {
+    const deadline = Date.now() + 5_000;
+    while ((await count()) <= before && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+  };
+  return { count, grewFrom, close: () => redis.disconnect() };
+}
+
 describe.skipIf(clusterSkipReason !== undefined)('response cache across two instances sharing Redis', { timeout: 90_000 }, () => {
   let cluster: Cluster;
   let alice: ClusterAccount;
@@ -42,10 +58,13 @@ describe.skipIf(clusterSkipReason !== undefined)('response cache across two inst
       ['/responses', { model: 'router/frontier', input: unique('Hello'), stream: true }],
       ['/messages', { model: 'router/frontier', max_tokens: 50, messages: [{ role: 'user', content: unique('Hello') }], stream: true }],
     ];
+    const entries = await entriesUnder(cluster.keyPrefix);
     for (const [path, body] of cases) {
       const before = calls();
+      const stored = await entries.count();
       const miss = await post(one.baseURL, alice.key, path, body);
       const missText = await miss.text();
+      await entries.grewFrom(stored);
       const hit = await post(two.baseURL, alice.key, path, body);
       const hitText = await hit.text();
       expect([miss.status, hit.status], path).toEqual([200, 200]);
@@ -55,6 +74,7 @@ describe.skipIf(clusterSkipReason !== undefined)('response cache across two inst
       const costless = (text: string) => text.replace(/"cost":[0-9.e-]+/g, '"cost":0').replace(/"cost_details":\{[^}]*\}/g, '"cost_details":{}');
       if ((body as { stream?: boolean }).stream) expect(costless(hitText), path).toBe(costless(missText));
     }
+    entries.close();
   });
 
   it('never shares an entry between accounts, never stores a zdr request, and applies the CLI account rule on both instances', async () => {
@@ -113,14 +133,18 @@ describe.skipIf(clusterSkipReason !== undefined)('response cache in cluster mode
       const text = await answer.body.text();
       return { status: answer.statusCode, cache: answer.headers['x-router-cache-status'], text };
     };
+    const entries = await entriesUnder(keyPrefix);
     for (const stream of [false, true]) {
       const body = { model: 'router/frontier', messages: [{ role: 'user', content: unique('Cluster') }], stream };
       const before = router.fakes.openai.requests.length;
+      const stored = await entries.count();
       const miss = await ask(workers[0]!, body);
+      await entries.grewFrom(stored);
       const hit = await ask(workers[1]!, body);
       expect([miss.status, miss.cache, hit.status, hit.cache]).toEqual([200, 'MISS', 200, 'HIT']);
       expect(router.fakes.openai.requests.length - before).toBe(1);
     }
+    entries.close();
     await Promise.all(workers.map((worker) => worker.close()));
   });
 });

@@ -71,6 +71,8 @@ export interface FakeReply {
   hostedCalls?: readonly string[];
   /** Fixed latency before answering, in ms (the benchmark uses 20). */
   latencyMs?: number;
+  /** OpenAI fake: answer only once this settles (after latencyMs), so a test ends slow requests when it has seen what it waits for, not when a timer it races runs out. */
+  heldUntil?: Promise<unknown>;
   /** Stream framing: split every written SSE event into pieces of this many BYTES (1 = byte by byte). */
   splitBytes?: number;
   /** Streams: wait this long before each event after the first (a long generation). OpenAI fake only. */

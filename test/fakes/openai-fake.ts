@@ -109,8 +109,9 @@ export async function startOpenAIFake(options: { name?: string } = {}): Promise<
     const failure = takeFailure();
     if (failure?.kind === 'hang') return;
     if (failure?.kind === 'slow-first-byte') await sleep(failure.delayMs);
-    const latencyMs = replyFor(modelOf(body)).latencyMs;
+    const { latencyMs, heldUntil } = replyFor(modelOf(body));
     if (latencyMs !== undefined && latencyMs > 0) await sleep(latencyMs);
+    if (heldUntil !== undefined) await heldUntil;
     if (res.destroyed) return;
     const credential = (req.headers.authorization ?? '').replace(/^Bearer /, '');
     if (failure?.kind === 'status' && failure.echoCredential) return sendJson(res, failure.status, openaiError(credentialEcho(credential), null, 'invalid_api_key'));
