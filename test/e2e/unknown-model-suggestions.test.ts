@@ -70,4 +70,20 @@ describe('unknown_model suggests the allowed models that resemble the name', () 
     expect(error.suggestions).toContain('openai/gpt-5');
     expect(error.message).toContain('Did you mean openai/gpt-5');
   });
+
+  it('says the same on /v1/messages/count_tokens, the organization’s presets included', async () => {
+    await router.server.runtime.store.savePreset({ accountId: proAccount, slug: 'count-review', config: { model: 'router/frontier' } }, 'cli');
+    for (const [model, meant] of [['gpt5', 'openai/gpt-5'], ['count-review', '@preset/count-review']] as const) {
+      const response = await fetch(`${router.url}/v1/messages/count_tokens`, {
+        method: 'POST',
+        headers: { 'x-api-key': pro.apiKey, 'anthropic-version': '2023-06-01', 'content-type': 'application/json', 'user-agent': 'router-tests/1.0' },
+        body: JSON.stringify({ model, messages: [{ role: 'user', content: 'hi' }] }),
+      });
+      expect(response.status).toBe(404);
+      const { error } = (await response.json()) as { error: { code: string; message: string; suggestions: string[] } };
+      expect(error.code).toBe('unknown_model');
+      expect(error.suggestions).toContain(meant);
+      expect(error.message).toContain(`Did you mean ${meant}`);
+    }
+  });
 });
