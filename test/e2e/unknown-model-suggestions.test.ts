@@ -21,11 +21,13 @@ describe('unknown_model suggests the allowed models that resemble the name', () 
   let pro: OpenAI;
   let free: OpenAI;
   let proAccount: string;
+  let proKey: string;
 
   beforeAll(async () => {
     router = await startTestRouter();
     const account = await router.createAccount('pro');
     proAccount = account.accountId;
+    proKey = account.key;
     pro = sdkClient(router, account.key);
     free = sdkClient(router, (await router.createAccount('free')).key);
   });
@@ -76,7 +78,7 @@ describe('unknown_model suggests the allowed models that resemble the name', () 
     for (const [model, meant] of [['gpt5', 'openai/gpt-5'], ['count-review', '@preset/count-review']] as const) {
       const response = await fetch(`${router.url}/v1/messages/count_tokens`, {
         method: 'POST',
-        headers: { 'x-api-key': pro.apiKey, 'anthropic-version': '2023-06-01', 'content-type': 'application/json', 'user-agent': 'router-tests/1.0' },
+        headers: { 'x-api-key': proKey, 'anthropic-version': '2023-06-01', 'content-type': 'application/json', 'user-agent': 'router-tests/1.0' },
         body: JSON.stringify({ model, messages: [{ role: 'user', content: 'hi' }] }),
       });
       expect(response.status).toBe(404);
