@@ -58,31 +58,56 @@ export interface KeyFiguresDeps {
 
 /** The fields /v1/key and /v1/keys share, in OpenRouter's names. */
 export async function keyFigures(deps: KeyFiguresDeps, key: ApiKeyRecord, nowMs: number): Promise<Record<string, unknown>> {
-  const [budget, spend] = await Promise.all([keyBudget(deps.store, key), deps.ledger.sumKeySpend(key.accountId, key.id, usageWindowStarts(nowMs))]);
-  const limit = budget ? await limitFigures(deps.store, budget, nowMs) : { limit: null, limit_remaining: null, limit_reset: null, include_byok_in_limit: false };
-  return {
-    label: keyLabel(key),
-    name: key.name,
-    ...limit,
-    ...usageFigures(spend),
-    is_management_key: key.kind === 'management',
-    // OpenRouter's older name for a management key.
-    is_provisioning_key: key.kind === 'management',
-    disabled: key.disabledAt !== null,
-    expires_at: key.expiresAt,
-    created_at: key.createdAt,
-    updated_at: key.updatedAt,
-    workspace_id: key.workspaceId,
-    creator_user_id: null,
-  };
+  return (await keysFigures(deps, [key], nowMs))[0]!;
 }
+
+/**
+ * keyFigures for a page of one organization's keys with a fixed number of store queries, whatever
+ * their number (GET /api/v1/keys): the budgets, the spend of the key budgets among them and the
+ * ledger's windows, each once for the whole page.
+ */
+export async function keysFigures(deps: KeyFiguresDeps, keys: readonly ApiKeyRecord[], nowMs: number): Promise<Record<string, unknown>[]> {
+  const accountId = keys[0]?.accountId;
+  if (accountId === undefined) return [];
+  if (keys.some((key) => key.accountId !== accountId)) throw new Error('keysFigures: keys of one organization only');
+  const ids = keys.map((key) => key.id);
+  const [budgets, spend] = await Promise.all([keyBudgets(deps.store, accountId, ids), deps.ledger.sumKeysSpend(accountId, ids, usageWindowStarts(nowMs))]);
+  const limited = [...budgets.values()];
+  const spent = await deps.store.readBudgetsSpend(accountId, limited, new Date(nowMs).toISOString());
+  const spentByKey = new Map(limited.map((budget, index) => [budget.scopeId, spent[index] ?? 0]));
+  return keys.map((key) => {
+    const budget = budgets.get(key.id);
+    return {
+      label: keyLabel(key),
+      name: key.name,
+      ...(budget ? limitFigures(budget, spentByKey.get(key.id) ?? 0) : NO_LIMIT),
+      ...usageFigures(spend.get(key.id)!),
+      is_management_key: key.kind === 'management',
+      // OpenRouter's older name for a management key.
+      is_provisioning_key: key.kind === 'management',
+      disabled: key.disabledAt !== null,
+      expires_at: key.expiresAt,
+      created_at: key.createdAt,
+      updated_at: key.updatedAt,
+      workspace_id: key.workspaceId,
+      creator_user_id: null,
+    };
+  });
+}
+
+const NO_LIMIT = { limit: null, limit_remaining: null, limit_reset: null, include_byok_in_limit: false };
 
 export async function keyBudget(store: BudgetStore, key: Pick<ApiKeyRecord, 'id' | 'accountId'>): Promise<BudgetRecord | undefined> {
-  return (await store.listBudgets(key.accountId)).find((budget) => budget.scope === 'key' && budget.scopeId === key.id);
+  return (await keyBudgets(store, key.accountId, [key.id])).get(key.id);
 }
 
-async function limitFigures(store: BudgetStore, budget: BudgetRecord, nowMs: number) {
-  const spent = await store.readBudgetSpend(budget.accountId, 'key', budget.scopeId, budget.period, new Date(nowMs).toISOString());
+/** The key-scope budgets of these keys of the organization, by key id (one query). */
+async function keyBudgets(store: BudgetStore, accountId: string, keyIds: readonly string[]): Promise<Map<string, BudgetRecord>> {
+  const wanted = new Set(keyIds);
+  return new Map((await store.listBudgets(accountId)).filter((budget) => budget.scope === 'key' && wanted.has(budget.scopeId)).map((budget) => [budget.scopeId, budget]));
+}
+
+function limitFigures(budget: BudgetRecord, spent: number) {
   return {
     limit: usd(budget.limitNanoUsd),
     limit_remaining: usd(Math.max(0, budget.limitNanoUsd - spent)),

@@ -60,7 +60,8 @@ export function checkPresetConfig(config: unknown): PresetConfig {
   if (first) {
     const path = first.path.split('/').filter(Boolean).join('.');
     const field = path === '' ? 'config' : `config.${path}`;
-    const unknown = path !== '' && !(path.split('.')[0]! in presetConfigSchema.properties);
+    // Own fields only: a client's `constructor` or `__proto__` is not a preset field, whatever Object has.
+    const unknown = path !== '' && !Object.hasOwn(presetConfigSchema.properties, path.split('.')[0]!);
     throw new PresetInputError(field, unknown ? `'${path.split('.')[0]}' is not a preset field (${Object.keys(presetConfigSchema.properties).join(', ')}).` : `Invalid value for '${field}': ${first.message}.`);
   }
   return config as PresetConfig;

@@ -7,7 +7,8 @@
  * Whose fault a failure is decides which circuit it moves: a 401, 402, 403 or 429 is the key's
  * (credential-health.ts: the account's own key, or the operator's managed key), never the provider's, so
  * one key cannot take a provider away from the accounts that use others, nor show it degraded on
- * /status; 5xx and transport failures are the provider's (provider-health.ts).
+ * /status; 5xx and transport failures are the provider's (provider-health.ts); a 404 (the host lacks the
+ * model or endpoint) is neither's, and is tried elsewhere all the same (failover-policy.ts).
  */
 import type { ProviderConfig, RouteProfileConfig } from '../config/types.js';
 import type { Clock } from '../core/clock.js';
@@ -18,7 +19,7 @@ import { candidateOrder } from './candidate-order.js';
 import type { MeasuredOrder } from './measured-order.js';
 import type { StickyRouting } from './sticky-routing.js';
 import { MANAGED_OWNER, isCredentialVerdict, type CredentialHealth } from './credential-health.js';
-import { shouldFailOver } from './failover-policy.js';
+import { isMissingAtHost, shouldFailOver } from './failover-policy.js';
 import type { ProviderHealth } from './provider-health.js';
 import type { Span, SpanScope } from '../tracing/tracing.js';
 import { attemptServed, attemptThrew, recordSkippedAttempt, startAttemptSpan } from './attempt-span.js';
@@ -149,7 +150,8 @@ export async function runWithFailover<T>(
         accepted(deps, call.accountId, candidate, deps.clock.now() - startedAt);
         throw clientFault(failure, sent - 1);
       }
-      failedAt(deps, call.accountId, candidate, failed);
+      if (!failed.transport && isMissingAtHost(failure.status)) accepted(deps, call.accountId, candidate, deps.clock.now() - startedAt);
+      else failedAt(deps, call.accountId, candidate, failed);
       failures.push(failure);
       everyAttemptTimedOut &&= failure.status === 504;
       attempts.push({
@@ -162,6 +164,9 @@ export async function runWithFailover<T>(
     }
   }
   if (refusal && sent === 0) throw refusal;
+  // Every host tried lacks the model or endpoint: its 404, as a single candidate's always was.
+  const missing = failures.at(-1);
+  if (missing && failures.length === sent && failures.every((failure) => isMissingAtHost(failure.status))) throw clientFault(missing, sent - 1);
   const failed = allFailed(call.route.id, attempts, { withoutCredential, overBudget }, Math.max(0, sent - 1), sent > 0 && everyAttemptTimedOut);
   throw upstreamRefusal(call.route.id, failed, failures, throttledFor) ?? failed;
 }

@@ -38,6 +38,8 @@ export interface BudgetStore {
   listBudgets(accountId: string): Promise<BudgetRecord[]>;
   /** Spent (settled + held) in the budget's current period, nano-USD. */
   readBudgetSpend(accountId: string, scope: BudgetScope, scopeId: string, period: BudgetPeriod, at: string): Promise<number>;
+  /** readBudgetSpend for several of the account's budgets in one query, in their order (GET /api/v1/keys: the page's key limits at once). */
+  readBudgetsSpend(accountId: string, budgets: ReadonlyArray<Pick<BudgetRecord, 'scope' | 'scopeId' | 'period'>>, at: string): Promise<number[]>;
 }
 
 /** One budget a request's estimate is held against: its meter row and its limit. */

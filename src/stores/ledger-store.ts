@@ -239,6 +239,8 @@ export interface LedgerStore {
    * all time and since each of the given instants (quarter-hour aligned, as 00:00 UTC is).
    */
   sumKeySpend(accountId: string, keyId: string, since: Record<'day' | 'week' | 'month', string>): Promise<KeySpendWindows>;
+  /** sumKeySpend for several keys of the account in one query, each asked key in the map (zeros without usage). */
+  sumKeysSpend(accountId: string, keyIds: readonly string[], since: Record<'day' | 'week' | 'month', string>): Promise<Map<string, KeySpendWindows>>;
   /** One query: the latest request per key of the account (from the rollups, so it outlives raw retention). */
   lastUsedByKey(accountId: string): Promise<{ keyId: string; lastAt: string }[]>;
 

@@ -62,6 +62,11 @@ export interface PresetStore {
   /** A page of the organization's presets by slug, and how many it has in all. */
   listPresets(accountId: string, page: { offset: number; limit: number }): Promise<{ presets: PresetRecord[]; total: number }>;
   getPreset(accountId: string, slug: string): Promise<PresetRecord | null>;
+  /**
+   * The organization's active presets by slug, each with its current version's configuration, in one
+   * query (GET /v1/models lists only those whose model the caller's plan allows, without a read per preset).
+   */
+  listActivePresetConfigs(accountId: string): Promise<Array<{ preset: PresetRecord; config: PresetConfigJson }>>;
   /** One version of the organization's preset (absent `version`: the current one), or null when either is missing. */
   getPresetVersion(accountId: string, slug: string, version?: number): Promise<{ preset: PresetRecord; version: PresetVersionRecord } | null>;
   /** Every version of the preset, newest first; null when the organization has no such preset. */

@@ -139,6 +139,27 @@ export function runBudgetStoreContract(name: string, makeLedger: MakeLedger): vo
       expect(await store.readBudgetSpend('acct_a', 'workspace', 'ws_1', 'day', NOW)).toBe(355);
     });
 
+    it('reads several budgets’ spend in one call, each as readBudgetSpend would, in the order asked', async () => {
+      await store.setBudget({ accountId: 'acct_a', scope: 'key', scopeId: 'key_1', limitNanoUsd: 10_000, period: 'day', includeByok: false }, 'cli');
+      await reserve('r1', [keyHold('key_1', 10_000)], 900);
+      await reserve('r2', [keyHold('key_3', 10_000)], 40);
+      await ledger.writeBatch([
+        ledgerRecord({ keyId: 'key_1', workspaceId: 'ws_1', credentialSource: 'managed', costNanoUsd: 250, meteredNanoUsd: 250, reservationId: 'r1' }),
+        ledgerRecord({ keyId: 'key_1', workspaceId: 'ws_1', credentialSource: 'byok', costNanoUsd: 100 }),
+      ]);
+      const asked = [
+        { scope: 'workspace', scopeId: 'ws_1', period: 'week' },
+        { scope: 'key', scopeId: 'key_1', period: 'day' },
+        { scope: 'key', scopeId: 'key_3', period: 'month' },
+        { scope: 'key', scopeId: 'key_none', period: 'total' },
+      ] as const;
+      const one = await Promise.all(asked.map((budget) => store.readBudgetSpend('acct_a', budget.scope, budget.scopeId, budget.period, NOW)));
+      expect(one).toEqual([350, 250, 40, 0]);
+      expect(await store.readBudgetsSpend('acct_a', asked, NOW)).toEqual(one);
+      expect(await store.readBudgetsSpend('acct_b', asked, NOW)).toEqual([0, 0, 0, 0]);
+      expect(await store.readBudgetsSpend('acct_a', [], NOW)).toEqual([]);
+    });
+
     it('refuses at the limit against settled spend, and stops counting expired holds', async () => {
       await ledger.writeBatch([ledgerRecord({ keyId: 'key_2', costNanoUsd: 1_000 })]);
       expect(await reserve('r1', [keyHold('key_2', 1_000)], 1)).toMatchObject({ reserved: false, spentNanoUsd: 1_000 });

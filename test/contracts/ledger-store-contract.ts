@@ -374,6 +374,22 @@ export function runLedgerStoreContract(name: string, makeLedger: MakeLedger): vo
       expect(await ledger.sumKeySpend('acct_a', 'key_never', { day: '2026-11-25T00:00:00.000Z', week: '2026-11-23T00:00:00.000Z', month: '2026-11-01T00:00:00.000Z' })).toEqual({ total: none, day: none, week: none, month: none });
     });
 
+    it('sums several keys’ cost in one call, each as sumKeySpend would, zeros for a key without usage, and only the account’s', async () => {
+      const since = { day: '2026-11-25T00:00:00.000Z', week: '2026-11-23T00:00:00.000Z', month: '2026-11-01T00:00:00.000Z' };
+      await ledger.writeBatch([
+        ledgerRecord({ keyId: 'key_1', credentialSource: 'managed', costNanoUsd: 1_000, meteredNanoUsd: 1_000, startedAt: '2026-10-31T23:59:59.000Z' }),
+        ledgerRecord({ keyId: 'key_1', credentialSource: 'byok', costNanoUsd: 300_000, meteredNanoUsd: 0, startedAt: '2026-11-25T00:00:00.000Z' }),
+        ledgerRecord({ keyId: 'key_2', credentialSource: 'managed', costNanoUsd: 20_000, meteredNanoUsd: 20_000, startedAt: '2026-11-23T00:00:00.000Z' }),
+        ledgerRecord({ keyId: 'key_3', credentialSource: 'managed', costNanoUsd: 7, meteredNanoUsd: 7 }),
+        ledgerRecord({ keyId: 'key_1', accountId: 'acct_other', credentialSource: 'managed', costNanoUsd: 600_000_000, meteredNanoUsd: 600_000_000 }),
+      ]);
+      const spend = await ledger.sumKeysSpend('acct_a', ['key_1', 'key_2', 'key_never'], since);
+      expect([...spend.keys()]).toEqual(['key_1', 'key_2', 'key_never']);
+      for (const keyId of ['key_1', 'key_2', 'key_never']) expect(spend.get(keyId)).toEqual(await ledger.sumKeySpend('acct_a', keyId, since));
+      expect(spend.get('key_1')!.total).toEqual({ managedNanoUsd: 1_000, byokNanoUsd: 300_000 });
+      expect((await ledger.sumKeysSpend('acct_a', [], since)).size).toBe(0);
+    });
+
     it('reports the last use of each key, beyond raw retention too', async () => {
       await ledger.writeBatch([
         ledgerRecord({ keyId: 'key_1', startedAt: '2026-10-01T00:00:00.000Z' }),

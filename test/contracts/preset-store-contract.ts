@@ -62,6 +62,22 @@ export function runPresetStoreContract(name: string, makeStore: MakeStore): void
       expect(page.presets.map((preset) => preset.slug)).toEqual(['bravo', 'charlie']);
     });
 
+    it('lists the active presets with their current configuration, by slug, in one call, and no other organization’s', async () => {
+      const org = await store.createAccount({ email: 'c@example.com', plan: 'pro' }, 'cli');
+      const other = await store.createAccount({ email: 'o@example.com', plan: 'pro' }, 'cli');
+      await store.savePreset({ accountId: org.id, slug: 'zeta', config: { model: 'router/frontier' } }, 'cli');
+      await store.savePreset({ accountId: org.id, slug: 'zeta', config: { model: 'openai/gpt-5', temperature: 0.2 } }, 'cli');
+      await store.savePreset({ accountId: org.id, slug: 'alpha', config: {} }, 'cli');
+      await store.savePreset({ accountId: org.id, slug: 'off', config: { model: 'router/frontier' } }, 'cli');
+      await store.updatePreset(org.id, 'off', { status: 'disabled' }, 'cli');
+      await store.savePreset({ accountId: other.id, slug: 'theirs', config: {} }, 'cli');
+      const listed = await store.listActivePresetConfigs(org.id);
+      expect(listed.map(({ preset, config }) => [preset.slug, preset.currentVersion, config])).toEqual([
+        ['alpha', 1, {}],
+        ['zeta', 2, { model: 'openai/gpt-5', temperature: 0.2 }],
+      ]);
+    });
+
     it('gives concurrent saves distinct versions', async () => {
       const org = await store.createAccount({ email: 'c@example.com', plan: 'pro' }, 'cli');
       const saves = await Promise.all(Array.from({ length: 8 }, (_, i) => store.savePreset({ accountId: org.id, slug: 'busy', config: { seed: i } }, 'cli')));

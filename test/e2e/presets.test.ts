@@ -163,6 +163,24 @@ describe('presets', { timeout: 60_000 }, () => {
     await expect(sdkClient(router, other.key).models.retrieve('@preset/coder')).rejects.toMatchObject({ status: 404 });
   });
 
+  it('lists in GET /v1/models only the presets the plan lets the caller call', async () => {
+    const store = router.server.runtime.store;
+    await store.savePreset({ accountId: free.accountId, slug: 'beyond-plan', config: { model: 'openai/gpt-5' } }, 'cli');
+    await store.savePreset({ accountId: free.accountId, slug: 'within-plan', config: { model: 'router/frontier:nitro' } }, 'cli');
+    await store.savePreset({ accountId: free.accountId, slug: 'no-model', config: { temperature: 0.1 } }, 'cli');
+    const client = sdkClient(router, free.key);
+    const listed = (await client.models.list()).data.map((model) => model.id).filter((id) => id.startsWith('@preset/'));
+    expect(listed).toEqual(['@preset/within-plan']);
+    await expect(client.models.retrieve('@preset/beyond-plan')).rejects.toMatchObject({ status: 404 });
+    // What is left out is exactly what a request would be refused.
+    await expect(client.chat.completions.create({ model: '@preset/beyond-plan', messages: HI })).rejects.toMatchObject({ status: 403, code: 'plan_upgrade_required' });
+    await expect(client.chat.completions.create({ model: '@preset/no-model', messages: HI })).rejects.toMatchObject({ status: 400 });
+    // The same plan's organization on Pro sees it: the plan decides, not the preset.
+    await store.savePreset({ accountId: org.accountId, slug: 'beyond-plan', config: { model: 'openai/gpt-5' } }, 'cli');
+    expect((await sdkClient(router, org.key).models.list()).data.map((model) => model.id)).toContain('@preset/beyond-plan');
+    await store.deletePreset(org.accountId, 'beyond-plan', 'cli');
+  });
+
   it('PATCH disables and renames, DELETE removes; ordinary keys may not', async () => {
     expect((await call(org.key, 'PATCH', '/v1/presets/coder', { status: 'disabled' })).status).toBe(403);
     const disabled = await call(admin.key, 'PATCH', '/v1/presets/coder', { status: 'disabled', name: 'Old review' });

@@ -46,7 +46,7 @@ describe('failover between upstreams (openai, then anthropic, then gemini)', () 
     await fakes.close();
   });
 
-  it.each([401, 429, 500, 502, 503, 504])('fails over a non-stream request when the first upstream answers %i', async (status) => {
+  it.each([401, 404, 429, 500, 502, 503, 504])('fails over a non-stream request when the first upstream answers %i', async (status) => {
     fakes.openai.failNext({ kind: 'status', status });
     const { data, response } = await client.chat.completions.create(HELLO).withResponse();
     expect(response.status).toBe(200);
@@ -56,7 +56,7 @@ describe('failover between upstreams (openai, then anthropic, then gemini)', () 
     expect([fakes.openai.requests.length, fakes.anthropic.requests.length, fakes.gemini.requests.length]).toEqual([1, 1, 0]);
   });
 
-  it.each([401, 429, 500, 502, 503, 504])('fails over a stream before its first byte when the first upstream answers %i', async (status) => {
+  it.each([401, 404, 429, 500, 502, 503, 504])('fails over a stream before its first byte when the first upstream answers %i', async (status) => {
     fakes.openai.failNext({ kind: 'status', status });
     const { data: stream, response } = await client.chat.completions.create({ ...HELLO, stream: true }).withResponse();
     expect(response.headers.get('x-router-retry-count')).toBe('1');
@@ -200,6 +200,17 @@ describe('failover between upstreams (openai, then anthropic, then gemini)', () 
       ['openai', null],
       ['anthropic', null],
     ]);
+  });
+
+  it('answers the 404 when every host lacks the model (no 502 to retry at once), and refunds it', async () => {
+    const { key: fresh } = await router.createAccount('pro', { providerKeys: { ...PROVIDER_KEYS } });
+    for (const fake of [fakes.openai, fakes.anthropic, fakes.gemini]) fake.failNext({ kind: 'status', status: 404 });
+    const response = await post('/chat/completions', HELLO, fresh);
+    expect(response.status).toBe(404);
+    expect(response.headers.get('x-router-retry-count')).toBe('2');
+    expect(response.headers.get('x-quota-used')).toBe('0');
+    expect((await json(response)).error.type).toBe('not_found_error');
+    expect([fakes.openai.requests.length, fakes.anthropic.requests.length, fakes.gemini.requests.length]).toEqual([1, 1, 1]);
   });
 
   it('refunds the monthly count of a request no upstream served', async () => {

@@ -21,11 +21,13 @@ describe('unknown_model suggests the allowed models that resemble the name', () 
   let pro: OpenAI;
   let free: OpenAI;
   let proAccount: string;
+  let proKey: string;
 
   beforeAll(async () => {
     router = await startTestRouter();
     const account = await router.createAccount('pro');
     proAccount = account.accountId;
+    proKey = account.key;
     pro = sdkClient(router, account.key);
     free = sdkClient(router, (await router.createAccount('free')).key);
   });
@@ -69,5 +71,21 @@ describe('unknown_model suggests the allowed models that resemble the name', () 
     const { error } = (await response.json()) as { error: { message: string; suggestions: string[] } };
     expect(error.suggestions).toContain('openai/gpt-5');
     expect(error.message).toContain('Did you mean openai/gpt-5');
+  });
+
+  it('says the same on /v1/messages/count_tokens, the organization’s presets included', async () => {
+    await router.server.runtime.store.savePreset({ accountId: proAccount, slug: 'count-review', config: { model: 'router/frontier' } }, 'cli');
+    for (const [model, meant] of [['gpt5', 'openai/gpt-5'], ['count-review', '@preset/count-review']] as const) {
+      const response = await fetch(`${router.url}/v1/messages/count_tokens`, {
+        method: 'POST',
+        headers: { 'x-api-key': proKey, 'anthropic-version': '2023-06-01', 'content-type': 'application/json', 'user-agent': 'router-tests/1.0' },
+        body: JSON.stringify({ model, messages: [{ role: 'user', content: 'hi' }] }),
+      });
+      expect(response.status).toBe(404);
+      const { error } = (await response.json()) as { error: { code: string; message: string; suggestions: string[] } };
+      expect(error.code).toBe('unknown_model');
+      expect(error.suggestions).toContain(meant);
+      expect(error.message).toContain(`Did you mean ${meant}`);
+    }
   });
 });

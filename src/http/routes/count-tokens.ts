@@ -15,6 +15,7 @@ import type { RouterDeps } from '../router-deps.js';
 import type { CountTokensRequest } from '../request-context.js';
 import { setRoutingHeaders } from './routing-headers.js';
 import { attemptsParent } from '../request-spans.js';
+import { presetIdsForSuggestions } from './preset-models.js';
 
 const TOKEN_COUNT_HEADER = 'x-router-token-count';
 
@@ -23,7 +24,9 @@ const ESTIMATE_AFTER = new Set(['no_provider_access', 'all_upstreams_failed']);
 
 export function createCountTokensRoute(deps: RouterDeps) {
   return async (event: H3Event, admitted: CountTokensRequest): Promise<unknown> => {
-    const route = authorizeRoute(admitted, deps.plans, deps.config.catalog.concreteModels);
+    // An unknown model gets the same refusal as on /v1/messages: suggestions include the caller's presets.
+    const presets = admitted.route ? [] : await presetIdsForSuggestions(deps.store, admitted.caller.accountId, { routes: deps.routes, plan: admitted.plan });
+    const route = authorizeRoute(admitted, deps.plans, deps.config.catalog.concreteModels, presets);
     const request = admitted.body as unknown as MessagesRequest;
     const { 'anthropic-version': version, 'anthropic-beta': beta } = event.node.req.headers;
     const call = { route, accountId: admitted.caller.accountId, signal: abortOnDisconnect(event, deps.drain.deadline), trace: attemptsParent(admitted) };

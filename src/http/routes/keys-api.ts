@@ -12,7 +12,7 @@
  * `requests_per_minute` the key's own per-minute limit (accounts/key-limit-service.ts).
  */
 import { getQuery, getRouterParam, setResponseStatus, type H3Event } from 'h3';
-import { budgetPeriodOf, keyBudget, keyFigures, type LimitReset } from '../../accounts/key-figures.js';
+import { budgetPeriodOf, keyBudget, keyFigures, keysFigures, type LimitReset } from '../../accounts/key-figures.js';
 import { isPlaygroundKey, isReservedKeyName } from '../../accounts/key-service.js';
 import { readBoundedBody } from '../../core/read-bounded-body.js';
 import { RouterError } from '../../core/errors.js';
@@ -43,7 +43,8 @@ export function createKeysApiRoutes(deps: RouterDeps): { create: Handler; list: 
   const validCreate = createBodyValidator(createKeySchema);
   const validUpdate = createBodyValidator(updateKeySchema);
   const validRotate = createBodyValidator(rotateKeySchema);
-  const figures = (key: ApiKeyRecord) => keyFigures({ store: deps.store, ledger: deps.usage.store }, key, deps.clock.now());
+  const figuresDeps = { store: deps.store, ledger: deps.usage.store };
+  const figures = (key: ApiKeyRecord) => keyFigures(figuresDeps, key, deps.clock.now());
   const view = async (key: ApiKeyRecord) => ({ hash: key.id, ...(await figures(key)), requests_per_minute: (await deps.keyLimits.get(key.id)).requestsPerMinute });
   const actorOf = (request: StandingRequest) => `key:${request.caller.keyId}`;
 
@@ -113,7 +114,10 @@ export function createKeysApiRoutes(deps: RouterDeps): { create: Handler; list: 
       const now = deps.clock.now();
       const keys = (await deps.store.listApiKeys(request.caller.accountId)).filter((key) => isListed(key, now) && (includeDisabled || key.disabledAt === null));
       const page = keys.slice(offset, offset + KEYS_PAGE_SIZE);
-      return { data: await Promise.all(page.map(view)), total_count: keys.length };
+      // A fixed number of store queries for the page, not a few per key.
+      const [figures, limits] = await Promise.all([keysFigures(figuresDeps, page, now), deps.store.listKeyLimits(request.caller.accountId)]);
+      const perMinute = new Map(limits.map((limit) => [limit.keyId, limit.requestsPerMinute]));
+      return { data: page.map((key, index) => ({ hash: key.id, ...figures[index], requests_per_minute: perMinute.get(key.id) ?? null })), total_count: keys.length };
     },
 
     async read(event, request) {

@@ -19,7 +19,7 @@ import type { AdmittedRequest, ServingRecord } from '../request-context.js';
 import { attemptsParent, reserveSpend } from '../request-spans.js';
 import type { RouterDeps } from '../router-deps.js';
 import { setRoutingHeaders } from './routing-headers.js';
-import { presetModels } from './preset-models.js';
+import { presetIdsForSuggestions } from './preset-models.js';
 
 /** The routing engine's call for this request (the failover loop's input), and its fusion plan if any. */
 export interface ModelCall {
@@ -45,7 +45,7 @@ export async function prepareModelCall(
   deps: RouterDeps,
   api: { capOutput: OutputCap; serverTools: ServerToolsOf; kind?: ModelKind },
 ): Promise<ModelCall> {
-  const presets = request.route ? [] : await presetIdsForSuggestions(deps, request.caller.accountId);
+  const presets = request.route ? [] : await presetIdsForSuggestions(deps.store, request.caller.accountId, { routes: deps.routes, plan: request.plan });
   const route = authorizeRoute(request, deps.plans, deps.config.catalog.concreteModels, presets);
   requireKind(route, api.kind ?? 'chat');
   const { body, plan, caller } = request;
@@ -90,16 +90,4 @@ export function recordAnswer(
   }
   serving.firstByteAt = deps.clock.now();
   setRoutingHeaders(event.node.res, meta);
-}
-
-/**
- * The organization's presets, for an unknown model's suggestions only (one store read on that refusal,
- * none on any other request). A courtesy: if the store cannot answer, the refusal goes out without them.
- */
-async function presetIdsForSuggestions(deps: RouterDeps, accountId: string): Promise<string[]> {
-  try {
-    return (await presetModels(deps.store, accountId)).map((preset) => preset.id);
-  } catch {
-    return [];
-  }
 }

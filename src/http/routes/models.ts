@@ -1,6 +1,6 @@
 /**
  * GET /v1/models: the route profiles and concrete models the caller's plan may use, and the caller's own
- * presets (routes/preset-models.ts), in the OpenAI list shape. A concrete model also carries what /model-catalog would say of it (name, context length,
+ * presets whose model the plan allows (routes/preset-models.ts), in the OpenAI list shape. A concrete model also carries what /model-catalog would say of it (name, context length,
  * pricing per token from its endpoints' prices, supported parameters, and which providers serve it).
  */
 import type { H3Event } from 'h3';
@@ -10,7 +10,7 @@ import { supportedParameters } from '../../providers/supported-parameters.js';
 import { planAllowsModel } from '../../config/model-globs.js';
 import type { RouterDeps } from '../router-deps.js';
 import type { Authenticated, Standing } from '../request-context.js';
-import { presetModel, presetModels } from './preset-models.js';
+import { presetIdsForSuggestions, presetModel, presetModels } from './preset-models.js';
 import { unknownModel } from '../model-suggestions.js';
 
 /** A fixed creation time: route profiles are configuration, not dated model releases. */
@@ -80,7 +80,7 @@ export function createModelsRoute(deps: RouterDeps) {
     data: [
       ...usableProfiles(deps, request).map(modelObject),
       ...usableModels(deps, request).map((model) => concreteModelObject(model, providers)),
-      ...(await presetModels(deps.store, request.caller.accountId)),
+      ...(await presetModels(deps.store, request.caller.accountId, { routes: deps.routes, plan: request.plan })),
     ],
   });
 }
@@ -89,13 +89,13 @@ export function createModelsRoute(deps: RouterDeps) {
 export function createModelRoute(deps: RouterDeps) {
   return async (event: H3Event, request: Standing & Authenticated) => {
     const id = decodeModelId((event.path.split('?')[0] ?? '').slice('/v1/models/'.length));
-    const preset = await presetModel(deps.store, request.caller.accountId, id);
+    const preset = await presetModel(deps.store, request.caller.accountId, id, { routes: deps.routes, plan: request.plan });
     if (preset) return preset;
     const concrete = usableModels(deps, request).find((model) => model.id === id);
     if (concrete) return concreteModelObject(concrete, new Map(deps.config.providers.providers.map((provider) => [provider.id, provider])));
     const usable = usableProfiles(deps, request);
     if (!usable.includes(id)) {
-      const presets = (await presetModels(deps.store, request.caller.accountId)).map((model) => model.id);
+      const presets = await presetIdsForSuggestions(deps.store, request.caller.accountId, { routes: deps.routes, plan: request.plan });
       throw unknownModel(id, usable, [...usableModels(deps, request).map((model) => model.id), ...presets]);
     }
     return modelObject(id);

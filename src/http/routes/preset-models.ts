@@ -1,12 +1,24 @@
 /**
  * The caller's presets in GET /v1/models (the complaint OpenRouter's users repeat most: pickers that
- * list /models cannot show presets). Each active preset of the caller's organization is a model object
- * whose id is what a request sends (`@preset/<slug>`); nobody else's are listed. Whether the plan allows
- * the preset's model is judged when it is used, as for any model a request names.
+ * list /models cannot show presets). Each active preset of the caller's organization whose model the
+ * caller's plan allows is a model object whose id is what a request sends (`@preset/<slug>`); nobody
+ * else's are listed. The listing shows only what the caller may call, as for route profiles and concrete
+ * models: a preset naming a model outside the plan, or naming none (`@preset/<slug>` alone is then
+ * refused), is left out, and so is it from `unknown_model`'s suggestions.
  */
-import { PRESETS_PER_ORGANIZATION_MAX, type PresetRecord, type PresetStore } from '../../stores/preset-store.js';
+import type { PlanConfig, RouteProfileConfig } from '../../config/types.js';
+import { CONCRETE_MODEL_FAMILY } from '../../config/concrete-model-route.js';
+import { planAllowsModel } from '../../config/model-globs.js';
+import type { PresetConfigJson, PresetRecord, PresetStore } from '../../stores/preset-store.js';
+import { SUFFIX_SORT } from '../stages/provider-preferences.js';
 
 export const PRESET_MODEL_PREFIX = '@preset/';
+
+/** What decides whether the caller may call a model: the configured routes and its plan. */
+export interface CallerModels {
+  routes: ReadonlyMap<string, RouteProfileConfig>;
+  plan: PlanConfig | undefined;
+}
 
 export function presetModelObject(preset: PresetRecord) {
   return {
@@ -20,15 +32,46 @@ export function presetModelObject(preset: PresetRecord) {
   };
 }
 
-/** The organization's active presets as model objects, by slug. */
-export async function presetModels(store: PresetStore, accountId: string): Promise<ReturnType<typeof presetModelObject>[]> {
-  const { presets } = await store.listPresets(accountId, { offset: 0, limit: PRESETS_PER_ORGANIZATION_MAX });
-  return presets.filter((preset) => preset.status === 'active').map(presetModelObject);
+/**
+ * Would a request naming `model` pass the plan (http/authorize-route.ts)? A route profile the plan
+ * includes, or a concrete model it allows; OpenRouter's `:nitro` and `:floor` suffixes name the same model.
+ */
+export function planMayCall(caller: CallerModels, model: unknown): boolean {
+  if (typeof model !== 'string') return false;
+  const colon = model.lastIndexOf(':');
+  const base = colon >= 0 && SUFFIX_SORT.has(model.slice(colon + 1)) ? model.slice(0, colon) : model;
+  const route = caller.routes.get(base);
+  if (!route) return false;
+  if (route.family === CONCRETE_MODEL_FAMILY) return planAllowsModel(caller.plan, route.id);
+  return (caller.plan?.routeProfiles ?? []).includes(route.id);
 }
 
-/** One of them by its model id, or undefined (another organization's is not found either). */
-export async function presetModel(store: PresetStore, accountId: string, id: string): Promise<ReturnType<typeof presetModelObject> | undefined> {
+function callable(caller: CallerModels, config: PresetConfigJson): boolean {
+  return planMayCall(caller, config.model);
+}
+
+/** The organization's active presets the caller may call, as model objects, by slug (one store read). */
+export async function presetModels(store: PresetStore, accountId: string, caller: CallerModels): Promise<ReturnType<typeof presetModelObject>[]> {
+  const presets = await store.listActivePresetConfigs(accountId);
+  return presets.filter(({ config }) => callable(caller, config)).map(({ preset }) => presetModelObject(preset));
+}
+
+/** One of them by its model id, or undefined (another organization's, or one the caller may not call, is not found either). */
+export async function presetModel(store: PresetStore, accountId: string, id: string, caller: CallerModels): Promise<ReturnType<typeof presetModelObject> | undefined> {
   if (!id.startsWith(PRESET_MODEL_PREFIX)) return undefined;
-  const preset = await store.getPreset(accountId, id.slice(PRESET_MODEL_PREFIX.length));
-  return preset && preset.status === 'active' ? presetModelObject(preset) : undefined;
+  const found = await store.getPresetVersion(accountId, id.slice(PRESET_MODEL_PREFIX.length));
+  return found && found.preset.status === 'active' && callable(caller, found.version.config) ? presetModelObject(found.preset) : undefined;
+}
+
+/**
+ * The organization's presets the caller may call, for an unknown model's suggestions only (one store
+ * read on that refusal, none on any other request). A courtesy: if the store cannot answer, the refusal
+ * goes out without them.
+ */
+export async function presetIdsForSuggestions(store: PresetStore, accountId: string, caller: CallerModels): Promise<string[]> {
+  try {
+    return (await presetModels(store, accountId, caller)).map((preset) => preset.id);
+  } catch {
+    return [];
+  }
 }

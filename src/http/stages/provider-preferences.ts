@@ -13,7 +13,7 @@ import type { RequestState, WithBody } from '../request-context.js';
 import type { Stage } from './stage.js';
 
 /** OpenRouter's shortcuts: `:nitro` is the fastest measured throughput first, `:floor` the cheapest first. */
-const SUFFIX_SORT: ReadonlyMap<string, PreferenceSort> = new Map([['nitro', 'throughput'], ['floor', 'price']]);
+export const SUFFIX_SORT: ReadonlyMap<string, PreferenceSort> = new Map([['nitro', 'throughput'], ['floor', 'price']]);
 
 export function createProviderPreferencesStage(routes: ReadonlyMap<string, RouteProfileConfig>, providers: ReadonlyMap<string, ProviderConfig>): Stage<WithBody> {
   return (_event, request) => {

@@ -2,19 +2,22 @@ import { redactKeyLikeTokens } from '../../core/redact-secrets.js';
 import type { UpstreamFailure } from '../../upstream/upstream-failure.js';
 import type { AnthropicErrorObject } from './anthropic-types.js';
 
-/** The HTTP status Anthropic pairs with each error type; used for errors that arrive inside a 200 stream. */
-const STATUS_OF_TYPE: Readonly<Record<string, number>> = {
-  invalid_request_error: 400,
-  authentication_error: 401,
-  billing_error: 402,
-  permission_error: 403,
-  not_found_error: 404,
-  request_too_large: 413,
-  rate_limit_error: 429,
-  api_error: 500,
-  timeout_error: 504,
-  overloaded_error: 529,
-};
+/**
+ * The HTTP status Anthropic pairs with each error type; used for errors that arrive inside a 200 stream.
+ * A Map: the type is the upstream's text, and `constructor` must not find Object's own members.
+ */
+const STATUS_OF_TYPE: ReadonlyMap<string, number> = new Map([
+  ['invalid_request_error', 400],
+  ['authentication_error', 401],
+  ['billing_error', 402],
+  ['permission_error', 403],
+  ['not_found_error', 404],
+  ['request_too_large', 413],
+  ['rate_limit_error', 429],
+  ['api_error', 500],
+  ['timeout_error', 504],
+  ['overloaded_error', 529],
+]);
 
 const CONTEXT_OVERFLOW = /prompt is too long|context window|context length|too many (input )?tokens/i;
 
@@ -26,7 +29,7 @@ const CONTEXT_OVERFLOW = /prompt is too long|context window|context length|too m
  */
 export function anthropicFailure(status: number | undefined, errorValue: unknown, retryAfterSeconds?: number): UpstreamFailure {
   const error = errorObjectOf(errorValue);
-  const httpStatus = status ?? STATUS_OF_TYPE[error.type ?? ''] ?? 500;
+  const httpStatus = status ?? STATUS_OF_TYPE.get(error.type ?? '') ?? 500;
   // Key-shaped tokens (sk-ant-…) never leave the router, even ones other than the attempt's own key.
   const message = error.message === undefined ? `Anthropic failed with HTTP ${httpStatus}.` : redactKeyLikeTokens(error.message);
   const retry = retryAfterSeconds === undefined ? {} : { retryAfterSeconds };

@@ -9,7 +9,7 @@ import { ledgerRecordIdFloor } from '../ledger-record-ids.js';
 import { rollUp, rollUpAttribution, spendOf } from '../ledger-rollup.js';
 import { budgetChargesOf } from '../budget-meter.js';
 import { ATTRIBUTION_ROLLUP_COLUMNS, DIMENSION_SQL, RECORD_COLUMNS, ROLLUP_SUM_COLUMNS, USAGE_SUMS_SQL, recordValues, toAttributedCell, toLedgerRecord, toSafeInteger, toUsageCell, toUsageSums } from '../ledger-sql.js';
-import { keySpendSql, toKeySpendWindows, type KeySpendRow } from '../key-spend-sql.js';
+import { keySpendSql, keysSpendSql, toKeySpendWindows, toKeysSpendWindows, type KeySpendRow } from '../key-spend-sql.js';
 import type { AttributedCellRow, LedgerRecordRow, UsageCellRow, UsageSumsRow } from '../ledger-sql.js';
 import type { LedgerStore, UsageDimension } from '../ledger-store.js';
 import { postgresMigrations } from '../migrations/postgres-migrations.js';
@@ -270,6 +270,14 @@ export function createPostgresLedgerStore(options: PostgresLedgerStoreOptions): 
     sumKeySpend: async (accountId, keyId, since) => {
       const [row] = await queryRows<KeySpendRow>(pool, keySpendSql((n) => (n > 2 ? `$${n}::timestamptz` : `$${n}`)), [accountId, keyId, since.day, since.week, since.month]);
       return toKeySpendWindows(row);
+    },
+    sumKeysSpend: async (accountId, keyIds, since) => {
+      const rows = await queryRows<KeySpendRow & { key_id: string }>(
+        pool,
+        keysSpendSql((n) => (n > 2 ? `$${n}::timestamptz` : `$${n}`), 'key_id = ANY($2::text[])'),
+        [accountId, [...keyIds], since.day, since.week, since.month],
+      );
+      return toKeysSpendWindows(keyIds, rows);
     },
     lastUsedByKey: async (accountId) => {
       const rows = await queryRows<{ key_id: string; last_at: Date }>(

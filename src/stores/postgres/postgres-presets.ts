@@ -21,6 +21,15 @@ export function createPostgresPresets(pool: Pool, helpers: PostgresHelpers): Pre
       const row = await presetOf(pool, accountId, slug);
       return row ? toPreset(row) : null;
     },
+    listActivePresetConfigs: async (accountId) => {
+      const rows = await queryRows<PresetRow & { v_config: PresetConfigJson }>(
+        pool,
+        `SELECT p.*, v.config AS v_config FROM presets p JOIN preset_versions v ON v.preset_id = p.id AND v.version = p.current_version
+         WHERE p.account_id = $1 AND p.status = 'active' ORDER BY p.slug`,
+        [accountId],
+      );
+      return rows.map((row) => ({ preset: toPreset(row), config: row.v_config }));
+    },
     getPresetVersion: async (accountId, slug, version) => {
       const [row] = await queryRows<PresetRow & { v_id: string; v_version: number; v_config: PresetConfigJson; v_created_at: Date; v_created_by: string }>(
         pool,

@@ -129,6 +129,21 @@ export function createPostgresWorkspaces(pool: Pool, helpers: PostgresHelpers): 
       return Number(row?.spent ?? 0);
     },
 
+    readBudgetsSpend: async (accountId, budgets, at) => {
+      const rows = await queryRows<{ spent: string }>(
+        pool,
+        `SELECT COALESCE((SELECT CASE WHEN COALESCE(b.include_byok, TRUE) THEN m.spent_nano_usd ELSE m.managed_nano_usd END
+                          FROM budget_meter m LEFT JOIN budgets b ON b.account_id = m.account_id AND b.scope = m.scope AND b.scope_id = m.scope_id
+                          WHERE m.account_id = $1 AND m.scope = q.scope AND m.scope_id = q.scope_id AND m.period_key = q.period_key), 0)
+              + (SELECT COALESCE(SUM(r.nano_usd), 0) FROM budget_reservations r
+                 WHERE r.account_id = $1 AND r.scope = q.scope AND r.scope_id = q.scope_id AND r.period_key = q.period_key AND r.expires_at > $2) AS spent
+         FROM unnest($3::text[], $4::text[], $5::text[]) WITH ORDINALITY AS q(scope, scope_id, period_key, ord)
+         ORDER BY q.ord`,
+        [accountId, at, budgets.map((budget) => budget.scope), budgets.map((budget) => budget.scopeId), budgets.map((budget) => budgetPeriodKey(budget.period, Date.parse(at)))],
+      );
+      return rows.map((row) => Number(row.spent));
+    },
+
     setGuardrail: (input, actor) =>
       inTransaction(pool, async (db) => {
         const values = guardrailValues(input);

@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { ledgerRecordIdFloor } from '../ledger-record-ids.js';
 import { rollUp, rollUpAttribution, spendOf } from '../ledger-rollup.js';
 import { RECORD_COLUMNS, recordRow, toAttributedCell, toLedgerRecord, toSafeInteger, toUsageCell, toUsageSums } from '../ledger-sql.js';
-import { toKeySpendWindows } from '../key-spend-sql.js';
+import { toKeySpendWindows, toKeysSpendWindows } from '../key-spend-sql.js';
 import type { KeyFilter, LedgerRecord, LedgerStore, SpendReservationInput, UsageDimension, UsageRange } from '../ledger-store.js';
 import { budgetChargesOf } from '../budget-meter.js';
 import type { BudgetHold, BudgetReservation, BudgetReservationInput } from '../budget-store.js';
@@ -134,6 +134,9 @@ export function createSqliteLedgerStore(options: SqliteLedgerStoreOptions): Ledg
     }),
     sumKeySpend: read((accountId: string, keyId: string, since: Record<'day' | 'week' | 'month', string>) =>
       toKeySpendWindows(sql().sumKeySpend.get({ p1: accountId, p2: keyId, p3: since.day, p4: since.week, p5: since.month })),
+    ),
+    sumKeysSpend: read((accountId: string, keyIds: readonly string[], since: Record<'day' | 'week' | 'month', string>) =>
+      toKeysSpendWindows(keyIds, sql().sumKeysSpend.all({ p1: accountId, p2: JSON.stringify(keyIds), p3: since.day, p4: since.week, p5: since.month })),
     ),
     lastUsedByKey: read((accountId: string) => sql().lastUsedByKey.all(accountId).map((row) => ({ keyId: row.key_id, lastAt: row.last_at }))),
 

@@ -1,7 +1,7 @@
 /** Every statement the SQLite ledger store runs, prepared once per connection (after migrations created the tables). */
 import type { Database } from 'better-sqlite3';
 import { ATTRIBUTION_ROLLUP_COLUMNS, DIMENSION_SQL, RECORD_COLUMNS, ROLLUP_SUM_COLUMNS, USAGE_SUMS_SQL, type AttributedCellRow, type LedgerRecordRow, type UsageCellRow, type UsageSumsRow } from '../ledger-sql.js';
-import { keySpendSql, type KeySpendRow } from '../key-spend-sql.js';
+import { keySpendSql, keysSpendSql, type KeySpendRow } from '../key-spend-sql.js';
 import type { UsageDimension } from '../ledger-store.js';
 
 export type SqliteLedgerStatements = ReturnType<typeof prepareSqliteLedgerStatements>;
@@ -86,6 +86,9 @@ export function prepareSqliteLedgerStatements(db: Database) {
     sumBy: { key: sumBy('key'), route: sumBy('route'), provider: sumBy('provider'), model: sumBy('model') },
     sumByRangeAnd: { key: sumByRangeAnd('key'), route: sumByRangeAnd('route'), provider: sumByRangeAnd('provider'), model: sumByRangeAnd('model') },
     sumKeySpend: db.prepare<[Record<'p1' | 'p2' | 'p3' | 'p4' | 'p5', string>], KeySpendRow>(keySpendSql((n) => `@p${n}`)),
+    sumKeysSpend: db.prepare<[Record<'p1' | 'p2' | 'p3' | 'p4' | 'p5', string>], KeySpendRow & { key_id: string }>(
+      keysSpendSql((n) => `@p${n}`, 'key_id IN (SELECT value FROM json_each(@p2))'),
+    ),
     lastUsedByKey: db.prepare<[string], { key_id: string; last_at: string }>(
       `SELECT key_id, MAX(last_at) AS last_at FROM usage_rollups WHERE account_id = ? AND key_id <> '' GROUP BY key_id ORDER BY key_id`,
     ),

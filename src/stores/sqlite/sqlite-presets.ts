@@ -1,7 +1,7 @@
 /** The SQLite side of PresetStore, on the store's connection (each write one IMMEDIATE transaction). */
 import type { Database } from 'better-sqlite3';
 import { presetAuditDetails, presetVersionId, toPreset, toPresetVersion, type PresetRow, type PresetVersionRow } from '../preset-rows.js';
-import { PRESET_VERSIONS_MAX, PRESETS_PER_ORGANIZATION_MAX, PresetLimitError, type PresetPatch, type PresetStore, type SavePresetInput } from '../preset-store.js';
+import { PRESET_VERSIONS_MAX, PRESETS_PER_ORGANIZATION_MAX, PresetLimitError, type PresetConfigJson, type PresetPatch, type PresetStore, type SavePresetInput } from '../preset-store.js';
 import { NotFoundInStoreError } from '../store.js';
 import type { SqliteHelpers } from './sqlite-account-auth.js';
 
@@ -10,6 +10,10 @@ function prepare(db: Database) {
     page: db.prepare<[string, number, number], PresetRow>('SELECT * FROM presets WHERE account_id = ? ORDER BY slug LIMIT ? OFFSET ?'),
     count: db.prepare<[string], number>('SELECT COUNT(*) FROM presets WHERE account_id = ?').pluck(),
     get: db.prepare<[string, string], PresetRow>('SELECT * FROM presets WHERE account_id = ? AND slug = ?'),
+    activeConfigs: db.prepare<[string], PresetRow & { v_config: string }>(
+      `SELECT p.*, v.config AS v_config FROM presets p JOIN preset_versions v ON v.preset_id = p.id AND v.version = p.current_version
+       WHERE p.account_id = ? AND p.status = 'active' ORDER BY p.slug`,
+    ),
     version: db.prepare<[string, number], PresetVersionRow>('SELECT * FROM preset_versions WHERE preset_id = ? AND version = ?'),
     versions: db.prepare<[string], PresetVersionRow>('SELECT * FROM preset_versions WHERE preset_id = ? ORDER BY version DESC'),
     accountExists: db.prepare<[string], number>('SELECT 1 FROM accounts WHERE id = ?').pluck(),
@@ -43,6 +47,9 @@ export function createSqlitePresets(db: Database, helpers: SqliteHelpers): Prese
       const row = sql().get.get(accountId, slug);
       return row ? toPreset(row) : null;
     }),
+    listActivePresetConfigs: guarded((accountId: string) =>
+      sql().activeConfigs.all(accountId).map((row) => ({ preset: toPreset(row), config: JSON.parse(row.v_config) as PresetConfigJson })),
+    ),
     getPresetVersion: guarded((accountId: string, slug: string, version?: number) => {
       const row = sql().get.get(accountId, slug);
       const versionRow = row ? sql().version.get(row.id, version ?? row.current_version) : undefined;

@@ -34,6 +34,19 @@ function prepare(db: Database) {
     meter: db.prepare<[string, string, string, string], { spent_nano_usd: number; managed_nano_usd: number }>(
       'SELECT spent_nano_usd, managed_nano_usd FROM budget_meter WHERE account_id = ? AND scope = ? AND scope_id = ? AND period_key = ?',
     ),
+    /** `meter` and `held` for a JSON list of [scope, scope_id, period_key], a row per item in its order. */
+    spentMany: db
+      .prepare<[{ account: string; items: string; at: string }], number>(
+        `SELECT COALESCE((SELECT CASE WHEN COALESCE(b.include_byok, 1) <> 0 THEN m.spent_nano_usd ELSE m.managed_nano_usd END
+                          FROM budget_meter m LEFT JOIN budgets b ON b.account_id = m.account_id AND b.scope = m.scope AND b.scope_id = m.scope_id
+                          WHERE m.account_id = @account AND m.scope = q.scope AND m.scope_id = q.scope_id AND m.period_key = q.period_key), 0)
+              + (SELECT COALESCE(SUM(r.nano_usd), 0) FROM budget_reservations r
+                 WHERE r.account_id = @account AND r.scope = q.scope AND r.scope_id = q.scope_id AND r.period_key = q.period_key AND r.expires_at > @at)
+         FROM (SELECT key AS ord, json_extract(value, '$[0]') AS scope, json_extract(value, '$[1]') AS scope_id, json_extract(value, '$[2]') AS period_key
+               FROM json_each(@items)) q
+         ORDER BY q.ord`,
+      )
+      .pluck(),
     held: db
       .prepare<[string, string, string, string, string], number>(
         'SELECT COALESCE(SUM(nano_usd), 0) FROM budget_reservations WHERE account_id = ? AND scope = ? AND scope_id = ? AND period_key = ? AND expires_at > ?',
@@ -141,6 +154,11 @@ export function createSqliteWorkspaces(db: Database, helpers: SqliteHelpers): Wo
       const includeByok = sql().budgetIncludesByok.get(accountId, scope, scopeId) !== 0;
       const spent = meter === undefined ? 0 : includeByok ? meter.spent_nano_usd : meter.managed_nano_usd;
       return spent + (sql().held.get(accountId, scope, scopeId, periodKey, at) ?? 0);
+    }),
+
+    readBudgetsSpend: guarded((accountId: string, budgets: ReadonlyArray<{ scope: BudgetScope; scopeId: string; period: BudgetPeriod }>, at: string) => {
+      const items = budgets.map((budget) => [budget.scope, budget.scopeId, budgetPeriodKey(budget.period, Date.parse(at))]);
+      return sql().spentMany.all({ account: accountId, items: JSON.stringify(items), at });
     }),
 
     setGuardrail: write((input: Omit<GuardrailRecord, 'createdAt' | 'updatedAt'>, actor: string) => {

@@ -69,7 +69,8 @@ export function portableSchema(value: unknown): unknown {
       if (!(inclusive in value)) out[inclusive] = member;
       continue;
     }
-    out[key] = portableSchema(member);
+    // Defined, not assigned: a property the client named `__proto__` (own, from JSON.parse) would set the prototype instead and vanish.
+    Object.defineProperty(out, key, { value: portableSchema(member), enumerable: true, writable: true, configurable: true });
   }
   return out;
 }

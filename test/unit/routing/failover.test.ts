@@ -100,6 +100,31 @@ describe('runWithFailover: what counts against a provider', () => {
     expect(health.state('b')).toBe('open');
   });
 
+  it('tries the next candidate after a 404 (the host lacks the model), with no verdict against the provider or its key', async () => {
+    const { deps, call, health, credentialHealth } = setup();
+    const missing = new AttemptFailed({ status: 404, type: 'not_found_error', code: 'model_not_found', message: 'no such model' });
+    const { value, meta } = await runWithFailover(deps, call, async (candidate) => {
+      if (candidate.provider.id === 'a') throw missing;
+      return 'served';
+    });
+    expect(value).toBe('served');
+    expect(meta).toMatchObject({ providerId: 'b', retryCount: 1 });
+    expect(meta.attempts[0]).toMatchObject({ provider: 'a', status: 404, error: 'model_not_found' });
+    // A failure threshold of 1 would have opened either circuit.
+    expect(health.state('a')).toBe('closed');
+    expect(credentialHealth.skipReason('acct_1', 'a', 'key-acct_1-a')).toBeUndefined();
+  });
+
+  it('answers the last 404 as the request’s when every host lacks the model, not all_upstreams_failed', async () => {
+    const { deps, call } = setup();
+    const error = await rejection(
+      runWithFailover(deps, call, async () => {
+        throw new AttemptFailed({ status: 404, type: 'not_found_error', code: 'model_not_found', message: 'no such model' });
+      }),
+    );
+    expect(error).toMatchObject({ code: 'upstream_rejected_request', status: 404, headers: { 'x-router-retry-count': '1' } });
+  });
+
   it("treats an adapter's 400 as the request's fault: no verdict, and the next candidate may honour it", async () => {
     const { deps, call, health } = setup();
     const { value, meta } = await runWithFailover(deps, call, async (candidate) => {
