@@ -31,16 +31,27 @@ export interface MembershipRecord {
   createdAt: string;
 }
 
-/** A membership with what the Members page shows of the person. */
 /** Owners and admins manage every key, so only they may hold a management key (docs/teams.md). */
 export function mayHoldManagementKeys(role: Role): boolean {
   return role === 'owner' || role === 'admin';
 }
 
+/**
+ * Which of the person's live keys in the organization a change to `role` revokes (docs/teams.md): a
+ * viewer reads usage only, so a key that still calls models would let them spend; a member keeps their
+ * ordinary keys but may not manage everyone's.
+ */
+export function keysRevokedBy(role: Role): 'none' | 'management' | 'all' {
+  if (role === 'viewer') return 'all';
+  return mayHoldManagementKeys(role) ? 'none' : 'management';
+}
+
 export interface RoleChange extends MembershipRecord {
-  /** The management keys the change revoked (none unless the role fell below admin). */
+  /** The keys the change revoked (keysRevokedBy): management keys below admin, every key for a viewer. */
   revokedKeys: { id: string; hash: string }[];
 }
+
+/** A membership with what the Members page shows of the person. */
 
 export interface MemberView extends MembershipRecord {
   email: string;
@@ -121,10 +132,9 @@ export interface PeopleStore {
   /** Adds a member (or returns the existing membership unchanged). */
   addMember(input: { accountId: string; personId: string; role: Role }, actor: string): Promise<MembershipRecord>;
   /**
-   * Throws LastOwnerError when it would leave no owner, NotAMemberError for a stranger. Below admin, the
-   * person's live management keys in this organization are revoked in the same transaction: a management
-   * key manages every key, which a member or viewer may not (docs/teams.md); `revokedKeys` lets the
-   * caller forget them at once.
+   * Throws LastOwnerError when it would leave no owner, NotAMemberError for a stranger. The person's live
+   * keys that the new role may not hold (keysRevokedBy: management keys below admin, every key for a
+   * viewer) are revoked in the same transaction; `revokedKeys` lets the caller forget them at once.
    */
   setMemberRole(accountId: string, personId: string, role: Role, actor: string): Promise<RoleChange>;
   /**

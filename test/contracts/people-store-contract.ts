@@ -116,7 +116,7 @@ export function runPeopleStoreContract(name: string, makeStore: MakeStore): void
       expect(events.some((e) => e.action === 'member.set_role' && e.actor === `person:${owner.id}` && e.details.to === 'owner')).toBe(true);
     });
 
-    it('a role below admin revokes the person’s management keys in that organization only, in the same change; their ordinary keys stay', async () => {
+    it('a role below admin revokes the person’s management keys in that organization only, in the same change; a viewer’s ordinary keys go too', async () => {
       const acme = await organization('owner@acme.example');
       const beta = await organization('owner@beta.example');
       const bob = await person('bob@example.com');
@@ -137,8 +137,13 @@ export function runPeopleStoreContract(name: string, makeStore: MakeStore): void
       expect((await store.getApiKey(betaManagement.id))?.revokedAt).toBeNull();
       const events = await store.listAuditEvents({ accountId: acme.account.id });
       expect(events.some((e) => e.action === 'key.revoke' && e.keyId === acmeManagement.id && e.details.reason === 'role_changed' && e.actor === `person:${acme.owner.id}`)).toBe(true);
-      // Lower still: nothing left to revoke.
-      expect((await store.setMemberRole(acme.account.id, bob.id, 'viewer', 'cli')).revokedKeys).toEqual([]);
+      // A viewer reads usage only: the ordinary key goes too, in that organization only.
+      const betaOrdinary = await keyFor(beta.account.id, bob.id);
+      expect((await store.setMemberRole(acme.account.id, bob.id, 'viewer', 'cli')).revokedKeys).toEqual([{ id: ordinary.id, hash: ordinary.hash }]);
+      expect((await store.getApiKey(ordinary.id))?.revokedAt).toBe(iso(START));
+      expect((await store.getApiKey(betaOrdinary.id))?.revokedAt).toBeNull();
+      const viewerEvents = await store.listAuditEvents({ accountId: acme.account.id });
+      expect(viewerEvents.some((e) => e.action === 'key.revoke' && e.keyId === ordinary.id && e.details.reason === 'role_changed' && e.details.role === 'viewer')).toBe(true);
     });
 
     it('removing a member revokes their live keys (or hands them to an admin) and ends their sessions in that organization only', async () => {

@@ -140,15 +140,14 @@ export function registerMemberPages(router: Router, deps: WebDeps): void {
       let revoked: number;
       try {
         const change = await store.setMemberRole(page.account.id, personId, role, page.actor);
-        // A management key of someone who is no longer an admin stops now on this instance, as a removal's keys do.
+        // A key the new role may not hold (a management key below admin, any key of a viewer) stops now on this instance, as a removal's keys do.
         deps.keys.forget(change.revokedKeys.map((key) => key.hash));
         revoked = change.revokedKeys.length;
       } catch (error) {
         if (error instanceof LastOwnerError) return membersView(page, { problem: 'The organization needs an owner: make someone else owner first.' }, 409);
         throw error;
       }
-      const keys = revoked === 0 ? '' : ` ${revoked} management key${revoked === 1 ? ' was' : 's were'} revoked (only owners and admins hold them).`;
-      return membersView(page, { notice: `Role changed to ${role}.${keys}` });
+      return membersView(page, { notice: `Role changed to ${role}.${roleChangeKeysNotice(role, revoked)}` });
     }),
   );
 
@@ -193,6 +192,13 @@ export function registerMemberPages(router: Router, deps: WebDeps): void {
       return redirectAfterPost(event, `${app}/`);
     }),
   );
+}
+
+/** What the confirmation says of the keys a role change revoked (PeopleStore.setMemberRole). */
+export function roleChangeKeysNotice(role: Role, revoked: number): string {
+  if (revoked === 0) return '';
+  const count = `${revoked} ${role === 'viewer' ? '' : 'management '}key${revoked === 1 ? ' was' : 's were'} revoked`;
+  return role === 'viewer' ? ` ${count}: a viewer reads usage only and calls no model.` : ` ${count} (only owners and admins hold them).`;
 }
 
 function overLimit(email: string): string {

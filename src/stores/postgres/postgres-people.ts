@@ -5,7 +5,7 @@
  */
 import type { Pool } from 'pg';
 import { EmailTakenError, normalizeEmail } from '../account-auth-store.js';
-import { KeyHeirError, LastOwnerError, mayHoldManagementKeys, NotAMemberError, type InvitationRecord, type MembershipRecord, type PeopleStore, type PersonRecord, type Role } from '../people-store.js';
+import { KeyHeirError, LastOwnerError, keysRevokedBy, NotAMemberError, type InvitationRecord, type MembershipRecord, type PeopleStore, type PersonRecord, type Role } from '../people-store.js';
 import { NotFoundInStoreError } from '../store.js';
 import type { PostgresHelpers } from './postgres-account-auth.js';
 import { toAccount, type AccountRow } from './postgres-rows.js';
@@ -176,13 +176,16 @@ export function createPostgresPeople(pool: Pool, helpers: PostgresHelpers): Peop
         const after = await one<MembershipRow>(db, 'UPDATE memberships SET role = $1 WHERE account_id = $2 AND person_id = $3 RETURNING *', [role, accountId, personId]);
         await audit(db, actor, 'member.set_role', accountId, null, { personId, from: before.role, to: role });
         const at = nowIso();
-        const revokedKeys = mayHoldManagementKeys(role)
-          ? []
-          : await queryRows<{ id: string; hash: string }>(
-              db,
-              `UPDATE api_keys SET revoked_at = $1 WHERE account_id = $2 AND person_id = $3 AND kind = 'management' AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > $1) RETURNING id, hash`,
-              [at, accountId, personId],
-            );
+        const revoking = keysRevokedBy(role);
+        const revokedKeys =
+          revoking === 'none'
+            ? []
+            : await queryRows<{ id: string; hash: string }>(
+                db,
+                `UPDATE api_keys SET revoked_at = $1 WHERE account_id = $2 AND person_id = $3${revoking === 'management' ? " AND kind = 'management'" : ''}
+                 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > $1) RETURNING id, hash`,
+                [at, accountId, personId],
+              );
         for (const key of revokedKeys) await audit(db, actor, 'key.revoke', accountId, key.id, { reason: 'role_changed', role });
         return { ...toMembership(after!), revokedKeys };
       }),

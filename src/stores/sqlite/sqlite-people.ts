@@ -4,7 +4,7 @@ import { EmailTakenError, normalizeEmail } from '../account-auth-store.js';
 import {
   KeyHeirError,
   LastOwnerError,
-  mayHoldManagementKeys,
+  keysRevokedBy,
   NotAMemberError,
   type InvitationRecord,
   type MembershipRecord,
@@ -204,7 +204,8 @@ export function createSqlitePeople(db: Database, helpers: SqliteHelpers): People
       if (role !== 'owner') keepAnOwner(before);
       const after = sql().setRole.get(role, accountId, personId)!;
       audit(actor, 'member.set_role', accountId, null, { personId, from: before.role, to: role });
-      const revokedKeys = mayHoldManagementKeys(role) ? [] : sql().liveManagementKeys.all(accountId, personId, nowIso());
+      const revoking = keysRevokedBy(role);
+      const revokedKeys = revoking === 'none' ? [] : (revoking === 'all' ? sql().liveKeys : sql().liveManagementKeys).all(accountId, personId, nowIso());
       for (const key of revokedKeys) {
         sql().revokeKey.run(nowIso(), key.id);
         audit(actor, 'key.revoke', accountId, key.id, { reason: 'role_changed', role });

@@ -266,15 +266,21 @@ describe('one person, two organizations', () => {
   });
 });
 
+/** An owner with an OpenAI provider key, and a member who made a key; `ask` calls a model with it through the SDK. */
+async function memberWithKey(ownerEmail: string, memberEmail: string) {
+  const acme = await owner(ownerEmail);
+  await acme.get('/app/provider-keys');
+  await acme.post('/app/provider-keys', { provider: 'openai', key: 'sk-test-openai-1234' });
+  const member = await accept(await invite(acme, memberEmail, 'member'));
+  const key = shownKey((await member.follow(await member.post('/app/onboarding/key', {}))).html)!;
+  const openai = new OpenAI({ apiKey: key, baseURL: router.baseURL, maxRetries: 0 });
+  const ask = () => openai.chat.completions.create({ model: 'router/frontier', messages: [{ role: 'user', content: 'hi' }] });
+  return { acme, member, ask };
+}
+
 describe('removing a member', () => {
   it('the request in flight finishes; the next one with their key is refused 401; their session there ends', async () => {
-    const acme = await owner('removal.owner@example.com');
-    await acme.get('/app/provider-keys');
-    await acme.post('/app/provider-keys', { provider: 'openai', key: 'sk-test-openai-1234' });
-    const hank = await accept(await invite(acme, 'hank@example.com', 'member'));
-    const key = shownKey((await hank.follow(await hank.post('/app/onboarding/key', {}))).html)!;
-    const openai = new OpenAI({ apiKey: key, baseURL: router.baseURL, maxRetries: 0 });
-    const ask = () => openai.chat.completions.create({ model: 'router/frontier', messages: [{ role: 'user', content: 'hi' }] });
+    const { acme, member: hank, ask } = await memberWithKey('removal.owner@example.com', 'hank@example.com');
     expect((await ask()).choices.length).toBe(1);
 
     fakes.openai.setReply({ latencyMs: 800 });
@@ -294,6 +300,20 @@ describe('removing a member', () => {
     // The removal names the person who did it (their email, not the stored person:<id>).
     expect(audit.html).toMatch(/<td>member\.remove<\/td><td>removal\.owner@example\.com<\/td>/);
     expect(audit.html).not.toMatch(/person:psn_[0-9a-f]+/);
+  });
+
+  it('demoted to viewer, a member’s keys are revoked at once (the next request is 401), and the page says so', async () => {
+    const { acme, member: ivy, ask } = await memberWithKey('demotion.owner@example.com', 'ivy@example.com');
+    expect((await ask()).choices.length).toBe(1);
+
+    const ivyId = personIdOf((await acme.get('/app/members')).html, 'ivy@example.com')!;
+    const demoted = await acme.post(`/app/members/${ivyId}/role`, { role: 'viewer' });
+    expect(demoted.status).toBe(200);
+    expect(demoted.html).toContain('Role changed to viewer. 1 key was revoked: a viewer reads usage only and calls no model.');
+    const refused = await ask().catch((error: unknown) => error);
+    expect((refused as InstanceType<typeof OpenAI.APIError>).status).toBe(401);
+    // Still a member of the organization, reading its usage.
+    expect((await ivy.get('/app/usage')).status).toBe(200);
   });
 
   it('never removes or demotes the last owner', async () => {
