@@ -89,6 +89,17 @@ export class KeyHeirError extends Error {
   }
 }
 
+/** Joining would take the organization past its plan's `maxMembers` (docs/teams.md); nothing was changed. */
+export class MemberLimitError extends Error {
+  constructor(readonly accountId: string, readonly plan: string, readonly maxMembers: number, readonly members: number) {
+    super(`the ${plan} plan allows ${maxMembers} member${maxMembers === 1 ? '' : 's'} and organization ${accountId} has ${members}`);
+    this.name = 'MemberLimitError';
+  }
+}
+
+/** The plan's member limit by plan id (undefined: no limit), as plans.yaml's `maxMembers` gives it. */
+export type MaxMembersOf = (plan: string) => number | undefined;
+
 /** The person is not (or no longer) a member of the organization. */
 export class NotAMemberError extends Error {
   constructor(readonly accountId: string, readonly personId: string) {
@@ -174,8 +185,16 @@ export interface PeopleStore {
   /**
    * Uses the invitation for the person (whose email must be the invitation's), adding the membership,
    * atomically: of two concurrent uses exactly one succeeds. Null when it is not pending or the emails differ.
+   * With `maxMembersOf`, throws MemberLimitError (the invitation stays pending) when a newcomer would take
+   * the organization past its plan's limit, checked in the same transaction as the join, so concurrent
+   * acceptances (several invitations, or a downgrade since) cannot exceed it together.
    */
-  acceptInvitation(tokenHash: string, personId: string, nowIso: string): Promise<{ invitation: InvitationRecord; membership: MembershipRecord } | null>;
+  acceptInvitation(
+    tokenHash: string,
+    personId: string,
+    nowIso: string,
+    maxMembersOf?: MaxMembersOf,
+  ): Promise<{ invitation: InvitationRecord; membership: MembershipRecord } | null>;
 }
 
 /** The audit actor of a person acting in the app. */

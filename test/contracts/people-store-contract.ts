@@ -229,6 +229,24 @@ export function runPeopleStoreContract(name: string, makeStore: MakeStore): void
         expect(await store.listInvitations(account.id, iso(clock.now()))).toEqual([]);
       });
 
+      it('keeps the plan’s member limit at acceptance: of two newcomers racing for the last seat, one joins; the other’s invitation stays pending', async () => {
+        const { account } = await organization('owner@acme.example');
+        const [bob, carol] = [await person('bob@example.com'), await person('carol@example.com')];
+        await invite(account.id, 'bob@example.com', 'bob-tok');
+        await invite(account.id, 'carol@example.com', 'carol-tok');
+        const twoSeats = (plan: string) => (plan === 'free' ? 2 : undefined);
+        const results = await Promise.allSettled([store.acceptInvitation('bob-tok', bob.id, iso(clock.now()), twoSeats), store.acceptInvitation('carol-tok', carol.id, iso(clock.now()), twoSeats)]);
+        const refused = results.filter((result) => result.status === 'rejected');
+        expect(refused).toHaveLength(1);
+        expect((refused[0] as PromiseRejectedResult).reason).toMatchObject({ name: 'MemberLimitError', plan: 'free', maxMembers: 2, members: 2 });
+        expect(await store.listMembers(account.id)).toHaveLength(2);
+        expect(await store.listInvitations(account.id, iso(clock.now()))).toHaveLength(1);
+        // Someone already a member uses an invitation without taking a seat.
+        const member = (await store.listMembers(account.id)).find((view) => view.role === 'member')!;
+        await invite(account.id, member.email, 'again');
+        expect(await store.acceptInvitation('again', member.personId, iso(clock.now()), twoSeats)).not.toBeNull();
+      });
+
       it('expires, can be revoked, and a newer one (or a resend) replaces the older link', async () => {
         const { account } = await organization('owner@acme.example');
         const other = await organization('owner@other.example');

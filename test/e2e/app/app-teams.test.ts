@@ -124,6 +124,45 @@ describe('invitations by email', () => {
     expect((await new AppClient(router.url).get(pathOf(second))).status).toBe(410);
   });
 
+  it('acceptance rechecks the plan’s member limit: after a downgrade, the page names the limit and who lifts it, and nothing changes', async () => {
+    const store = router.server.runtime.store;
+    const acme = await owner('limit.owner@example.com');
+    const [newcomerLink, doraLink] = [await invite(acme, 'newcomer@example.com', 'member'), await invite(acme, 'dora@example.com', 'admin')];
+    const dora = await owner('dora@example.com');
+    const acmeId = (await store.listMemberships((await store.findPersonByEmail('limit.owner@example.com'))!.id))[0]!.accountId;
+    // The newcomer opened the form before the organization was downgraded to Free (one person).
+    const newcomer = new AppClient(router.url);
+    expect((await newcomer.get(pathOf(newcomerLink))).html).toContain('Create sign-in and join');
+    await store.setAccountPlan(acmeId, 'free', 'test');
+
+    const opened = await new AppClient(router.url).get(pathOf(newcomerLink));
+    expect(opened.status).toBe(409);
+    expect(opened.html).toContain('has no room for another member');
+    expect(opened.html).toContain('Its Free plan allows 1 member, and it has 1. Nothing was changed');
+    expect(opened.html).toContain('can upgrade the plan (Billing), or an owner or admin can remove a member');
+    // Submitting the form opened earlier is refused the same way, before any sign-in is made.
+    const posted = await newcomer.post('/app/invitations/accept', { token: tokenOf(newcomerLink), password: PASSWORD });
+    expect(posted.status).toBe(409);
+    expect(await store.findPersonByEmail('newcomer@example.com')).toBeNull();
+    // Signed in as the invited address: the join button is refused too, and she stays out.
+    const doraPage = await dora.get(pathOf(doraLink));
+    expect(doraPage.status).toBe(409);
+    expect((await dora.post('/app/invitations/accept', { token: tokenOf(doraLink), csrf: dora.csrf ?? '' })).status).toBe(409);
+    expect((await store.listMembers(acmeId)).map((member) => member.email)).toEqual(['limit.owner@example.com']);
+    // Sending is refused too: a resend of a link that could not be accepted mails nothing.
+    const pending = await store.listInvitations(acmeId, new Date(clock.now()).toISOString());
+    expect(pending.map((invitation) => invitation.email).sort()).toEqual(['dora@example.com', 'newcomer@example.com']);
+    await acme.get('/app/members');
+    const resent = await acme.post(`/app/invitations/${pending[0]!.id}/resend`, {});
+    expect(resent.status).toBe(409);
+    expect(resent.html).toContain('The Free plan allows 1 member (pending invitations count).');
+
+    // Upgraded again, the same link works.
+    await store.setAccountPlan(acmeId, 'pro', 'test');
+    await accept(newcomerLink);
+    expect((await store.listMembers(acmeId)).map((member) => member.email).sort()).toEqual(['limit.owner@example.com', 'newcomer@example.com']);
+  });
+
   it('expires after seven days', async () => {
     const acme = await owner('owner4@acme.example');
     const link = await invite(acme, 'frank@acme.example', 'member');
