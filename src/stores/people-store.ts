@@ -31,16 +31,27 @@ export interface MembershipRecord {
   createdAt: string;
 }
 
-/** A membership with what the Members page shows of the person. */
 /** Owners and admins manage every key, so only they may hold a management key (docs/teams.md). */
 export function mayHoldManagementKeys(role: Role): boolean {
   return role === 'owner' || role === 'admin';
 }
 
+/**
+ * Which of the person's live keys in the organization a change to `role` revokes (docs/teams.md): a
+ * viewer reads usage only, so a key that still calls models would let them spend; a member keeps their
+ * ordinary keys but may not manage everyone's.
+ */
+export function keysRevokedBy(role: Role): 'none' | 'management' | 'all' {
+  if (role === 'viewer') return 'all';
+  return mayHoldManagementKeys(role) ? 'none' : 'management';
+}
+
 export interface RoleChange extends MembershipRecord {
-  /** The management keys the change revoked (none unless the role fell below admin). */
+  /** The keys the change revoked (keysRevokedBy): management keys below admin, every key for a viewer. */
   revokedKeys: { id: string; hash: string }[];
 }
+
+/** A membership with what the Members page shows of the person. */
 
 export interface MemberView extends MembershipRecord {
   email: string;
@@ -77,6 +88,17 @@ export class KeyHeirError extends Error {
     this.name = 'KeyHeirError';
   }
 }
+
+/** Joining would take the organization past its plan's `maxMembers` (docs/teams.md); nothing was changed. */
+export class MemberLimitError extends Error {
+  constructor(readonly accountId: string, readonly plan: string, readonly maxMembers: number, readonly members: number) {
+    super(`the ${plan} plan allows ${maxMembers} member${maxMembers === 1 ? '' : 's'} and organization ${accountId} has ${members}`);
+    this.name = 'MemberLimitError';
+  }
+}
+
+/** The plan's member limit by plan id (undefined: no limit), as plans.yaml's `maxMembers` gives it. */
+export type MaxMembersOf = (plan: string) => number | undefined;
 
 /** The person is not (or no longer) a member of the organization. */
 export class NotAMemberError extends Error {
@@ -121,10 +143,9 @@ export interface PeopleStore {
   /** Adds a member (or returns the existing membership unchanged). */
   addMember(input: { accountId: string; personId: string; role: Role }, actor: string): Promise<MembershipRecord>;
   /**
-   * Throws LastOwnerError when it would leave no owner, NotAMemberError for a stranger. Below admin, the
-   * person's live management keys in this organization are revoked in the same transaction: a management
-   * key manages every key, which a member or viewer may not (docs/teams.md); `revokedKeys` lets the
-   * caller forget them at once.
+   * Throws LastOwnerError when it would leave no owner, NotAMemberError for a stranger. The person's live
+   * keys that the new role may not hold (keysRevokedBy: management keys below admin, every key for a
+   * viewer) are revoked in the same transaction; `revokedKeys` lets the caller forget them at once.
    */
   setMemberRole(accountId: string, personId: string, role: Role, actor: string): Promise<RoleChange>;
   /**
@@ -164,8 +185,16 @@ export interface PeopleStore {
   /**
    * Uses the invitation for the person (whose email must be the invitation's), adding the membership,
    * atomically: of two concurrent uses exactly one succeeds. Null when it is not pending or the emails differ.
+   * With `maxMembersOf`, throws MemberLimitError (the invitation stays pending) when a newcomer would take
+   * the organization past its plan's limit, checked in the same transaction as the join, so concurrent
+   * acceptances (several invitations, or a downgrade since) cannot exceed it together.
    */
-  acceptInvitation(tokenHash: string, personId: string, nowIso: string): Promise<{ invitation: InvitationRecord; membership: MembershipRecord } | null>;
+  acceptInvitation(
+    tokenHash: string,
+    personId: string,
+    nowIso: string,
+    maxMembersOf?: MaxMembersOf,
+  ): Promise<{ invitation: InvitationRecord; membership: MembershipRecord } | null>;
 }
 
 /** The audit actor of a person acting in the app. */

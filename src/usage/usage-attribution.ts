@@ -49,22 +49,32 @@ export function keysInScope(directory: TeamDirectory, scope: UsageScope | undefi
     .map((key) => key.keyId);
 }
 
-/** The member or workspace a key's usage counts for now; null for usage with no key, or a key no person holds. */
-function currentValueOf(directory: TeamDirectory, by: TeamDimension): (keyId: string | null) => string | null {
+/** Whose a part of a key's usage is: a person (null: none) and a workspace. */
+interface Holding {
+  personId: string | null;
+  workspaceId: string | null;
+}
+
+/** Who holds a key now and where it lives; null both for usage with no key, or a key the directory lacks. */
+function currentHoldingOf(directory: TeamDirectory): (keyId: string | null) => Holding {
   const holders = new Map(directory.keys.map((key) => [key.keyId, key]));
   return (keyId) => {
     const holder = keyId === null ? undefined : holders.get(keyId);
-    if (!holder) return null;
-    return by === 'member' ? holder.personId : holder.workspaceId;
+    return { personId: holder?.personId ?? null, workspaceId: holder?.workspaceId ?? null };
   };
 }
 
 /**
- * The member or workspace recorded with attributed usage; none recorded (a key the operator made has no
- * person, and keys never gain one, so its current holder is the same none) falls back to the key's now.
+ * Whose attributed usage is: the person and workspace recorded with it; none recorded (a key the operator
+ * made has no person, and keys never gain one, so its current holder is the same none) falls back to the key's now.
  */
-function recordedValueOf(cell: AttributedCell, by: TeamDimension, current: (keyId: string | null) => string | null): string | null {
-  return (by === 'member' ? cell.personId : cell.workspaceId) ?? current(cell.keyId);
+function recordedHolding(cell: AttributedCell, now: Holding): Holding {
+  return { personId: cell.personId ?? now.personId, workspaceId: cell.workspaceId ?? now.workspaceId };
+}
+
+/** Whether usage of `holding` is in the scope (an empty scope: everyone's). */
+function holdingInScope(holding: Holding, scope: UsageScope | undefined): boolean {
+  return (scope?.personId === undefined || holding.personId === scope.personId) && (scope?.workspaceId === undefined || holding.workspaceId === scope.workspaceId);
 }
 
 /** Largest cost first, then by value (none first), the order the ledger's own splits come in. */
@@ -82,15 +92,28 @@ function remainderOf(total: UsageCell, part: UsageSums): UsageCell {
   return rest;
 }
 
+/** What attributed cells can be regrouped by: a team dimension, the key, or nothing but the range (`day`). */
+export type RegroupDimension = TeamDimension | 'key' | 'day';
+
 /**
- * Per-range cells split by key (usage_rollups) regrouped by member or workspace, in range order, then
- * largest cost first. Usage recorded with its attribution (`attributed`, version 18) counts for the
- * person and workspace the key had when it was used; the rest of a key's usage (written before version
- * 18, or by an older release during a rolling upgrade) for the key's current holder and workspace.
- * Every key's usage lands in exactly one row, so the rows still add up to the total.
+ * Per-range cells split by key (usage_rollups) regrouped by member, workspace, key or range alone, in
+ * range order, then largest cost first. Usage recorded with its attribution (`attributed`, version 18)
+ * counts for the person and workspace the key had when it was used; the rest of a key's usage (written
+ * before version 18, or by an older release during a rolling upgrade) for the key's current holder and
+ * workspace. With a scope, only the usage of that person and/or workspace so reckoned counts: a key
+ * handed from A to B keeps A's earlier usage in A's and out of B's. Without one, every key's usage lands
+ * in exactly one row, so the rows still add up to the total.
  */
-export function regroupCellsByTeam(byKey: readonly UsageCell[], attributed: readonly AttributedCell[], directory: TeamDirectory, by: TeamDimension): UsageCell[] {
-  const current = currentValueOf(directory, by);
+export function regroupCellsByTeam(
+  byKey: readonly UsageCell[],
+  attributed: readonly AttributedCell[],
+  directory: TeamDirectory,
+  by: RegroupDimension,
+  scope?: UsageScope,
+): UsageCell[] {
+  const current = currentHoldingOf(directory);
+  const valueOf = (range: string, keyId: string | null, holding: Holding) =>
+    by === 'member' ? holding.personId : by === 'workspace' ? holding.workspaceId : by === 'key' ? keyId : range;
   const cellKey = (range: string, keyId: string | null) => `${range}\u0000${keyId ?? ''}`;
   const attributedOf = new Map<string, AttributedCell[]>();
   for (const cell of attributed) {
@@ -110,21 +133,23 @@ export function regroupCellsByTeam(byKey: readonly UsageCell[], attributed: read
     addSums<UsageSums>(row, sums);
   };
   for (const total of byKey) {
+    const now = current(total.group);
     const parts = attributedOf.get(cellKey(total.range, total.group)) ?? [];
     const recorded = emptySums();
     for (const part of parts) {
-      add(total.range, recordedValueOf(part, by, current), part);
+      const holding = recordedHolding(part, now);
+      if (holdingInScope(holding, scope)) add(total.range, valueOf(total.range, total.group, holding), part);
       addSums(recorded, part);
     }
     const rest = remainderOf(total, recorded);
-    if (rest.calls > 0) add(total.range, current(total.group), rest);
+    if (rest.calls > 0 && holdingInScope(now, scope)) add(total.range, valueOf(total.range, total.group, now), rest);
   }
   return ranges.flatMap((range) => [...cells.get(range)!.values()].sort(byCostThenValue));
 }
 
 /** Sums over one interval regrouped by member or workspace (regroupCellsByTeam with one range), largest cost first. */
-export function regroupByTeam(byKey: readonly UsageCell[], attributed: readonly AttributedCell[], directory: TeamDirectory, by: TeamDimension): UsageSums[] {
-  return regroupCellsByTeam(byKey, attributed, directory, by).map(({ range: _range, ...sums }) => sums);
+export function regroupByTeam(byKey: readonly UsageCell[], attributed: readonly AttributedCell[], directory: TeamDirectory, by: RegroupDimension, scope?: UsageScope): UsageSums[] {
+  return regroupCellsByTeam(byKey, attributed, directory, by, scope).map(({ range: _range, ...sums }) => sums);
 }
 
 /** What the member and workspace columns say of a row: whose usage it is (empty: everyone's). */

@@ -9,7 +9,7 @@ import { addSums, emptySums } from '../stores/ledger-rollup.js';
 import type { KeyFilter, LedgerRecord, LedgerStore, UsageCell, UsageDimension, UsageRange, UsageSums } from '../stores/ledger-store.js';
 import { InvalidReportRangeError, assertTimeZone, localDayRanges, parseDay } from './local-days.js';
 import { formatNanoUsd, usdToNano } from './nano-usd.js';
-import { isTeamDimension, keysInScope, regroupByTeam, regroupCellsByTeam, type TeamDimension, type TeamDirectory, type UsageScope } from './usage-attribution.js';
+import { isTeamDimension, keysInScope, regroupCellsByTeam, type RegroupDimension, type TeamDimension, type TeamDirectory, type UsageScope } from './usage-attribution.js';
 
 export type UsageGrouping = 'day' | UsageDimension | TeamDimension;
 export const USAGE_GROUPINGS: readonly UsageGrouping[] = ['day', 'key', 'route', 'provider', 'model', 'member', 'workspace'];
@@ -24,13 +24,45 @@ export interface TeamView {
   scope?: UsageScope;
 }
 
-/** The ledger's key filter of a view: its scope's keys (none when it has no scope), narrowed to one key when given. */
+/** The view's scope when it names a member or workspace; undefined for everyone's usage. */
+function scopeOf(view: TeamView): UsageScope | undefined {
+  return view.scope && (view.scope.personId !== undefined || view.scope.workspaceId !== undefined) ? view.scope : undefined;
+}
+
+/**
+ * The ledger's key filter of a view: its scope's keys (none when it has no scope), narrowed to one key
+ * when given. Only for the splits by model, provider and route, which the attributed rollups do not
+ * keep: those follow the keys the member holds (or the workspace has) now; every other scoped view is
+ * reckoned by who caused each request (`attributedCells`).
+ */
 function keyFilterOf(view: TeamView, keyId?: string): KeyFilter | undefined {
-  const scoped = view.scope && (view.scope.personId !== undefined || view.scope.workspaceId !== undefined);
-  if (scoped && !view.directory) throw new Error('a usage view with a scope needs the team directory');
+  if (scopeOf(view) && !view.directory) throw new Error('a usage view with a scope needs the team directory');
   const inScope = view.directory ? keysInScope(view.directory, view.scope) : undefined;
   if (keyId === undefined) return inScope;
   return inScope === undefined || inScope.includes(keyId) ? [keyId] : [];
+}
+
+/** Whether a split is reckoned from the attributed rollups: by member or workspace always, by day or key when scoped. */
+function isAttributedSplit(view: TeamView, by: UsageGrouping): by is RegroupDimension {
+  return isTeamDimension(by) || ((by === 'day' || by === 'key') && scopeOf(view) !== undefined);
+}
+
+/**
+ * Per-range cells by `by`, from the split by key and its attributed part (two queries), counting each
+ * request for the person and workspace that caused it; with a scope, only theirs (usage-attribution.ts).
+ */
+async function attributedCells(ledger: LedgerStore, accountId: string, ranges: readonly UsageRange[], view: TeamView, by: RegroupDimension, keyId?: string): Promise<UsageCell[]> {
+  const only = keyId === undefined ? undefined : [keyId];
+  const [byKey, attributed] = await Promise.all([ledger.sumUsageByRangeAnd(accountId, ranges, 'key', only), ledger.sumAttributedUsage(accountId, ranges, only)]);
+  return regroupCellsByTeam(byKey, attributed, directoryFor(view, by), by, scopeOf(view));
+}
+
+const withoutRange = ({ range: _range, ...sums }: UsageCell): UsageSums => sums;
+
+/** A scoped view's sums per day, every day with a row (zeros included), as sumUsageByRange gives them. */
+async function everyDay(ledger: LedgerStore, query: UsageReportQuery, days: readonly UsageRange[]): Promise<UsageSums[]> {
+  const cells = new Map((await attributedCells(ledger, query.accountId, days, query, 'day')).map((cell) => [cell.range, withoutRange(cell)]));
+  return days.map((day) => cells.get(day.label) ?? emptySums(day.label));
 }
 
 function directoryFor(view: TeamView, by: string): TeamDirectory {
@@ -96,27 +128,13 @@ export async function usageReport(ledger: LedgerStore, query: UsageReportQuery):
   if (!USAGE_GROUPINGS.includes(query.by)) throw new InvalidReportRangeError(`--by must be one of ${USAGE_GROUPINGS.join(', ')}`);
   const days = localDayRanges(query.from, query.to, query.tz);
   const interval = { from: days[0]!.from, to: days[days.length - 1]!.to };
-  const keyIds = keyFilterOf(query);
   const by = query.by;
-  const sums =
-    by === 'day'
-      ? await ledger.sumUsageByRange(query.accountId, days, keyIds)
-      : isTeamDimension(by)
-        ? await teamSums(ledger, query.accountId, [{ label: 'all', ...interval }], keyIds, directoryFor(query, by), by)
-        : await ledger.sumUsageBy(query.accountId, interval.from, interval.to, by, keyIds);
+  let sums: UsageSums[];
+  if (by === 'day') sums = isAttributedSplit(query, by) ? await everyDay(ledger, query, days) : await ledger.sumUsageByRange(query.accountId, days, keyFilterOf(query));
+  else if (isAttributedSplit(query, by)) sums = (await attributedCells(ledger, query.accountId, [{ label: 'all', ...interval }], query, by)).map(withoutRange);
+  else sums = await ledger.sumUsageBy(query.accountId, interval.from, interval.to, by, keyFilterOf(query));
   const rows = sums.map(withUsd);
   return { accountId: query.accountId, from: query.from, to: query.to, tz: query.tz, by: query.by, interval, rows, totals: withUsd(total(sums)) };
-}
-
-/** Per-range cells by member or workspace: the split by key and its attributed part, read together (two queries). */
-async function teamCells(ledger: LedgerStore, accountId: string, ranges: readonly UsageRange[], keyIds: KeyFilter | undefined, directory: TeamDirectory, by: TeamDimension): Promise<UsageCell[]> {
-  const [byKey, attributed] = await Promise.all([ledger.sumUsageByRangeAnd(accountId, ranges, 'key', keyIds), ledger.sumAttributedUsage(accountId, ranges, keyIds)]);
-  return regroupCellsByTeam(byKey, attributed, directory, by);
-}
-
-async function teamSums(ledger: LedgerStore, accountId: string, ranges: readonly UsageRange[], keyIds: KeyFilter | undefined, directory: TeamDirectory, by: TeamDimension): Promise<UsageSums[]> {
-  const [byKey, attributed] = await Promise.all([ledger.sumUsageByRangeAnd(accountId, ranges, 'key', keyIds), ledger.sumAttributedUsage(accountId, ranges, keyIds)]);
-  return regroupByTeam(byKey, attributed, directory, by);
 }
 
 export interface DailyUsageQuery extends Omit<UsageReportQuery, 'by'> {
@@ -147,11 +165,10 @@ export interface DailyUsage {
 
 export async function dailyUsage(ledger: LedgerStore, query: DailyUsageQuery): Promise<DailyUsage> {
   const ranges = localDayRanges(query.from, query.to, query.tz);
-  const keyIds = keyFilterOf(query, query.keyId);
   const by = query.by;
-  const cells = isTeamDimension(by)
-    ? await teamCells(ledger, query.accountId, ranges, keyIds, directoryFor(query, by), by)
-    : await ledger.sumUsageByRangeAnd(query.accountId, ranges, by, keyIds);
+  const cells = isAttributedSplit(query, by)
+    ? await attributedCells(ledger, query.accountId, ranges, query, by, query.keyId)
+    : await ledger.sumUsageByRangeAnd(query.accountId, ranges, by, keyFilterOf(query, query.keyId));
   const byDay = new Map(ranges.map((range) => [range.label, emptySums(range.label)]));
   const byValue = new Map<string | null, UsageSums>();
   for (const cell of cells) {

@@ -48,6 +48,27 @@ describe.skipIf(!HAVE_BROWSER)('what a member and a viewer see in the browser', 
     await expectNoHorizontalScroll(page, name);
   };
 
+  it('an owner manages members on a phone (375 px): each row stacks, its role and removal controls in view without scrolling sideways', async () => {
+    for (const colorScheme of ['light', 'dark'] as const) {
+      const context = await browser.newContext({ viewport: { width: 375, height: 800 }, colorScheme });
+      const page = await context.newPage();
+      await signIn(page, 'owner@roles.example');
+      await page.goto(`${router.url}/app/members`);
+      await check(page, `owner-members-375px-${colorScheme}`);
+      const region = page.getByRole('region', { name: 'Members' });
+      // The table fits its region: nothing of it is hidden past the edge.
+      expect(await region.evaluate((element) => element.scrollWidth - element.clientWidth)).toBeLessThanOrEqual(1);
+      const row = page.locator('tr', { hasText: 'viewer@roles.example' });
+      for (const control of [row.getByRole('button', { name: 'Change role' }), row.getByRole('button', { name: 'Remove' }), row.getByLabel('Role of viewer@roles.example')]) {
+        const box = await control.boundingBox();
+        expect(box, 'a control of the row').not.toBeNull();
+        expect(box!.x).toBeGreaterThanOrEqual(0);
+        expect(box!.x + box!.width).toBeLessThanOrEqual(375);
+      }
+      await context.close();
+    }
+  });
+
   for (const role of ['member', 'viewer'] as const) {
     for (const colorScheme of ['light', 'dark'] as const) {
       it(`a ${role} (${colorScheme}, 375 px) sees only what the ${role} role may use`, async () => {

@@ -116,7 +116,7 @@ export function runPeopleStoreContract(name: string, makeStore: MakeStore): void
       expect(events.some((e) => e.action === 'member.set_role' && e.actor === `person:${owner.id}` && e.details.to === 'owner')).toBe(true);
     });
 
-    it('a role below admin revokes the person’s management keys in that organization only, in the same change; their ordinary keys stay', async () => {
+    it('a role below admin revokes the person’s management keys in that organization only, in the same change; a viewer’s ordinary keys go too', async () => {
       const acme = await organization('owner@acme.example');
       const beta = await organization('owner@beta.example');
       const bob = await person('bob@example.com');
@@ -137,8 +137,13 @@ export function runPeopleStoreContract(name: string, makeStore: MakeStore): void
       expect((await store.getApiKey(betaManagement.id))?.revokedAt).toBeNull();
       const events = await store.listAuditEvents({ accountId: acme.account.id });
       expect(events.some((e) => e.action === 'key.revoke' && e.keyId === acmeManagement.id && e.details.reason === 'role_changed' && e.actor === `person:${acme.owner.id}`)).toBe(true);
-      // Lower still: nothing left to revoke.
-      expect((await store.setMemberRole(acme.account.id, bob.id, 'viewer', 'cli')).revokedKeys).toEqual([]);
+      // A viewer reads usage only: the ordinary key goes too, in that organization only.
+      const betaOrdinary = await keyFor(beta.account.id, bob.id);
+      expect((await store.setMemberRole(acme.account.id, bob.id, 'viewer', 'cli')).revokedKeys).toEqual([{ id: ordinary.id, hash: ordinary.hash }]);
+      expect((await store.getApiKey(ordinary.id))?.revokedAt).toBe(iso(START));
+      expect((await store.getApiKey(betaOrdinary.id))?.revokedAt).toBeNull();
+      const viewerEvents = await store.listAuditEvents({ accountId: acme.account.id });
+      expect(viewerEvents.some((e) => e.action === 'key.revoke' && e.keyId === ordinary.id && e.details.reason === 'role_changed' && e.details.role === 'viewer')).toBe(true);
     });
 
     it('removing a member revokes their live keys (or hands them to an admin) and ends their sessions in that organization only', async () => {
@@ -222,6 +227,24 @@ export function runPeopleStoreContract(name: string, makeStore: MakeStore): void
         expect(await store.getMembership(account.id, carol.id)).toBeNull();
         expect(await store.peekInvitation('tok', iso(clock.now()))).toBeNull();
         expect(await store.listInvitations(account.id, iso(clock.now()))).toEqual([]);
+      });
+
+      it('keeps the plan’s member limit at acceptance: of two newcomers racing for the last seat, one joins; the other’s invitation stays pending', async () => {
+        const { account } = await organization('owner@acme.example');
+        const [bob, carol] = [await person('bob@example.com'), await person('carol@example.com')];
+        await invite(account.id, 'bob@example.com', 'bob-tok');
+        await invite(account.id, 'carol@example.com', 'carol-tok');
+        const twoSeats = (plan: string) => (plan === 'free' ? 2 : undefined);
+        const results = await Promise.allSettled([store.acceptInvitation('bob-tok', bob.id, iso(clock.now()), twoSeats), store.acceptInvitation('carol-tok', carol.id, iso(clock.now()), twoSeats)]);
+        const refused = results.filter((result) => result.status === 'rejected');
+        expect(refused).toHaveLength(1);
+        expect((refused[0] as PromiseRejectedResult).reason).toMatchObject({ name: 'MemberLimitError', plan: 'free', maxMembers: 2, members: 2 });
+        expect(await store.listMembers(account.id)).toHaveLength(2);
+        expect(await store.listInvitations(account.id, iso(clock.now()))).toHaveLength(1);
+        // Someone already a member uses an invitation without taking a seat.
+        const member = (await store.listMembers(account.id)).find((view) => view.role === 'member')!;
+        await invite(account.id, member.email, 'again');
+        expect(await store.acceptInvitation('again', member.personId, iso(clock.now()), twoSeats)).not.toBeNull();
       });
 
       it('expires, can be revoked, and a newer one (or a resend) replaces the older link', async () => {

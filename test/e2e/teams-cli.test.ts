@@ -82,9 +82,16 @@ describe('router orgs, members and workspaces (built bin/router)', { timeout: 60
     // Below admin, Alice's management key goes in the same change (only owners and admins hold one).
     const aliceId = (await store.findPersonByEmail('alice@teams.example'))!.id;
     const manager = await store.createApiKey({ accountId: pro, name: 'alice-provisioning', hash: 'hash-alice-provisioning', last4: 'mmmm', personId: aliceId, kind: 'management' }, 'test');
-    const demoted = await env.json('members', 'role', pro, 'alice@teams.example', 'viewer');
-    expect(demoted).toEqual({ membership: expect.objectContaining({ role: 'viewer' }), revokedKeyIds: [manager.id] });
+    const ordinary = await store.createApiKey({ accountId: pro, name: 'alice-cli', hash: 'hash-alice-cli', last4: 'oooo', personId: aliceId }, 'test');
+    const demoted = await env.json('members', 'role', pro, 'alice@teams.example', 'member');
+    expect(demoted).toEqual({ membership: expect.objectContaining({ role: 'member' }), revokedKeyIds: [manager.id] });
     expect((await store.getApiKey(manager.id))?.revokedAt).toBeTruthy();
+    expect((await store.getApiKey(ordinary.id))?.revokedAt).toBeNull();
+    // A viewer reads usage only: the ordinary key that still called models goes too, and the output says so.
+    expect(await text('members', 'role', pro, 'alice@teams.example', 'viewer')).toContain(`alice@teams.example is now viewer of ${pro}: 1 key(s) revoked (a viewer calls no model)`);
+    expect((await store.getApiKey(ordinary.id))?.revokedAt).toBeTruthy();
+    const revocations = (await store.listAuditEvents({ accountId: pro })).filter((event) => event.action === 'key.revoke' && event.keyId === ordinary.id);
+    expect(revocations).toEqual([expect.objectContaining({ actor: 'cli' })]);
     expect(await text('members', 'role', pro, 'alice@teams.example', 'member')).toContain(`alice@teams.example is now member of ${pro}`);
     const members = (await env.json('members', 'list', pro)).members as { email: string; role: string }[];
     expect(members.map((member) => `${member.email}:${member.role}`).sort()).toEqual(['alice@teams.example:member', 'carol@teams.example:owner']);

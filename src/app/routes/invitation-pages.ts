@@ -3,12 +3,14 @@
  * was sent to. Signed in as that person: one button. Signed out with a sign-in for that address: sign in
  * first (the link is where sign-in returns). No sign-in yet: choose a password, which creates the person.
  * Signed in as someone else: refused, saying who the invitation is for. Single use, expiring and
- * revocable (PeopleStore.acceptInvitation).
+ * revocable (PeopleStore.acceptInvitation). An organization at its plan's `maxMembers` takes no one more
+ * (several pending invitations, or a downgrade since inviting): the page names the limit and who can
+ * lift it, and nothing changes, not even a new sign-in.
  */
 import { eventHandler, getQuery, type H3Event, type Router } from 'h3';
 import { hashToken } from '../../core/secret-tokens.js';
 import { EmailTakenError } from '../../stores/account-auth-store.js';
-import { personActor, type InvitationRecord } from '../../stores/people-store.js';
+import { MemberLimitError, personActor, type InvitationRecord } from '../../stores/people-store.js';
 import { readForm, redirectAfterPost, sendHtml } from '../http-helpers.js';
 import { formProblem } from '../form-state.js';
 import { forbidden, linksOf, organizationName } from '../page-kit.js';
@@ -33,10 +35,41 @@ export function registerInvitationPages(router: Router, deps: WebDeps): void {
       `To accept it, sign out, then open the link again and sign in (or create a sign-in) as ${invitation.email}.`,
     ], { href: `${app}/security`, label: 'Go to sign out' });
 
+  const maxMembersOf = (plan: string) => deps.plans.get(plan)?.maxMembers;
+  const full = async (event: H3Event, invitation: InvitationRecord, limit: { plan: string; maxMembers: number; members: number }) => {
+    const account = await store.getAccount(invitation.accountId);
+    const name = account ? organizationName(account) : 'The organization';
+    const plural = limit.maxMembers === 1 ? '' : 's';
+    return message(event, 409, `${name} has no room for another member`, [
+      `Its ${deps.plans.get(limit.plan)?.name ?? limit.plan} plan allows ${limit.maxMembers} member${plural}, and it has ${limit.members}. Nothing was changed: you have not joined, and the invitation still works until it expires.`,
+      `An owner of ${name} can upgrade the plan (Billing), or an owner or admin can remove a member. Then open this link again.`,
+    ], { href: `${app}/`, label: 'Go to the app' });
+  };
+  /** The plan's limit if a newcomer would exceed it now (the store checks again, atomically, when they join). */
+  async function overLimit(invitation: InvitationRecord, personEmail: string | null) {
+    const account = await store.getAccount(invitation.accountId);
+    const maxMembers = account ? maxMembersOf(account.plan) : undefined;
+    if (!account || maxMembers === undefined) return null;
+    const members = await store.listMembers(account.id);
+    if (personEmail !== null && members.some((member) => member.email === personEmail)) return null;
+    return members.length >= maxMembers ? { plan: account.plan, maxMembers, members: members.length } : null;
+  }
+  /** Joins through the store; a full organization answers the limit page. */
+  async function join(event: H3Event, invitation: InvitationRecord, tokenHash: string, personId: string) {
+    try {
+      return { accepted: await store.acceptInvitation(tokenHash, personId, nowIso(), maxMembersOf) };
+    } catch (error) {
+      if (error instanceof MemberLimitError) return { refused: await full(event, invitation, error) };
+      throw error;
+    }
+  }
+
   async function pageFor(event: H3Event, token: string, invitation: InvitationRecord, extra: Record<string, unknown> = {}, status?: number): Promise<string> {
     const account = await store.getAccount(invitation.accountId);
     const signedIn = await deps.sessions.resolve(event);
     if (signedIn && signedIn.person.email !== invitation.email) return wrongPerson(event, invitation, signedIn);
+    const limit = await overLimit(invitation, invitation.email);
+    if (limit) return full(event, invitation, limit);
     const hasSignIn = signedIn !== null || (await store.findPersonByEmail(invitation.email)) !== null || (await store.findLoginByEmail(invitation.email)) !== null;
     const data = {
       title: 'Accept your invitation',
@@ -77,7 +110,9 @@ export function registerInvitationPages(router: Router, deps: WebDeps): void {
       if (signedIn) {
         if (!deps.csrf.verify(deps.csrf.sessionToken(signedIn.session.id), form.csrf)) return forbidden(deps, event, 'missing or wrong form token');
         if (signedIn.person.email !== invitation.email) return wrongPerson(event, invitation, signedIn);
-        const accepted = await store.acceptInvitation(tokenHash, signedIn.person.id, nowIso());
+        const joined = await join(event, invitation, tokenHash, signedIn.person.id);
+        if ('refused' in joined) return joined.refused;
+        const accepted = joined.accepted;
         if (!accepted) return notValid(event);
         await store.selectSessionAccount(signedIn.session.id, signedIn.person.id, accepted.membership.accountId);
         return redirectAfterPost(event, `${app}/`);
@@ -86,6 +121,9 @@ export function registerInvitationPages(router: Router, deps: WebDeps): void {
       if (!deps.csrf.verifyAnonymous(event, form.csrf)) return forbidden(deps, event, 'missing or wrong form token');
       // Someone who can sign in already accepts after signing in, never by choosing a new password here.
       if ((await store.findPersonByEmail(invitation.email)) || (await store.findLoginByEmail(invitation.email))) return pageFor(event, token, invitation);
+      // Refused before the sign-in is made: a full organization changes nothing.
+      const limit = await overLimit(invitation, null);
+      if (limit) return full(event, invitation, limit);
       const weak = passwordProblem(form.password ?? '');
       if (weak) return pageFor(event, token, invitation, formProblem(path, {}, { password: weak }), 400);
       let personId: string;
@@ -96,7 +134,10 @@ export function registerInvitationPages(router: Router, deps: WebDeps): void {
         if (error instanceof EmailTakenError) return pageFor(event, token, invitation);
         throw error;
       }
-      const accepted = await store.acceptInvitation(tokenHash, personId, nowIso());
+      const joined = await join(event, invitation, tokenHash, personId);
+      // Filled up between the check above and now: the new sign-in stays, to accept once there is room.
+      if ('refused' in joined) return joined.refused;
+      const accepted = joined.accepted;
       if (!accepted) return notValid(event);
       await deps.sessions.start(event, accepted.membership.accountId, personId);
       deps.devices.remember(event, accepted.membership.accountId);

@@ -8,7 +8,7 @@ import type { H3Event, Router } from 'h3';
 import { parseEmailAddress } from '../../core/email-address.js';
 import { hashToken, newToken } from '../../core/secret-tokens.js';
 import { invitationMessage } from '../../mail/mail-messages.js';
-import { isRole, KeyHeirError, LastOwnerError, NotAMemberError, type Role } from '../../stores/people-store.js';
+import { isRole, KeyHeirError, LastOwnerError, NotAMemberError, type InvitationRecord, type Role } from '../../stores/people-store.js';
 import { formProblem } from '../form-state.js';
 import { linksOf, organizationName, redirectAfterPost, signedInAction, signedInPage, type PageContext } from '../page-kit.js';
 import { roleAllows } from '../route-roles.js';
@@ -65,6 +65,17 @@ export function registerMemberPages(router: Router, deps: WebDeps): void {
     );
   }
 
+  /**
+   * The plan's maxMembers counts members plus pending invitations (docs/teams.md): one more invitation to
+   * `email` (its own pending one not counted twice) must fit, or the message naming the limit and the fix.
+   */
+  function memberLimitProblem(page: PageContext, members: number, pending: readonly InvitationRecord[], email: string): string | null {
+    const plan = deps.plans.get(page.account.plan);
+    const maxMembers = plan?.maxMembers;
+    if (maxMembers === undefined || members + pending.filter((invitation) => invitation.email !== email).length < maxMembers) return null;
+    return `The ${plan?.name ?? page.account.plan} plan allows ${maxMembers} member${maxMembers === 1 ? '' : 's'} (pending invitations count). An owner can upgrade the plan; an owner or admin can remove someone or revoke an invitation first.`;
+  }
+
   /** Whether one more invitation mail to `email` is within the mail limits (always, with mail off: nothing is sent). */
   const mayMail = async (event: H3Event, email: string) => !deps.mail.sends || deps.strangerMail.allow('invite', email, deps.clientAddress(event));
 
@@ -90,11 +101,8 @@ export function registerMemberPages(router: Router, deps: WebDeps): void {
       if (!isRole(role) || !mayAssign(page.role, null, role)) return again({ role: 'Choose a role from the list.' });
       const [members, pending] = await Promise.all([store.listMembers(page.account.id), store.listInvitations(page.account.id, nowIso())]);
       if (members.some((member) => member.email === email)) return again({ email: `${email} is already a member.` }, 409);
-      const maxMembers = deps.plans.get(page.account.plan)?.maxMembers;
-      const counted = members.length + pending.filter((invitation) => invitation.email !== email).length;
-      if (maxMembers !== undefined && counted >= maxMembers) {
-        return again({ email: `The ${deps.plans.get(page.account.plan)?.name ?? page.account.plan} plan allows ${maxMembers} member${maxMembers === 1 ? '' : 's'} (pending invitations count). Upgrade the plan or remove someone first.` }, 409);
-      }
+      const full = memberLimitProblem(page, members.length, pending, email);
+      if (full) return again({ email: full }, 409);
       if (!(await mayMail(event, email))) return membersView(page, { problem: overLimit(email) }, 429);
       const token = newToken();
       const expiresAt = new Date(deps.clock.now() + INVITATION_DAYS * 86_400_000).toISOString();
@@ -108,8 +116,12 @@ export function registerMemberPages(router: Router, deps: WebDeps): void {
     `${app}/invitations/:id/resend`,
     signedInAction(deps, async (event, page) => {
       const id = event.context.params?.id ?? '';
-      const pending = (await store.listInvitations(page.account.id, nowIso())).find((invitation) => invitation.id === id);
+      const [members, invitations] = await Promise.all([store.listMembers(page.account.id), store.listInvitations(page.account.id, nowIso())]);
+      const pending = invitations.find((invitation) => invitation.id === id);
       if (!pending) return membersView(page, { problem: 'That invitation is no longer pending.' }, 404);
+      // A resend is a send: after a downgrade, a link that could not be accepted is not mailed again.
+      const full = memberLimitProblem(page, members.length, invitations, pending.email);
+      if (full) return membersView(page, { problem: full }, 409);
       const token = newToken();
       const expiresAt = new Date(deps.clock.now() + INVITATION_DAYS * 86_400_000).toISOString();
       // Counted before a new link replaces the old one: over the limit, the link they have keeps working.
@@ -140,15 +152,14 @@ export function registerMemberPages(router: Router, deps: WebDeps): void {
       let revoked: number;
       try {
         const change = await store.setMemberRole(page.account.id, personId, role, page.actor);
-        // A management key of someone who is no longer an admin stops now on this instance, as a removal's keys do.
+        // A key the new role may not hold (a management key below admin, any key of a viewer) stops now on this instance, as a removal's keys do.
         deps.keys.forget(change.revokedKeys.map((key) => key.hash));
         revoked = change.revokedKeys.length;
       } catch (error) {
         if (error instanceof LastOwnerError) return membersView(page, { problem: 'The organization needs an owner: make someone else owner first.' }, 409);
         throw error;
       }
-      const keys = revoked === 0 ? '' : ` ${revoked} management key${revoked === 1 ? ' was' : 's were'} revoked (only owners and admins hold them).`;
-      return membersView(page, { notice: `Role changed to ${role}.${keys}` });
+      return membersView(page, { notice: `Role changed to ${role}.${roleChangeKeysNotice(role, revoked)}` });
     }),
   );
 
@@ -193,6 +204,13 @@ export function registerMemberPages(router: Router, deps: WebDeps): void {
       return redirectAfterPost(event, `${app}/`);
     }),
   );
+}
+
+/** What the confirmation says of the keys a role change revoked (PeopleStore.setMemberRole). */
+export function roleChangeKeysNotice(role: Role, revoked: number): string {
+  if (revoked === 0) return '';
+  const count = `${revoked} ${role === 'viewer' ? '' : 'management '}key${revoked === 1 ? ' was' : 's were'} revoked`;
+  return role === 'viewer' ? ` ${count}: a viewer reads usage only and calls no model.` : ` ${count} (only owners and admins hold them).`;
 }
 
 function overLimit(email: string): string {

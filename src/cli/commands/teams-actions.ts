@@ -92,7 +92,7 @@ export async function setMemberRole(this: Command, org: string, email: string, r
     const { revokedKeys, ...membership } = await store.setMemberRole(org, person.id, chosen, 'cli');
     const revokedKeyIds = revokedKeys.map((key) => key.id);
     emit(options, { membership, revokedKeyIds }, () =>
-      log.success(`${person.email} is now ${membership.role} of ${org}${revokedKeyIds.length > 0 ? `: ${revokedKeyIds.length} management key(s) revoked` : ''}`),
+      log.success(`${person.email} is now ${membership.role} of ${org}${revokedKeyIds.length > 0 ? `: ${revokedKeyIds.length} ${chosen === 'viewer' ? '' : 'management '}key(s) revoked${chosen === 'viewer' ? ' (a viewer calls no model)' : ''}` : ''}`),
     );
   });
 }

@@ -5,7 +5,7 @@
  */
 import type { Pool } from 'pg';
 import { EmailTakenError, normalizeEmail } from '../account-auth-store.js';
-import { KeyHeirError, LastOwnerError, mayHoldManagementKeys, NotAMemberError, type InvitationRecord, type MembershipRecord, type PeopleStore, type PersonRecord, type Role } from '../people-store.js';
+import { KeyHeirError, LastOwnerError, keysRevokedBy, MemberLimitError, NotAMemberError, type InvitationRecord, type MembershipRecord, type PeopleStore, type PersonRecord, type Role } from '../people-store.js';
 import { NotFoundInStoreError } from '../store.js';
 import type { PostgresHelpers } from './postgres-account-auth.js';
 import { toAccount, type AccountRow } from './postgres-rows.js';
@@ -176,13 +176,16 @@ export function createPostgresPeople(pool: Pool, helpers: PostgresHelpers): Peop
         const after = await one<MembershipRow>(db, 'UPDATE memberships SET role = $1 WHERE account_id = $2 AND person_id = $3 RETURNING *', [role, accountId, personId]);
         await audit(db, actor, 'member.set_role', accountId, null, { personId, from: before.role, to: role });
         const at = nowIso();
-        const revokedKeys = mayHoldManagementKeys(role)
-          ? []
-          : await queryRows<{ id: string; hash: string }>(
-              db,
-              `UPDATE api_keys SET revoked_at = $1 WHERE account_id = $2 AND person_id = $3 AND kind = 'management' AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > $1) RETURNING id, hash`,
-              [at, accountId, personId],
-            );
+        const revoking = keysRevokedBy(role);
+        const revokedKeys =
+          revoking === 'none'
+            ? []
+            : await queryRows<{ id: string; hash: string }>(
+                db,
+                `UPDATE api_keys SET revoked_at = $1 WHERE account_id = $2 AND person_id = $3${revoking === 'management' ? " AND kind = 'management'" : ''}
+                 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > $1) RETURNING id, hash`,
+                [at, accountId, personId],
+              );
         for (const key of revokedKeys) await audit(db, actor, 'key.revoke', accountId, key.id, { reason: 'role_changed', role });
         return { ...toMembership(after!), revokedKeys };
       }),
@@ -298,10 +301,19 @@ export function createPostgresPeople(pool: Pool, helpers: PostgresHelpers): Peop
       const row = await one<InvitationRow>(pool, `SELECT * FROM org_invitations WHERE token_hash = $1 AND ${pending(2)}`, [tokenHash, at]);
       return row ? toInvitation(row) : null;
     },
-    acceptInvitation: (tokenHash, personId, at) =>
+    acceptInvitation: (tokenHash, personId, at, maxMembersOf) =>
       inTransaction(pool, async (db) => {
         const person = await one<PersonRow>(db, 'SELECT * FROM people WHERE id = $1', [personId]);
         if (!person) return null;
+        const invited = await one<InvitationRow>(db, `SELECT * FROM org_invitations WHERE token_hash = $1 AND email = $2 AND ${pending(3)}`, [tokenHash, person.email, at]);
+        if (!invited) return null;
+        // The organization's row is locked first, as every member change does: acceptances to it run one at a time.
+        const account = await one<AccountRow>(db, 'SELECT * FROM accounts WHERE id = $1 FOR UPDATE', [invited.account_id]);
+        const limit = account ? maxMembersOf?.(account.plan) : undefined;
+        if (account && limit !== undefined && !(await membershipOf(db, account.id, personId))) {
+          const members = (await one<{ members: number }>(db, 'SELECT count(*)::int AS members FROM memberships WHERE account_id = $1', [account.id]))?.members ?? 0;
+          if (members >= limit) throw new MemberLimitError(account.id, account.plan, limit, members);
+        }
         const row = await one<InvitationRow>(
           db,
           `UPDATE org_invitations SET accepted_at = $1, accepted_by = $2 WHERE token_hash = $3 AND email = $4 AND ${pending(1)} RETURNING *`,

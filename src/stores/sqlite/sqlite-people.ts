@@ -4,7 +4,9 @@ import { EmailTakenError, normalizeEmail } from '../account-auth-store.js';
 import {
   KeyHeirError,
   LastOwnerError,
-  mayHoldManagementKeys,
+  keysRevokedBy,
+  MemberLimitError,
+  type MaxMembersOf,
   NotAMemberError,
   type InvitationRecord,
   type MembershipRecord,
@@ -77,6 +79,7 @@ function prepare(db: Database) {
       `SELECT m.*, p.email FROM memberships m JOIN people p ON p.id = m.person_id WHERE m.account_id = ?
        ORDER BY CASE m.role WHEN 'owner' THEN 0 WHEN 'admin' THEN 1 WHEN 'member' THEN 2 ELSE 3 END, p.email`,
     ),
+    memberCount: db.prepare<[string], number>('SELECT count(*) FROM memberships WHERE account_id = ?').pluck(),
     owners: db.prepare<[string], number>("SELECT count(*) FROM memberships WHERE account_id = ? AND role = 'owner'").pluck(),
     setRole: db.prepare<[string, string, string], MembershipRow>('UPDATE memberships SET role = ? WHERE account_id = ? AND person_id = ? RETURNING *'),
     deleteMembership: db.prepare<[string, string], unknown>('DELETE FROM memberships WHERE account_id = ? AND person_id = ?'),
@@ -204,7 +207,8 @@ export function createSqlitePeople(db: Database, helpers: SqliteHelpers): People
       if (role !== 'owner') keepAnOwner(before);
       const after = sql().setRole.get(role, accountId, personId)!;
       audit(actor, 'member.set_role', accountId, null, { personId, from: before.role, to: role });
-      const revokedKeys = mayHoldManagementKeys(role) ? [] : sql().liveManagementKeys.all(accountId, personId, nowIso());
+      const revoking = keysRevokedBy(role);
+      const revokedKeys = revoking === 'none' ? [] : (revoking === 'all' ? sql().liveKeys : sql().liveManagementKeys).all(accountId, personId, nowIso());
       for (const key of revokedKeys) {
         sql().revokeKey.run(nowIso(), key.id);
         audit(actor, 'key.revoke', accountId, key.id, { reason: 'role_changed', role });
@@ -302,12 +306,18 @@ export function createSqlitePeople(db: Database, helpers: SqliteHelpers): People
       const row = sql().peek.get(tokenHash, at);
       return row ? toInvitation(row) : null;
     }),
-    acceptInvitation: write((tokenHash: string, personId: string, at: string) => {
+    acceptInvitation: write((tokenHash: string, personId: string, at: string, maxMembersOf?: MaxMembersOf) => {
       const person = sql().person.get(personId);
       const pending = sql().peek.get(tokenHash, at);
       if (!person || !pending || pending.email !== person.email) return null;
+      const existing = sql().membership.get(pending.account_id, personId);
+      const plan = sql().account.get(pending.account_id)?.plan;
+      const limit = plan === undefined ? undefined : maxMembersOf?.(plan);
+      if (!existing && plan !== undefined && limit !== undefined) {
+        const members = sql().memberCount.get(pending.account_id)!;
+        if (members >= limit) throw new MemberLimitError(pending.account_id, plan, limit, members);
+      }
       const row = sql().accept.get(at, personId, tokenHash, at)!;
-      const existing = sql().membership.get(row.account_id, personId);
       const membership: MembershipRow = existing ?? { account_id: row.account_id, person_id: personId, role: row.role, created_at: at };
       if (!existing) sql().insertMembership.run(membership);
       audit(`person:${personId}`, 'invitation.accept', row.account_id, null, { invitationId: row.id, personId, role: membership.role });

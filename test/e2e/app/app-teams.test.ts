@@ -124,6 +124,45 @@ describe('invitations by email', () => {
     expect((await new AppClient(router.url).get(pathOf(second))).status).toBe(410);
   });
 
+  it('acceptance rechecks the plan’s member limit: after a downgrade, the page names the limit and who lifts it, and nothing changes', async () => {
+    const store = router.server.runtime.store;
+    const acme = await owner('limit.owner@example.com');
+    const [newcomerLink, doraLink] = [await invite(acme, 'newcomer@example.com', 'member'), await invite(acme, 'dora@example.com', 'admin')];
+    const dora = await owner('dora@example.com');
+    const acmeId = (await store.listMemberships((await store.findPersonByEmail('limit.owner@example.com'))!.id))[0]!.accountId;
+    // The newcomer opened the form before the organization was downgraded to Free (one person).
+    const newcomer = new AppClient(router.url);
+    expect((await newcomer.get(pathOf(newcomerLink))).html).toContain('Create sign-in and join');
+    await store.setAccountPlan(acmeId, 'free', 'test');
+
+    const opened = await new AppClient(router.url).get(pathOf(newcomerLink));
+    expect(opened.status).toBe(409);
+    expect(opened.html).toContain('has no room for another member');
+    expect(opened.html).toContain('Its Free plan allows 1 member, and it has 1. Nothing was changed');
+    expect(opened.html).toContain('can upgrade the plan (Billing), or an owner or admin can remove a member');
+    // Submitting the form opened earlier is refused the same way, before any sign-in is made.
+    const posted = await newcomer.post('/app/invitations/accept', { token: tokenOf(newcomerLink), password: PASSWORD });
+    expect(posted.status).toBe(409);
+    expect(await store.findPersonByEmail('newcomer@example.com')).toBeNull();
+    // Signed in as the invited address: the join button is refused too, and she stays out.
+    const doraPage = await dora.get(pathOf(doraLink));
+    expect(doraPage.status).toBe(409);
+    expect((await dora.post('/app/invitations/accept', { token: tokenOf(doraLink), csrf: dora.csrf ?? '' })).status).toBe(409);
+    expect((await store.listMembers(acmeId)).map((member) => member.email)).toEqual(['limit.owner@example.com']);
+    // Sending is refused too: a resend of a link that could not be accepted mails nothing.
+    const pending = await store.listInvitations(acmeId, new Date(clock.now()).toISOString());
+    expect(pending.map((invitation) => invitation.email).sort()).toEqual(['dora@example.com', 'newcomer@example.com']);
+    await acme.get('/app/members');
+    const resent = await acme.post(`/app/invitations/${pending[0]!.id}/resend`, {});
+    expect(resent.status).toBe(409);
+    expect(resent.html).toContain('The Free plan allows 1 member (pending invitations count).');
+
+    // Upgraded again, the same link works.
+    await store.setAccountPlan(acmeId, 'pro', 'test');
+    await accept(newcomerLink);
+    expect((await store.listMembers(acmeId)).map((member) => member.email).sort()).toEqual(['limit.owner@example.com', 'newcomer@example.com']);
+  });
+
   it('expires after seven days', async () => {
     const acme = await owner('owner4@acme.example');
     const link = await invite(acme, 'frank@acme.example', 'member');
@@ -268,15 +307,21 @@ describe('one person, two organizations', () => {
   });
 });
 
+/** An owner with an OpenAI provider key, and a member who made a key; `ask` calls a model with it through the SDK. */
+async function memberWithKey(ownerEmail: string, memberEmail: string) {
+  const acme = await owner(ownerEmail);
+  await acme.get('/app/provider-keys');
+  await acme.post('/app/provider-keys', { provider: 'openai', key: 'sk-test-openai-1234' });
+  const member = await accept(await invite(acme, memberEmail, 'member'));
+  const key = shownKey((await member.follow(await member.post('/app/onboarding/key', {}))).html)!;
+  const openai = new OpenAI({ apiKey: key, baseURL: router.baseURL, maxRetries: 0 });
+  const ask = () => openai.chat.completions.create({ model: 'router/frontier', messages: [{ role: 'user', content: 'hi' }] });
+  return { acme, member, ask };
+}
+
 describe('removing a member', () => {
   it('the request in flight finishes; the next one with their key is refused 401; their session there ends', async () => {
-    const acme = await owner('removal.owner@example.com');
-    await acme.get('/app/provider-keys');
-    await acme.post('/app/provider-keys', { provider: 'openai', key: 'sk-test-openai-1234' });
-    const hank = await accept(await invite(acme, 'hank@example.com', 'member'));
-    const key = shownKey((await hank.follow(await hank.post('/app/onboarding/key', {}))).html)!;
-    const openai = new OpenAI({ apiKey: key, baseURL: router.baseURL, maxRetries: 0 });
-    const ask = () => openai.chat.completions.create({ model: 'router/frontier', messages: [{ role: 'user', content: 'hi' }] });
+    const { acme, member: hank, ask } = await memberWithKey('removal.owner@example.com', 'hank@example.com');
     expect((await ask()).choices.length).toBe(1);
 
     fakes.openai.setReply({ latencyMs: 800 });
@@ -296,6 +341,20 @@ describe('removing a member', () => {
     // The removal names the person who did it (their email, not the stored person:<id>).
     expect(audit.html).toMatch(/<td>member\.remove<\/td><td>removal\.owner@example\.com<\/td>/);
     expect(audit.html).not.toMatch(/person:psn_[0-9a-f]+/);
+  });
+
+  it('demoted to viewer, a member’s keys are revoked at once (the next request is 401), and the page says so', async () => {
+    const { acme, member: ivy, ask } = await memberWithKey('demotion.owner@example.com', 'ivy@example.com');
+    expect((await ask()).choices.length).toBe(1);
+
+    const ivyId = personIdOf((await acme.get('/app/members')).html, 'ivy@example.com')!;
+    const demoted = await acme.post(`/app/members/${ivyId}/role`, { role: 'viewer' });
+    expect(demoted.status).toBe(200);
+    expect(demoted.html).toContain('Role changed to viewer. 1 key was revoked: a viewer reads usage only and calls no model.');
+    const refused = await ask().catch((error: unknown) => error);
+    expect((refused as InstanceType<typeof OpenAI.APIError>).status).toBe(401);
+    // Still a member of the organization, reading its usage.
+    expect((await ivy.get('/app/usage')).status).toBe(200);
   });
 
   it('never removes or demotes the last owner', async () => {

@@ -111,6 +111,22 @@ describe.each(usageBackends('app_usage_attribution'))('usage attributed when it 
     expect(rowOf(people.owner.email)?.[1]).toBe('1');
   });
 
+  it('filters by member and workspace by who caused each request, not by who holds the key now: the CSV and router usage', async () => {
+    // The owner holds Ben's key now but caused only the one request made after the handover.
+    const csv = (await people.owner.browser.get(`/app/usage.csv?by=member&tz=UTC&member=${people.owner.personId}`)).html.trim().split('\n');
+    const rows = csv.slice(1).map((line) => line.split(',')).filter((cells) => cells[0]!.startsWith('psn_'));
+    expect(rows.map((cells) => [cells.at(-2), cells[1]])).toEqual([[people.owner.email, '1']]);
+
+    const today = new Date().toISOString().slice(0, 10);
+    const usage = async (...args: string[]) => (await runCliJson(cliEnv, 'usage', '--account', orgId, '--from', today, '--to', today, ...args)).totals.requests as number;
+    expect(await usage('--member', people.owner.email)).toBe(1);
+    expect(await usage('--member', people.owner.email, '--by', 'key')).toBe(1);
+    expect(await usage('--member', people.ann.email)).toBe(3);
+    // The default workspace keeps Ann's 2 requests from before her key moved, and all 4 of Ben's key.
+    expect(await usage('--workspace', defaultName)).toBe(6);
+    expect(await usage('--workspace', 'Research', '--by', 'member')).toBe(1);
+  });
+
   it('names the member on the receipt, to a member only on their own requests', async () => {
     const receipt = async (key: string, id: string) => ((await sdkClient(router, key).get('/generation', { query: { id } })) as { data: { member: string | null } }).data.member;
     // The owner holds Ben's key now, and reads that Ben made the requests before the handover.

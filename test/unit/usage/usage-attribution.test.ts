@@ -41,6 +41,17 @@ describe('regroupCellsByTeam', () => {
     expect(byWorkspace.reduce((sum, row) => sum + row.requests, 0)).toBe(7);
   });
 
+  it('narrowed to a person or workspace, counts only what they caused there: a handed-over key\u2019s earlier usage stays out of its holder\u2019s', () => {
+    const byKey = [cell('d1', 5, 500, '2026-11-20T11:00:00.000Z'), cell('d2', 2, 20, '2026-11-21T11:00:00.000Z')];
+    const parts = [attributed('d1', 3, 300, 'psn_gone', 'wks_old'), attributed('d2', 2, 20, 'psn_gone', null)];
+    const rows = (by: 'day' | 'key', scope: { personId?: string; workspaceId?: string }) =>
+      regroupCellsByTeam(byKey, parts, directory, by, scope).map((row) => [row.range, row.group, row.requests]);
+    expect(rows('day', { personId: 'psn_admin' })).toEqual([['d1', 'd1', 2]]);
+    expect(rows('day', { personId: 'psn_gone' })).toEqual([['d1', 'd1', 3], ['d2', 'd2', 2]]);
+    expect(rows('key', { workspaceId: 'wks_new' })).toEqual([['d1', 'key_1', 2], ['d2', 'key_1', 2]]);
+    expect(rows('key', { personId: 'psn_gone', workspaceId: 'wks_old' })).toEqual([['d1', 'key_1', 3]]);
+  });
+
   it('without attributed usage regroups by the keys\u2019 current holders, as before version 18', () => {
     const rows = regroupByTeam([cell('all', 4, 40, '2026-11-21T11:00:00.000Z')], [], directory, 'member');
     expect(rows.map((row) => [row.group, row.requests, row.lastAt])).toEqual([['psn_admin', 4, '2026-11-21T11:00:00.000Z']]);
