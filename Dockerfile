@@ -53,6 +53,8 @@ EXPOSE 8787
 HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.ROUTER_PORT||8787)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
 STOPSIGNAL SIGTERM
-ENTRYPOINT ["/usr/bin/tini", "--", "node", "/app/bin/router"]
+# 8 MB semi-spaces instead of V8's 16: 26 MB less peak RSS under load at no measured CPU cost (README,
+# Performance). V8 reads the flag only at start, so it is here; cluster workers get it from the primary.
+ENTRYPOINT ["/usr/bin/tini", "--", "node", "--max-semi-space-size=8", "/app/bin/router"]
 # Migrates at start (the one-line start). With several instances run `migrate` once, then `serve --no-migrate`.
 CMD ["serve"]

@@ -10,13 +10,30 @@
  */
 import type { SseEvent } from '../upstream/sse-event.js';
 
-export function translateStream<T>(batches: AsyncIterator<SseEvent[]>, onEvent: (event: SseEvent) => T[], onEnd: () => T[]): AsyncIterator<T> {
+/** What `takeBuffered` returns when the next item needs the upstream's next read: call `next()`. */
+export const NOT_BUFFERED: unique symbol = Symbol('not buffered');
+
+/**
+ * An async iterator that can also hand over, synchronously, an item it already holds (from the network
+ * read it last awaited). A relay takes those without a promise, a result object and a microtask turn
+ * each: most of a stream's items arrive a dozen to a read.
+ */
+export interface BufferedItems<T> extends AsyncIterator<T> {
+  /** The next item if it needs no await (it throws as `next()` would), else NOT_BUFFERED. */
+  takeBuffered(): T | typeof NOT_BUFFERED;
+}
+
+export function hasBufferedItems<T>(items: AsyncIterator<T>): items is BufferedItems<T> {
+  return typeof (items as Partial<BufferedItems<T>>).takeBuffered === 'function';
+}
+
+export function translateStream<T>(batches: AsyncIterator<SseEvent[]>, onEvent: (event: SseEvent) => T[], onEnd: () => T[]): BufferedItems<T> {
   return new TranslatedStream(batches, onEvent, onEnd);
 }
 
 const DONE: IteratorReturnResult<undefined> = { done: true, value: undefined };
 
-class TranslatedStream<T> implements AsyncIterator<T> {
+class TranslatedStream<T> implements BufferedItems<T> {
   #events: SseEvent[] = [];
   #nextEvent = 0;
   #items: T[] = [];
@@ -52,6 +69,20 @@ class TranslatedStream<T> implements AsyncIterator<T> {
       }
     } catch (error) {
       // Like a generator that threw: nothing more comes out of it.
+      this.#drop();
+      throw error;
+    }
+  }
+
+  takeBuffered(): T | typeof NOT_BUFFERED {
+    try {
+      for (;;) {
+        if (this.#nextItem < this.#items.length) return this.#items[this.#nextItem++]!;
+        if (this.#nextEvent >= this.#events.length) return NOT_BUFFERED;
+        this.#items = this.onEvent(this.#events[this.#nextEvent++]!);
+        this.#nextItem = 0;
+      }
+    } catch (error) {
       this.#drop();
       throw error;
     }

@@ -16,6 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments } from 'yaml';
 // @ts-expect-error: a plain .mjs script without types; its one export returns the ConfigMap's text.
 import { renderConfigMap } from '../../deploy/kubernetes/render-configmap.mjs';
+import { SEMI_SPACE_FLAG } from '../../src/runtime/cluster/worker-node-flags.js';
 
 const run = promisify(execFile);
 const ROOT = new URL('../../', import.meta.url).pathname;
@@ -138,6 +139,10 @@ describe('Kubernetes manifests (deploy/kubernetes/)', () => {
     const spec = one('Deployment').spec.template.spec;
     const [, pause] = spec.containers[0].lifecycle.preStop.exec.command as [string, string];
     expect(spec.terminationGracePeriodSeconds).toBeGreaterThan(Number(pause) + server.shutdown.drainTimeoutMs / 1000);
+  });
+
+  it('starts the router with the semi-space bound cluster workers get (V8 reads it only when a process starts)', () => {
+    expect(dockerfile).toContain(`ENTRYPOINT ["/usr/bin/tini", "--", "node", "${SEMI_SPACE_FLAG}", "/app/bin/router"]`);
   });
 
   it('runs as the image\'s non-root user; pods serve without migrating and the Job migrates', () => {

@@ -6,7 +6,7 @@
  */
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -65,6 +65,9 @@ describe('cluster mode: two workers behind one listener (a spawned router on SQL
     router = await startCluster({ free: { monthlyRequests: 37, requestsPerMinute: 100_000, maxConcurrentRequests: 1000 } });
     const ready = await json(await fetch(`${router.url}/readyz`));
     expect(ready).toMatchObject({ status: 'ready', store: 'sqlite', quota: { backend: 'store' }, rateLimiter: { backend: 'primary' } });
+    // Each worker starts with the young generation's measured bound (worker-node-flags.ts): V8 reads it only at start.
+    expect(workerPids(router)).toHaveLength(2);
+    for (const pid of workerPids(router)) expect(readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')).toContain('--max-semi-space-size=8');
     const { accountId, key } = await router.account('free');
 
     const outcomes = await burst([router.baseURL], key, CONCURRENT);

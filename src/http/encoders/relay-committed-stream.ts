@@ -1,4 +1,5 @@
 import { UpstreamStreamError, type UpstreamFailure } from '../../upstream/upstream-failure.js';
+import { hasBufferedItems, NOT_BUFFERED } from '../../routing/translate-stream.js';
 import type { SseWriter } from '../sse-writer.js';
 import type { CommittedItems } from './client-stream-encoder.js';
 
@@ -50,8 +51,19 @@ export async function relayCommittedStream<T>(
       const pending = encoder.frame(item);
       if (pending) await pending;
     }
-    for (let next = await stream.tail.next(); !next.done && !writer.closed; next = await stream.tail.next()) {
-      const pending = encoder.frame(next.value);
+    // Items the tail already holds are taken without awaiting (translate-stream.ts): a stream's chunks
+    // come a dozen to a network read, and each await cost a promise, a result object and a microtask.
+    const tail = stream.tail;
+    const buffered = hasBufferedItems(tail) ? tail : undefined;
+    for (;;) {
+      let item = buffered ? buffered.takeBuffered() : NOT_BUFFERED;
+      if (item === NOT_BUFFERED) {
+        const next = await tail.next();
+        if (next.done) break;
+        item = next.value;
+      }
+      if (writer.closed) break;
+      const pending = encoder.frame(item);
       if (pending) await pending;
     }
     return undefined;

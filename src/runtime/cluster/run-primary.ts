@@ -25,6 +25,7 @@ import { serveClusterMetrics } from './cluster-metrics.js';
 import { migrateStorage } from './migrate-storage.js';
 import { RestartBackoff } from './restart-backoff.js';
 import { HeartbeatWatch, watchdogCheckIntervalMs } from './worker-watchdog.js';
+import { workerExecArgv } from './worker-node-flags.js';
 
 /** Past the workers' own drain deadline and end grace: how much longer the primary waits before killing them. */
 const EXIT_MARGIN_MS = 5000;
@@ -81,7 +82,7 @@ export async function runPrimary(config: RouterConfig, options: PrimaryOptions):
   const watchdog = watchdogTimeoutMs > 0 ? new HeartbeatWatch(watchdogTimeoutMs) : undefined;
 
   // Workers run this same command; --json is the primary's promise of one document on stdout.
-  cluster.setupPrimary({ args: process.argv.slice(2).filter((arg) => arg !== '--json') });
+  cluster.setupPrimary({ args: process.argv.slice(2).filter((arg) => arg !== '--json'), execArgv: workerExecArgv(process.execArgv, process.env.NODE_OPTIONS) });
   cluster.on('message', (worker, message: unknown) => {
     if (isClusterMessage(message, 'heartbeat')) return void watchdog?.heard(worker.id, Date.now());
     const reply = (answer: ClusterMessage) => {

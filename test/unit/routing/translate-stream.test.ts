@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { translateStream } from '../../../src/routing/translate-stream.js';
+import { NOT_BUFFERED, translateStream } from '../../../src/routing/translate-stream.js';
 import type { SseEvent } from '../../../src/upstream/sse-event.js';
 
 const event = (data: string): SseEvent => ({ event: undefined, data });
@@ -97,5 +97,31 @@ describe('translateStream', () => {
     expect(source.released()).toBe(true);
     expect(source.pulled()).toBe(1);
     expect(await stream.next()).toEqual({ done: true, value: undefined });
+  });
+
+  it('hands over what the last network read holds without an await, one event translated at a time, then asks for next()', async () => {
+    const { iterator, pulled } = upstream([[event('a'), event('b'), event('c')], [event('d')]]);
+    const translated: string[] = [];
+    const items = translateStream(iterator, (e) => (translated.push(e.data), [e.data.toUpperCase()]), () => ['end']);
+    expect(items.takeBuffered()).toBe(NOT_BUFFERED); // nothing read yet
+    expect(await items.next()).toEqual({ done: false, value: 'A' });
+    expect(items.takeBuffered()).toBe('B');
+    expect(translated).toEqual(['a', 'b']); // lazily: 'c' is not translated before it is taken
+    expect(items.takeBuffered()).toBe('C');
+    expect(items.takeBuffered()).toBe(NOT_BUFFERED);
+    expect(pulled()).toBe(1);
+    expect(await drain(items)).toEqual(['D', 'end']);
+  });
+
+  it('throws from takeBuffered as next() would, and gives nothing more after', async () => {
+    const { iterator } = upstream([[event('a'), event('bad'), event('c')]]);
+    const items = translateStream(iterator, (e) => {
+      if (e.data === 'bad') throw new Error('untranslatable');
+      return [e.data];
+    }, () => ['end']);
+    expect(await items.next()).toEqual({ done: false, value: 'a' });
+    expect(() => items.takeBuffered()).toThrow('untranslatable');
+    expect(items.takeBuffered()).toBe(NOT_BUFFERED);
+    expect(await items.next()).toEqual({ done: true, value: undefined });
   });
 });
