@@ -17,8 +17,10 @@ export interface LedgerViews {
   daily(query: DailyUsageQuery): Promise<DailyUsage>;
   /** The report `router usage` prints for the same arguments (the CSV export). */
   report(query: UsageReportQuery): Promise<UsageReport>;
-  /** The account's latest requests (their `main` records), newest first; with a scope, of its keys only. */
+  /** The people usage was recorded for over the local days [from, to] in `tz`. Throws InvalidReportRangeError for a bad zone or range. */
+  peopleWithUsage(query: { accountId: string; from: string; to: string; tz: string }): Promise<string[]>;
+  /** The account's latest requests (their `main` records), newest first; with a scope, those its person and/or workspace caused. */
   recentRequests(accountId: string, limit: number, view?: TeamView): Promise<LedgerRecord[]>;
-  /** The redacted bundle of one of the account's requests (with a scope, made with its keys); null when there is no such request. */
+  /** The redacted bundle of one of the account's requests (with a scope, one its person and/or workspace caused); null when there is no such request. */
   supportBundle(accountId: string, requestId: string, view?: TeamView): Promise<CustomerSupportBundle | null>;
 }

@@ -6,8 +6,9 @@
  */
 import type { LedgerViews } from '../app/ledger-seams.js';
 import { buildCustomerSupportBundle } from '../usage/support-bundle.js';
-import { keysInScope } from '../usage/usage-attribution.js';
-import { dailyUsage, lastUsedByKey, listRequests, usageReport } from '../usage/usage-report.js';
+import type { LedgerRecord } from '../stores/ledger-store.js';
+import { recordInScope, recordedScopeOf } from '../usage/usage-attribution.js';
+import { dailyUsage, lastUsedByKey, listRequests, peopleWithUsage, usageReport } from '../usage/usage-report.js';
 import type { RouterDeps } from '../http/router-deps.js';
 
 export function createLedgerViews(deps: Pick<RouterDeps, 'usage' | 'clock'>): LedgerViews {
@@ -21,10 +22,13 @@ export function createLedgerViews(deps: Pick<RouterDeps, 'usage' | 'clock'>): Le
     },
     daily: (query) => dailyUsage(ledger, query),
     report: (query) => usageReport(ledger, query),
+    peopleWithUsage: (query) => peopleWithUsage(ledger, query),
     recentRequests: (accountId, limit, view) => listRequests(ledger, { accountId, limit, ...view }),
     async supportBundle(accountId, requestId, view) {
-      const keyIds = view?.directory ? keysInScope(view.directory, view.scope) : undefined;
-      const bundle = await buildCustomerSupportBundle({ ledger, accountId, requestId, nowMs: deps.clock.now(), ...(keyIds ? { keyIds } : {}) });
+      // Scoped by whom each record was made for, not by who holds its key now (a key handed over keeps its past with its maker).
+      const directory = view?.directory;
+      const mine = directory && recordedScopeOf(directory, view.scope) ? (record: LedgerRecord) => recordInScope(record, directory, view.scope) : undefined;
+      const bundle = await buildCustomerSupportBundle({ ledger, accountId, requestId, nowMs: deps.clock.now(), ...(mine ? { mine } : {}) });
       // No records of this id in this account (another account's id, or a made-up one): nothing to bundle.
       return bundle.request.records.length > 0 ? bundle : null;
     },

@@ -141,6 +141,16 @@ export type UsageDimension = 'key' | 'route' | 'provider' | 'model';
  */
 export type KeyFilter = readonly string[];
 
+/**
+ * Requests caused by one person and/or workspace, as recorded with each request (its person since
+ * version 12, its workspace since 13). A request recorded without one counts for its key's holder or
+ * workspace now, as the attributed rollups do (usage-attribution.ts), hence the keys each side has now.
+ */
+export interface RecordedScope {
+  person?: { id: string; keyIdsNow: KeyFilter };
+  workspace?: { id: string; keyIdsNow: KeyFilter };
+}
+
 /** A half-open UTC interval [from, to) with the label rows are grouped under (a local day). */
 export interface UsageRange {
   label: string;
@@ -246,8 +256,11 @@ export interface LedgerStore {
 
   /** Raw records of a request id, newest first; only the account's when accountId is given. */
   findRecords(filter: { requestId: string; accountId?: string }): Promise<LedgerRecord[]>;
-  /** The account's `main` records, newest first, started before `before` when given; with `keyIds`, of those keys only. */
-  listRequests(filter: { accountId: string; before?: string; limit: number; keyIds?: KeyFilter }): Promise<LedgerRecord[]>;
+  /**
+   * The account's `main` records, newest first, started before `before` when given; with `keyIds`, of
+   * those keys only; with `recorded`, only those that person and/or workspace caused.
+   */
+  listRequests(filter: { accountId: string; before?: string; limit: number; keyIds?: KeyFilter; recorded?: RecordedScope }): Promise<LedgerRecord[]>;
   /** Requests that ended with each error code since an instant (one account's, or all). */
   countErrors(filter: { since: string; accountId?: string }): Promise<{ code: string; count: number }[]>;
 

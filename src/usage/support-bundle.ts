@@ -11,7 +11,7 @@
 import { createRequire } from 'node:module';
 import type { RouterConfig } from '../config/types.js';
 import type { ManagedAccessStatus } from '../routing/managed-access.js';
-import type { KeyFilter, LedgerRecord, LedgerStore } from '../stores/ledger-store.js';
+import type { LedgerRecord, LedgerStore } from '../stores/ledger-store.js';
 import { sqliteMigrations } from '../stores/migrations/sqlite-migrations.js';
 import type { Store } from '../stores/store.js';
 import { maskConfig, scrubDeep } from './redact-secrets.js';
@@ -71,11 +71,10 @@ export interface CustomerSupportBundle {
   request: BundledRequest;
 }
 
-/** With `keyIds`, only the records of those keys (a member's bundle holds only the requests they made). */
-export async function buildCustomerSupportBundle(input: { ledger: LedgerStore; accountId: string; requestId: string; nowMs: number; keyIds?: KeyFilter }): Promise<CustomerSupportBundle> {
+/** With `mine`, only the records it accepts (a member's bundle holds only the requests they made). */
+export async function buildCustomerSupportBundle(input: { ledger: LedgerStore; accountId: string; requestId: string; nowMs: number; mine?: (record: LedgerRecord) => boolean }): Promise<CustomerSupportBundle> {
   const found = await input.ledger.findRecords({ requestId: input.requestId, accountId: input.accountId });
-  const keyIds = input.keyIds;
-  const records = keyIds ? found.filter((record) => record.keyId !== null && keyIds.includes(record.keyId)) : found;
+  const records = input.mine ? found.filter(input.mine) : found;
   return scrubDeep({
     object: 'support_bundle',
     createdAt: new Date(input.nowMs).toISOString(),

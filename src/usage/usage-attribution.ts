@@ -7,7 +7,7 @@
  * docs/teams.md). Pure, but for `loadTeamDirectory`, which reads who holds what from the store.
  */
 import { addSums, emptySums } from '../stores/ledger-rollup.js';
-import type { AttributedCell, KeyFilter, UsageCell, UsageSums } from '../stores/ledger-store.js';
+import type { AttributedCell, KeyFilter, LedgerRecord, RecordedScope, UsageCell, UsageSums } from '../stores/ledger-store.js';
 import type { Store } from '../stores/store.js';
 
 /** The two splits that regroup the split by key. */
@@ -39,6 +39,8 @@ export interface TeamDirectory {
   people: ReadonlyMap<string, string>;
   /** Workspace names by id. */
   workspaces: ReadonlyMap<string, string>;
+  /** Those of `people` who are no longer members (absent: none). */
+  former?: ReadonlySet<string>;
 }
 
 /** The keys of the scope, as the ledger's filter; undefined when the scope is everyone (no filter at all). */
@@ -47,6 +49,26 @@ export function keysInScope(directory: TeamDirectory, scope: UsageScope | undefi
   return directory.keys
     .filter((key) => (scope.personId === undefined || key.personId === scope.personId) && (scope.workspaceId === undefined || key.workspaceId === scope.workspaceId))
     .map((key) => key.keyId);
+}
+
+/**
+ * A scope as the ledger's filter of raw requests by whom each was recorded for; a request recorded
+ * without a person or workspace counts for its key's holder or workspace now (as `recordedHolding`).
+ * Undefined when the scope is everyone.
+ */
+export function recordedScopeOf(directory: TeamDirectory, scope: UsageScope | undefined): RecordedScope | undefined {
+  if (!scope || (scope.personId === undefined && scope.workspaceId === undefined)) return undefined;
+  const keysOf = (matches: (key: KeyHolder) => boolean) => directory.keys.filter(matches).map((key) => key.keyId);
+  return {
+    ...(scope.personId === undefined ? {} : { person: { id: scope.personId, keyIdsNow: keysOf((key) => key.personId === scope.personId) } }),
+    ...(scope.workspaceId === undefined ? {} : { workspace: { id: scope.workspaceId, keyIdsNow: keysOf((key) => key.workspaceId === scope.workspaceId) } }),
+  };
+}
+
+/** Whether a raw record is of the scope, reckoned as `recordedScopeOf` (a member's support bundle). */
+export function recordInScope(record: LedgerRecord, directory: TeamDirectory, scope: UsageScope | undefined): boolean {
+  const now = currentHoldingOf(directory)(record.keyId);
+  return holdingInScope(recordedHolding({ personId: record.personId ?? null, workspaceId: record.workspaceId ?? null }, now), scope);
 }
 
 /** Whose a part of a key's usage is: a person (null: none) and a workspace. */
@@ -68,7 +90,7 @@ function currentHoldingOf(directory: TeamDirectory): (keyId: string | null) => H
  * Whose attributed usage is: the person and workspace recorded with it; none recorded (a key the operator
  * made has no person, and keys never gain one, so its current holder is the same none) falls back to the key's now.
  */
-function recordedHolding(cell: AttributedCell, now: Holding): Holding {
+function recordedHolding(cell: Pick<AttributedCell, 'personId' | 'workspaceId'>, now: Holding): Holding {
   return { personId: cell.personId ?? now.personId, workspaceId: cell.workspaceId ?? now.workspaceId };
 }
 
@@ -191,6 +213,7 @@ export async function loadTeamDirectory(store: TeamDirectoryStore, accountId: st
     keys: keys.map((key) => ({ keyId: key.id, personId: key.personId, workspaceId: key.workspaceId ?? fallback })),
     people,
     workspaces: new Map(workspaces.map((workspace) => [workspace.id, workspace.name])),
+    former: new Set(former.filter((id) => people.has(id))),
   };
 }
 
@@ -200,10 +223,22 @@ export async function loadTeamDirectory(store: TeamDirectoryStore, accountId: st
  * the people the rows name that the directory lacks (none, most of the time).
  */
 export async function withRecordedPeople(store: Pick<Store, 'getPerson'>, directory: TeamDirectory, by: string, groups: readonly (string | null)[]): Promise<TeamDirectory> {
-  if (by !== 'member') return directory;
-  const missing = [...new Set(groups.filter((id): id is string => id !== null && !directory.people.has(id)))];
+  return by === 'member' ? withFormerPeople(store, directory, groups) : directory;
+}
+
+/**
+ * The directory with those of `ids` it lacks, as former members (the directory has every member): the
+ * people who caused usage, offered by the member filter though they left with their keys handed over.
+ */
+export async function withFormerPeople(store: Pick<Store, 'getPerson'>, directory: TeamDirectory, ids: readonly (string | null)[]): Promise<TeamDirectory> {
+  const missing = [...new Set(ids.filter((id): id is string => id !== null && !directory.people.has(id)))];
   if (missing.length === 0) return directory;
   const people = new Map(directory.people);
-  for (const person of await Promise.all(missing.map((id) => store.getPerson(id)))) if (person) people.set(person.id, person.email);
-  return { ...directory, people };
+  const former = new Set(directory.former);
+  for (const person of await Promise.all(missing.map((id) => store.getPerson(id)))) {
+    if (!person) continue;
+    people.set(person.id, person.email);
+    former.add(person.id);
+  }
+  return { ...directory, people, former };
 }

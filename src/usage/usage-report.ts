@@ -9,7 +9,7 @@ import { addSums, emptySums } from '../stores/ledger-rollup.js';
 import type { KeyFilter, LedgerRecord, LedgerStore, UsageCell, UsageDimension, UsageRange, UsageSums } from '../stores/ledger-store.js';
 import { InvalidReportRangeError, assertTimeZone, localDayRanges, parseDay } from './local-days.js';
 import { formatNanoUsd, usdToNano } from './nano-usd.js';
-import { isTeamDimension, keysInScope, regroupCellsByTeam, type RegroupDimension, type TeamDimension, type TeamDirectory, type UsageScope } from './usage-attribution.js';
+import { isTeamDimension, keysInScope, recordedScopeOf, regroupCellsByTeam, type RegroupDimension, type TeamDimension, type TeamDirectory, type UsageScope } from './usage-attribution.js';
 
 export type UsageGrouping = 'day' | UsageDimension | TeamDimension;
 export const USAGE_GROUPINGS: readonly UsageGrouping[] = ['day', 'key', 'route', 'provider', 'model', 'member', 'workspace'];
@@ -216,6 +216,13 @@ export function lastDays(nowMs: number, tz: string, count: number): { from: stri
   return { from, to: today };
 }
 
+/** The people usage was recorded for over [from, to] (local days in `tz`), from the attributed rollups (one query). Throws InvalidReportRangeError. */
+export async function peopleWithUsage(ledger: LedgerStore, query: { accountId: string; from: string; to: string; tz: string }): Promise<string[]> {
+  const days = localDayRanges(query.from, query.to, query.tz);
+  const cells = await ledger.sumAttributedUsage(query.accountId, [{ label: 'all', from: days[0]!.from, to: days[days.length - 1]!.to }]);
+  return [...new Set(cells.map((cell) => cell.personId).filter((id): id is string => id !== null))];
+}
+
 /** When each of the account's keys was last used (one query; keys never used are absent). */
 export function lastUsedByKey(ledger: LedgerStore, accountId: string): Promise<{ keyId: string; lastAt: string }[]> {
   return ledger.lastUsedByKey(accountId);
@@ -247,14 +254,18 @@ export async function managedSpend(ledger: LedgerStore, input: { accountId: stri
   };
 }
 
-/** The account's requests, newest first (one query per page; pass the last row's startedAt as `before`); with a scope, of its keys only. */
+/**
+ * The account's requests, newest first (one query per page; pass the last row's startedAt as `before`);
+ * with a scope, those its person and/or workspace caused (recorded with each request), whoever holds the key now.
+ */
 export function listRequests(ledger: LedgerStore, input: { accountId: string; before?: string; limit?: number } & TeamView): Promise<LedgerRecord[]> {
-  const keyIds = keyFilterOf(input);
+  const scope = scopeOf(input);
+  const recorded = scope ? recordedScopeOf(directoryFor(input, 'member or workspace'), scope) : undefined;
   return ledger.listRequests({
     accountId: input.accountId,
     limit: Math.min(Math.max(input.limit ?? 50, 1), 500),
     ...(input.before ? { before: input.before } : {}),
-    ...(keyIds ? { keyIds } : {}),
+    ...(recorded ? { recorded } : {}),
   });
 }
 

@@ -6,7 +6,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createLedgerRecordIds } from '../../src/stores/ledger-record-ids.js';
 import { emptySums } from '../../src/stores/ledger-rollup.js';
-import type { LedgerRecord, LedgerStore } from '../../src/stores/ledger-store.js';
+import type { LedgerRecord, LedgerStore, RecordedScope } from '../../src/stores/ledger-store.js';
 import type { Store } from '../../src/stores/store.js';
 
 export interface LedgerFixture {
@@ -347,6 +347,12 @@ export function runLedgerStoreContract(name: string, makeLedger: MakeLedger): vo
       ]);
       expect((await ledger.sumAttributedUsage('acct_a', ranges, ['key_cli'])).map((cell) => cell.keyId)).toEqual(['key_cli']);
       expect(await ledger.sumAttributedUsage('acct_a', ranges, [])).toEqual([]);
+      // Raw requests by whom they were recorded for; one recorded without (key_cli) counts for its key's holder now.
+      const costsOf = async (recorded: RecordedScope) => (await ledger.listRequests({ accountId: 'acct_a', limit: 10, recorded })).map((record) => record.costNanoUsd);
+      expect(await costsOf({ person: { id: 'psn_ann', keyIdsNow: [] } })).toEqual([1]);
+      expect(await costsOf({ person: { id: 'psn_admin', keyIdsNow: ['key_1', 'key_cli'] } })).toEqual([4000, 20]);
+      expect(await costsOf({ person: { id: 'psn_admin', keyIdsNow: ['key_1'] }, workspace: { id: 'wks_1', keyIdsNow: [] } })).toEqual([]);
+      expect(await costsOf({ workspace: { id: 'wks_1', keyIdsNow: ['key_1'] } })).toEqual([1]);
       // A record id already stored is not counted twice here either.
       const again = ledgerRecord({ startedAt: '2026-11-15T09:30:00.000Z', keyId: 'key_cli', costNanoUsd: 5 });
       await ledger.writeBatch([again]);

@@ -5,16 +5,17 @@ import type { BillingRecord } from '../../stores/billing-store.js';
 import type { Account } from '../../stores/store.js';
 import { utcLabel } from '../key-views.js';
 
-const STATUS_LABELS: Readonly<Record<string, string>> = {
-  active: 'Active',
-  trialing: 'Trial',
-  past_due: 'Payment failed',
-  incomplete: 'Waiting for the first payment',
-  incomplete_expired: 'First payment not made',
-  unpaid: 'Unpaid',
-  canceled: 'Ended',
-  paused: 'Paused',
-};
+// A Map, not an object literal: the status is whatever Stripe sent, and a name like 'constructor' must not find Object's function.
+const STATUS_LABELS: ReadonlyMap<string, string> = new Map([
+  ['active', 'Active'],
+  ['trialing', 'Trial'],
+  ['past_due', 'Payment failed'],
+  ['incomplete', 'Waiting for the first payment'],
+  ['incomplete_expired', 'First payment not made'],
+  ['unpaid', 'Unpaid'],
+  ['canceled', 'Ended'],
+  ['paused', 'Paused'],
+]);
 
 export interface SubscriptionView {
   statusLabel: string;
@@ -31,7 +32,7 @@ export function subscriptionView(service: BillingService, plans: ReadonlyMap<str
   const next = service.nextPlan(record, account.plan);
   const change = record.nextChangeAt && next && next !== account.plan ? `${nameOf(plans, account.plan)} until ${utcLabel(record.nextChangeAt)}, then ${nameOf(plans, next)}.` : null;
   const renews = (record.status === 'active' || record.status === 'trialing') && !record.cancelAtPeriodEnd ? record.currentPeriodEnd : null;
-  return { statusLabel: STATUS_LABELS[record.status ?? ''] ?? record.status ?? 'None', change, renewsLabel: renews ? utcLabel(renews) : null };
+  return { statusLabel: STATUS_LABELS.get(record.status ?? '') ?? record.status ?? 'None', change, renewsLabel: renews ? utcLabel(renews) : null };
 }
 
 /** The banner every signed-in page shows while a payment has failed; null otherwise. */

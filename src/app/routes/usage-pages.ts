@@ -13,7 +13,7 @@ import type { ApiKeyRecord } from '../../stores/store.js';
 import { formatNanoUsd } from '../../usage/nano-usd.js';
 import { InvalidReportRangeError, lastDays, type DailyUsage } from '../../usage/usage-report.js';
 import { usageReportCsv } from '../../usage/usage-csv.js';
-import { loadTeamDirectory, rowTeams, withRecordedPeople, type TeamDirectory, type UsageScope } from '../../usage/usage-attribution.js';
+import { loadTeamDirectory, rowTeams, withFormerPeople, withRecordedPeople, type TeamDirectory, type UsageScope } from '../../usage/usage-attribution.js';
 import { setSecurityHeaders } from '../http-helpers.js';
 import { utcLabel } from '../key-views.js';
 import { errorPage, signedInPage, type PageContext } from '../page-kit.js';
@@ -22,6 +22,9 @@ import { CHART_DAYS, SPLITS, formatCount, readCsvQuery, readUsageQuery, timeZone
 import type { WebDeps } from '../web-deps.js';
 
 const RECENT_REQUESTS = 20;
+
+/** Local days [from, to] in a time zone (checked when read: a bad one throws InvalidReportRangeError). */
+type DaysInZone = { from: string; to: string; tz: string };
 
 export function registerUsagePages(router: Router, deps: WebDeps): void {
   const app = deps.paths.app;
@@ -115,14 +118,29 @@ export function registerUsagePages(router: Router, deps: WebDeps): void {
     const people = [...directory.people].filter(([id]) => !own || id === page.person.id).sort((a, b) => (a[1] < b[1] ? -1 : 1));
     return {
       ownOnly: own,
-      members: people.map(([id, email]) => ({ id, label: id === page.person.id ? `${email} (you)` : email, selected: own || id === chosen.member })),
+      members: people.map(([id, email]) => ({ id, label: id === page.person.id ? `${email} (you)` : directory.former?.has(id) ? `${email} (former member)` : email, selected: own || id === chosen.member })),
       workspaces: [...directory.workspaces].map(([id, name]) => ({ id, label: name, selected: id === chosen.workspace })),
     };
   }
 
+  /**
+   * The directory with everyone usage was recorded for over the days, so the member filter offers a
+   * former member whose keys were all handed over. Not for a member (only their own usage is theirs to
+   * see), nor for days the report itself will refuse (it says why).
+   */
+  async function withPeopleOfDays(page: PageContext, directory: TeamDirectory, days: () => DaysInZone): Promise<TeamDirectory> {
+    if (page.role === 'member' || !deps.ledger.recording) return directory;
+    try {
+      return await withFormerPeople(deps.store, directory, await deps.ledger.peopleWithUsage({ accountId: page.account.id, ...days() }));
+    } catch (error) {
+      if (error instanceof InvalidReportRangeError) return directory;
+      throw error;
+    }
+  }
+
   /** What a person may read of the account's usage, narrowed by the filters they chose (a problem for a filter not of the account). */
-  async function teamViewOf(page: PageContext, filters: UsageFilters): Promise<{ directory: TeamDirectory; scope: UsageScope } | { directory: TeamDirectory; problem: string }> {
-    const directory = await loadTeamDirectory(deps.store, page.account.id);
+  async function teamViewOf(page: PageContext, filters: UsageFilters, days: () => DaysInZone): Promise<{ directory: TeamDirectory; scope: UsageScope } | { directory: TeamDirectory; problem: string }> {
+    const directory = await withPeopleOfDays(page, await loadTeamDirectory(deps.store, page.account.id), days);
     const scoped = usageScopeFor({ role: page.role, personId: page.person.id }, filters, directory);
     return 'problem' in scoped ? { directory, problem: scoped.problem } : { directory, scope: scoped.scope };
   }
@@ -132,7 +150,8 @@ export function registerUsagePages(router: Router, deps: WebDeps): void {
     signedInPage(deps, async (event, page) => {
       const query = readUsageQuery(searchOf(event), page.timeZone);
       const split = SPLITS.find((entry) => entry.by === query.by)!;
-      const team = await teamViewOf(page, 'problem' in query ? {} : query);
+      const chartDays = () => ({ ...lastDays(deps.clock.now(), query.tz, CHART_DAYS), tz: query.tz });
+      const team = await teamViewOf(page, 'problem' in query ? {} : query, chartDays);
       const filters = filterChoices(page, team.directory, 'problem' in query ? {} : query);
       const base = { title: 'Usage', month: await month(page), zones, tz: query.tz, by: query.by, splits: SPLITS, filters, recording: deps.ledger.recording };
       if ('problem' in query) return page.view('usage', { ...base, problem: query.problem }, { status: 400 });
@@ -171,10 +190,11 @@ export function registerUsagePages(router: Router, deps: WebDeps): void {
     signedInPage(deps, async (event, page) => {
       const query = readCsvQuery(searchOf(event));
       if ('problem' in query) return errorPage(deps, event, 400, 'This export cannot be made', query.problem);
-      const team = await teamViewOf(page, query);
+      const days = () => (query.from && query.to ? { from: query.from, to: query.to } : lastDays(deps.clock.now(), query.tz, CHART_DAYS));
+      const team = await teamViewOf(page, query, () => ({ ...days(), tz: query.tz }));
       if ('problem' in team) return errorPage(deps, event, 400, 'This export cannot be made', team.problem);
       try {
-        const range = query.from && query.to ? { from: query.from, to: query.to } : lastDays(deps.clock.now(), query.tz, CHART_DAYS);
+        const range = days();
         const report = await deps.ledger.report({ accountId: page.account.id, ...range, by: query.by, tz: query.tz, ...team });
         setSecurityHeaders(event);
         setResponseHeader(event, 'content-type', 'text/csv; charset=utf-8');

@@ -296,13 +296,15 @@ export function createPostgresLedgerStore(options: PostgresLedgerStoreOptions): 
       );
       return rows.map(toLedgerRecord);
     },
-    listRequests: async ({ accountId, before, limit, keyIds }) => {
+    listRequests: async ({ accountId, before, limit, keyIds, recorded }) => {
       const rows = await queryRows<LedgerRecordRow>(
         pool,
         `SELECT * FROM usage_records WHERE account_id = $1 AND call = 'main' AND ($2::timestamptz IS NULL OR started_at < $2)
          AND ($4::text[] IS NULL OR key_id = ANY($4::text[]))
+         AND ($5::text IS NULL OR person_id = $5 OR (person_id IS NULL AND key_id = ANY($6::text[])))
+         AND ($7::text IS NULL OR workspace_id = $7 OR (workspace_id IS NULL AND key_id = ANY($8::text[])))
          ORDER BY started_at DESC, id DESC LIMIT $3`,
-        [accountId, before ?? null, limit, keyIds ?? null],
+        [accountId, before ?? null, limit, keyIds ?? null, recorded?.person?.id ?? null, recorded?.person?.keyIdsNow ?? [], recorded?.workspace?.id ?? null, recorded?.workspace?.keyIdsNow ?? []],
       );
       return rows.map(toLedgerRecord);
     },

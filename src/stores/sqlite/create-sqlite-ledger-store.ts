@@ -8,13 +8,13 @@ import { ledgerRecordIdFloor } from '../ledger-record-ids.js';
 import { rollUp, rollUpAttribution, spendOf } from '../ledger-rollup.js';
 import { RECORD_COLUMNS, recordRow, toAttributedCell, toLedgerRecord, toSafeInteger, toUsageCell, toUsageSums } from '../ledger-sql.js';
 import { toKeySpendWindows, toKeysSpendWindows } from '../key-spend-sql.js';
-import type { KeyFilter, LedgerRecord, LedgerStore, SpendReservationInput, UsageDimension, UsageRange } from '../ledger-store.js';
+import type { KeyFilter, LedgerRecord, LedgerStore, RecordedScope, SpendReservationInput, UsageDimension, UsageRange } from '../ledger-store.js';
 import { budgetChargesOf } from '../budget-meter.js';
 import type { BudgetHold, BudgetReservation, BudgetReservationInput } from '../budget-store.js';
 import { sqliteMigrations } from '../migrations/sqlite-migrations.js';
 import { migrateSqlite } from './migrate-sqlite.js';
 import { guard as guardSqlite, openDatabase as openSqliteDatabase } from './create-sqlite-store.js';
-import { prepareSqliteLedgerStatements, type SqliteLedgerStatements } from './prepare-sqlite-ledger-statements.js';
+import { prepareSqliteLedgerStatements, recordedScopeParams, type SqliteLedgerStatements } from './prepare-sqlite-ledger-statements.js';
 
 export interface SqliteLedgerStoreOptions {
   /** The store's file, or `:memory:` (a private database of the ledger's own). */
@@ -143,8 +143,10 @@ export function createSqliteLedgerStore(options: SqliteLedgerStoreOptions): Ledg
     findRecords: read((filter: { requestId: string; accountId?: string }) =>
       sql().findRecords.all({ requestId: filter.requestId, accountId: filter.accountId ?? null }).map(toLedgerRecord),
     ),
-    listRequests: read((filter: { accountId: string; before?: string; limit: number; keyIds?: KeyFilter }) =>
-      sql().listRequests.all({ accountId: filter.accountId, before: filter.before ?? null, limit: filter.limit, keys: keysJson(filter.keyIds) }).map(toLedgerRecord),
+    listRequests: read((filter: { accountId: string; before?: string; limit: number; keyIds?: KeyFilter; recorded?: RecordedScope }) =>
+      sql()
+        .listRequests.all({ accountId: filter.accountId, before: filter.before ?? null, limit: filter.limit, keys: keysJson(filter.keyIds), ...recordedScopeParams(filter.recorded) })
+        .map(toLedgerRecord),
     ),
     countErrors: read((filter: { since: string; accountId?: string }) =>
       sql().countErrors.all({ sinceId: ledgerRecordIdFloor(Date.parse(filter.since)), accountId: filter.accountId ?? null }).map((row) => ({ code: row.code, count: row.count })),

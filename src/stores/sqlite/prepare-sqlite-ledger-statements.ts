@@ -2,7 +2,24 @@
 import type { Database } from 'better-sqlite3';
 import { ATTRIBUTION_ROLLUP_COLUMNS, DIMENSION_SQL, RECORD_COLUMNS, ROLLUP_SUM_COLUMNS, USAGE_SUMS_SQL, type AttributedCellRow, type LedgerRecordRow, type UsageCellRow, type UsageSumsRow } from '../ledger-sql.js';
 import { keySpendSql, keysSpendSql, type KeySpendRow } from '../key-spend-sql.js';
-import type { UsageDimension } from '../ledger-store.js';
+import type { RecordedScope, UsageDimension } from '../ledger-store.js';
+
+/** A RecordedScope as listRequests' parameters: null ids match everyone; key lists as JSON arrays. */
+export interface RecordedScopeParams {
+  person: string | null;
+  personKeys: string;
+  workspace: string | null;
+  workspaceKeys: string;
+}
+
+export function recordedScopeParams(scope: RecordedScope | undefined): RecordedScopeParams {
+  return {
+    person: scope?.person?.id ?? null,
+    personKeys: JSON.stringify(scope?.person?.keyIdsNow ?? []),
+    workspace: scope?.workspace?.id ?? null,
+    workspaceKeys: JSON.stringify(scope?.workspace?.keyIdsNow ?? []),
+  };
+}
 
 export type SqliteLedgerStatements = ReturnType<typeof prepareSqliteLedgerStatements>;
 
@@ -97,9 +114,11 @@ export function prepareSqliteLedgerStatements(db: Database) {
       `SELECT * FROM usage_records WHERE request_id = @requestId AND (@accountId IS NULL OR account_id = @accountId)
        ORDER BY started_at DESC, call LIMIT 100`,
     ),
-    listRequests: db.prepare<[{ accountId: string; before: string | null; limit: number; keys: string | null }], LedgerRecordRow>(
+    listRequests: db.prepare<[{ accountId: string; before: string | null; limit: number; keys: string | null } & RecordedScopeParams], LedgerRecordRow>(
       `SELECT * FROM usage_records WHERE account_id = @accountId AND call = 'main' AND (@before IS NULL OR started_at < @before)
        AND (@keys IS NULL OR key_id IN (SELECT value FROM json_each(@keys)))
+       AND (@person IS NULL OR person_id = @person OR (person_id IS NULL AND key_id IN (SELECT value FROM json_each(@personKeys))))
+       AND (@workspace IS NULL OR workspace_id = @workspace OR (workspace_id IS NULL AND key_id IN (SELECT value FROM json_each(@workspaceKeys))))
        ORDER BY started_at DESC, id DESC LIMIT @limit`,
     ),
     countErrors: db.prepare<[{ sinceId: string; accountId: string | null }], { code: string; count: number }>(

@@ -127,6 +127,26 @@ describe.each(usageBackends('app_usage_attribution'))('usage attributed when it 
     expect(await usage('--workspace', 'Research', '--by', 'member')).toBe(1);
   });
 
+  it('lists under a member or workspace filter the recent requests they caused, not those of the keys they have now', async () => {
+    const recent = async (filter: string) => [...(await people.owner.browser.get(`/app/usage?tz=UTC&${filter}`)).html.matchAll(/<code class="request-id" id="request-id-\d+">([^<]+)<\/code>/g)].map((match) => match[1]);
+    const research = (await router.server.runtime.store.listWorkspaces(orgId)).find((workspace) => workspace.name === 'Research')!;
+    const defaultId = (await router.server.runtime.store.getDefaultWorkspace(orgId)).id;
+    // Ann's key is in Research now, but only her third request ran there.
+    expect(await recent(`workspace=${research.id}`)).toEqual([requestIds[2]]);
+    expect((await recent(`workspace=${defaultId}`)).sort()).toEqual([...annsRequests, ...bensRequests, requestIds.at(-1)!].sort());
+    // The owner holds Ben's key now and made one request with it; Ben's three stay his.
+    expect(await recent(`member=${people.owner.personId}`)).toEqual([requestIds.at(-1)]);
+    expect((await recent(`member=${people.ben.personId}`)).sort()).toEqual([...bensRequests].sort());
+  });
+
+  it('offers a removed member with attributed usage in the member filter, as a former member', async () => {
+    const html = (await people.owner.browser.get('/app/usage?tz=UTC')).html;
+    expect(html).toContain(`<option value="${people.ben.personId}">${people.ben.email} (former member)</option>`);
+    const narrowed = await people.owner.browser.get(`/app/usage?tz=UTC&by=member&member=${people.ben.personId}`);
+    expect(narrowed.status).toBe(200);
+    expect(requestsOf(narrowed.html, people.ben.email)).toBe('3');
+  });
+
   it('names the member on the receipt, to a member only on their own requests', async () => {
     const receipt = async (key: string, id: string) => ((await sdkClient(router, key).get('/generation', { query: { id } })) as { data: { member: string | null } }).data.member;
     // The owner holds Ben's key now, and reads that Ben made the requests before the handover.

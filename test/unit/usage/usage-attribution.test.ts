@@ -5,8 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { emptySums } from '../../../src/stores/ledger-rollup.js';
-import type { AttributedCell, UsageCell } from '../../../src/stores/ledger-store.js';
-import { regroupByTeam, regroupCellsByTeam, type TeamDirectory } from '../../../src/usage/usage-attribution.js';
+import type { AttributedCell, LedgerRecord, UsageCell } from '../../../src/stores/ledger-store.js';
+import { recordInScope, recordedScopeOf, regroupByTeam, regroupCellsByTeam, type TeamDirectory } from '../../../src/usage/usage-attribution.js';
 
 const directory: TeamDirectory = {
   keys: [{ keyId: 'key_1', personId: 'psn_admin', workspaceId: 'wks_new' }],
@@ -55,5 +55,26 @@ describe('regroupCellsByTeam', () => {
   it('without attributed usage regroups by the keys\u2019 current holders, as before version 18', () => {
     const rows = regroupByTeam([cell('all', 4, 40, '2026-11-21T11:00:00.000Z')], [], directory, 'member');
     expect(rows.map((row) => [row.group, row.requests, row.lastAt])).toEqual([['psn_admin', 4, '2026-11-21T11:00:00.000Z']]);
+  });
+});
+
+describe('raw requests in a scope (recent requests, a member\'s support bundle)', () => {
+  const record = (personId: string | null | undefined, workspaceId: string | null | undefined) => ({ keyId: 'key_1', personId, workspaceId }) as LedgerRecord;
+
+  it('counts a request for the person and workspace recorded with it, not the key\'s holder now', () => {
+    expect(recordInScope(record('psn_gone', 'wks_old'), directory, { personId: 'psn_gone' })).toBe(true);
+    expect(recordInScope(record('psn_gone', 'wks_old'), directory, { personId: 'psn_admin' })).toBe(false);
+    expect(recordInScope(record('psn_gone', 'wks_old'), directory, { workspaceId: 'wks_new' })).toBe(false);
+    expect(recordInScope(record('psn_gone', 'wks_old'), directory, { personId: 'psn_gone', workspaceId: 'wks_old' })).toBe(true);
+  });
+
+  it('counts a request recorded without them (before versions 12 and 13) for the key\'s holder and workspace now', () => {
+    expect(recordInScope(record(undefined, null), directory, { personId: 'psn_admin', workspaceId: 'wks_new' })).toBe(true);
+    expect(recordInScope(record(null, undefined), directory, { personId: 'psn_gone' })).toBe(false);
+  });
+
+  it('hands the ledger the same reckoning: the recorded ids, and the keys each has now for requests without them', () => {
+    expect(recordedScopeOf(directory, {})).toBeUndefined();
+    expect(recordedScopeOf(directory, { personId: 'psn_gone', workspaceId: 'wks_new' })).toEqual({ person: { id: 'psn_gone', keyIdsNow: [] }, workspace: { id: 'wks_new', keyIdsNow: ['key_1'] } });
   });
 });
