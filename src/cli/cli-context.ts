@@ -1,9 +1,9 @@
 /** Config and store for operator commands, opened per invocation and always closed. */
-import { consola } from 'consola';
 import type { KeyService } from '../accounts/key-service.js';
 import type { RouterConfig } from '../config/types.js';
 import type { LedgerStore } from '../stores/ledger-store.js';
 import { NotFoundInStoreError, type Store } from '../stores/store.js';
+import { log } from './cli-io.js';
 
 export interface CliContext {
   config: RouterConfig;
@@ -26,7 +26,7 @@ export async function withCliContext<T>(configFlag: string | undefined, run: (ct
   // Plan changes and deactivations made here must reach the quota gate the running instances share.
   const { quota, store } = await openQuotaLedger(config.server.rateLimit, rawStore, {
     onForgetFailed: (accountId) =>
-      consola.warn(`account ${accountId} changed, but Redis could not be told: running instances apply it within a minute (the quota gate's card TTL)`),
+      log.warn(`account ${accountId} changed, but Redis could not be told: running instances apply it within a minute (the quota gate's card TTL)`),
   });
   try {
     await store.migrate();
