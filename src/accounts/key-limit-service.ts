@@ -26,12 +26,21 @@ export class KeyLimitService {
     return this.#cache.get(keyId);
   }
 
+  /** For enforcing: the cached limits, read from the store when the cache has none. */
   async get(keyId: string): Promise<KeyLimits> {
     const cached = this.#cache.get(keyId);
     if (cached) return cached;
-    const limits = (await this.store.getKeyLimits(keyId)) ?? { ...NONE, keyId };
+    const limits = await this.stored(keyId);
     this.#cache.set(keyId, limits);
     return limits;
+  }
+
+  /**
+   * For showing and for changing one field: the limits as stored now, never this instance's cached copy,
+   * which another instance may have changed within the cache's TTL (and a change written from it would undo).
+   */
+  async stored(keyId: string): Promise<KeyLimits> {
+    return (await this.store.getKeyLimits(keyId)) ?? { ...NONE, keyId };
   }
 
   async set(limits: KeyLimits, actor: string): Promise<void> {

@@ -149,6 +149,18 @@ describe.each(usageBackends('keylimits'))('key limits made through /v1/keys on %
     expect(fakes.openai.requests).toHaveLength(4);
   });
 
+  it('shows and changes the limits as stored, not as an instance that enforces them has them cached', async () => {
+    const { hash, key } = await createKey({ requests_per_minute: 5 });
+    // The first instance enforces, so it caches the key's limits: 5 a minute, no monthly count.
+    expect(await chat(first(), key)).toBe('200');
+    // Another instance (its account app, say) sets a monthly count and 6 a minute.
+    await routers[1].server.runtime.keyLimits.set({ keyId: hash, monthlyRequests: 100, requestsPerMinute: 6 }, 'test');
+    expect(await readKey(hash)).toMatchObject({ requests_per_minute: 6 });
+    // A PATCH of one field on the first instance keeps the other: written from its cached copy, it would undo the monthly count.
+    expect(await patchKey(hash, { requests_per_minute: 4 })).toMatchObject({ requests_per_minute: 4 });
+    expect(await first().server.runtime.store.getKeyLimits(hash)).toMatchObject({ monthlyRequests: 100, requestsPerMinute: 4 });
+  });
+
   it('keeps a used-up limit through a rotation: the replacement carries the limit and what was spent against it', async () => {
     costAsEstimated();
     const { hash, key } = await createKey({ limit: usd(requestCost), limit_reset: 'monthly' });

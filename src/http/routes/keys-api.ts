@@ -45,7 +45,7 @@ export function createKeysApiRoutes(deps: RouterDeps): { create: Handler; list: 
   const validRotate = createBodyValidator(rotateKeySchema);
   const figuresDeps = { store: deps.store, ledger: deps.usage.store };
   const figures = (key: ApiKeyRecord) => keyFigures(figuresDeps, key, deps.clock.now());
-  const view = async (key: ApiKeyRecord) => ({ hash: key.id, ...(await figures(key)), requests_per_minute: (await deps.keyLimits.get(key.id)).requestsPerMinute });
+  const view = async (key: ApiKeyRecord) => ({ hash: key.id, ...(await figures(key)), requests_per_minute: (await deps.keyLimits.stored(key.id)).requestsPerMinute });
   const actorOf = (request: StandingRequest) => `key:${request.caller.keyId}`;
 
   /** The caller's organization's key named in the path, or 404. */
@@ -84,7 +84,7 @@ export function createKeysApiRoutes(deps: RouterDeps): { create: Handler; list: 
       deps.controls.forget(key.accountId);
     }
     if (fields.requests_per_minute !== undefined) {
-      const limits = await deps.keyLimits.get(key.id);
+      const limits = await deps.keyLimits.stored(key.id);
       await deps.keyLimits.set({ keyId: key.id, monthlyRequests: limits.monthlyRequests, requestsPerMinute: fields.requests_per_minute }, actor);
     }
   }
