@@ -46,6 +46,13 @@ export function keysRevokedBy(role: Role): 'none' | 'management' | 'all' {
   return mayHoldManagementKeys(role) ? 'none' : 'management';
 }
 
+/** What a confirmation (the Members page, `router teams role`) says of the keys a role change revoked: '' for none. */
+export function roleChangeKeysNotice(role: Role, revoked: number): string {
+  if (revoked === 0) return '';
+  const count = `${revoked} ${keysRevokedBy(role) === 'all' ? '' : 'management '}key${revoked === 1 ? ' was' : 's were'} revoked`;
+  return role === 'viewer' ? ` ${count}: a viewer reads usage only and calls no model.` : ` ${count} (only owners and admins hold them).`;
+}
+
 export interface RoleChange extends MembershipRecord {
   /** The keys the change revoked (keysRevokedBy): management keys below admin, every key for a viewer. */
   revokedKeys: { id: string; hash: string }[];
@@ -89,10 +96,15 @@ export class KeyHeirError extends Error {
   }
 }
 
+/** "allows 5 members": a plan's `maxMembers` in every message that names it. */
+export function membersAllowed(maxMembers: number): string {
+  return `allows ${maxMembers} member${maxMembers === 1 ? '' : 's'}`;
+}
+
 /** Joining would take the organization past its plan's `maxMembers` (docs/teams.md); nothing was changed. */
 export class MemberLimitError extends Error {
   constructor(readonly accountId: string, readonly plan: string, readonly maxMembers: number, readonly members: number) {
-    super(`the ${plan} plan allows ${maxMembers} member${maxMembers === 1 ? '' : 's'} and organization ${accountId} has ${members}`);
+    super(`the ${plan} plan ${membersAllowed(maxMembers)} and organization ${accountId} has ${members}`);
     this.name = 'MemberLimitError';
   }
 }

@@ -88,7 +88,7 @@ describe('router orgs, members and workspaces (built bin/router)', { timeout: 60
     expect((await store.getApiKey(manager.id))?.revokedAt).toBeTruthy();
     expect((await store.getApiKey(ordinary.id))?.revokedAt).toBeNull();
     // A viewer reads usage only: the ordinary key that still called models goes too, and the output says so.
-    expect(await text('members', 'role', pro, 'alice@teams.example', 'viewer')).toContain(`alice@teams.example is now viewer of ${pro}: 1 key(s) revoked (a viewer calls no model)`);
+    expect(await text('members', 'role', pro, 'alice@teams.example', 'viewer')).toContain(`alice@teams.example is now viewer of ${pro}. 1 key was revoked: a viewer reads usage only and calls no model.`);
     expect((await store.getApiKey(ordinary.id))?.revokedAt).toBeTruthy();
     const revocations = (await store.listAuditEvents({ accountId: pro })).filter((event) => event.action === 'key.revoke' && event.keyId === ordinary.id);
     expect(revocations).toEqual([expect.objectContaining({ actor: 'cli' })]);

@@ -9,8 +9,9 @@
  */
 import { eventHandler, getQuery, type H3Event, type Router } from 'h3';
 import { hashToken } from '../../core/secret-tokens.js';
+import type { Account } from '../../stores/account.js';
 import { EmailTakenError } from '../../stores/account-auth-store.js';
-import { MemberLimitError, personActor, type InvitationRecord } from '../../stores/people-store.js';
+import { MemberLimitError, membersAllowed, personActor, type InvitationRecord } from '../../stores/people-store.js';
 import { readForm, redirectAfterPost, sendHtml } from '../http-helpers.js';
 import { formProblem } from '../form-state.js';
 import { forbidden, linksOf, organizationName } from '../page-kit.js';
@@ -36,18 +37,15 @@ export function registerInvitationPages(router: Router, deps: WebDeps): void {
     ], { href: `${app}/security`, label: 'Go to sign out' });
 
   const maxMembersOf = (plan: string) => deps.plans.get(plan)?.maxMembers;
-  const full = async (event: H3Event, invitation: InvitationRecord, limit: { plan: string; maxMembers: number; members: number }) => {
-    const account = await store.getAccount(invitation.accountId);
+  const full = (event: H3Event, account: Account | null, limit: { plan: string; maxMembers: number; members: number }) => {
     const name = account ? organizationName(account) : 'The organization';
-    const plural = limit.maxMembers === 1 ? '' : 's';
     return message(event, 409, `${name} has no room for another member`, [
-      `Its ${deps.plans.get(limit.plan)?.name ?? limit.plan} plan allows ${limit.maxMembers} member${plural}, and it has ${limit.members}. Nothing was changed: you have not joined, and the invitation still works until it expires.`,
+      `Its ${deps.plans.get(limit.plan)?.name ?? limit.plan} plan ${membersAllowed(limit.maxMembers)}, and it has ${limit.members}. Nothing was changed: you have not joined, and the invitation still works until it expires.`,
       `An owner of ${name} can upgrade the plan (Billing), or an owner or admin can remove a member. Then open this link again.`,
     ], { href: `${app}/`, label: 'Go to the app' });
   };
   /** The plan's limit if a newcomer would exceed it now (the store checks again, atomically, when they join). */
-  async function overLimit(invitation: InvitationRecord, personEmail: string | null) {
-    const account = await store.getAccount(invitation.accountId);
+  async function overLimit(account: Account | null, personEmail: string | null) {
     const maxMembers = account ? maxMembersOf(account.plan) : undefined;
     if (!account || maxMembers === undefined) return null;
     const members = await store.listMembers(account.id);
@@ -59,7 +57,7 @@ export function registerInvitationPages(router: Router, deps: WebDeps): void {
     try {
       return { accepted: await store.acceptInvitation(tokenHash, personId, nowIso(), maxMembersOf) };
     } catch (error) {
-      if (error instanceof MemberLimitError) return { refused: await full(event, invitation, error) };
+      if (error instanceof MemberLimitError) return { refused: full(event, await store.getAccount(invitation.accountId), error) };
       throw error;
     }
   }
@@ -68,8 +66,8 @@ export function registerInvitationPages(router: Router, deps: WebDeps): void {
     const account = await store.getAccount(invitation.accountId);
     const signedIn = await deps.sessions.resolve(event);
     if (signedIn && signedIn.person.email !== invitation.email) return wrongPerson(event, invitation, signedIn);
-    const limit = await overLimit(invitation, invitation.email);
-    if (limit) return full(event, invitation, limit);
+    const limit = await overLimit(account, invitation.email);
+    if (limit) return full(event, account, limit);
     const hasSignIn = signedIn !== null || (await store.findPersonByEmail(invitation.email)) !== null || (await store.findLoginByEmail(invitation.email)) !== null;
     const data = {
       title: 'Accept your invitation',
@@ -122,8 +120,9 @@ export function registerInvitationPages(router: Router, deps: WebDeps): void {
       // Someone who can sign in already accepts after signing in, never by choosing a new password here.
       if ((await store.findPersonByEmail(invitation.email)) || (await store.findLoginByEmail(invitation.email))) return pageFor(event, token, invitation);
       // Refused before the sign-in is made: a full organization changes nothing.
-      const limit = await overLimit(invitation, null);
-      if (limit) return full(event, invitation, limit);
+      const account = await store.getAccount(invitation.accountId);
+      const limit = await overLimit(account, null);
+      if (limit) return full(event, account, limit);
       const weak = passwordProblem(form.password ?? '');
       if (weak) return pageFor(event, token, invitation, formProblem(path, {}, { password: weak }), 400);
       let personId: string;

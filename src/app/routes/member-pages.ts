@@ -8,7 +8,7 @@ import type { H3Event, Router } from 'h3';
 import { parseEmailAddress } from '../../core/email-address.js';
 import { hashToken, newToken } from '../../core/secret-tokens.js';
 import { invitationMessage } from '../../mail/mail-messages.js';
-import { isRole, KeyHeirError, LastOwnerError, NotAMemberError, type InvitationRecord, type Role } from '../../stores/people-store.js';
+import { isRole, KeyHeirError, LastOwnerError, membersAllowed, NotAMemberError, roleChangeKeysNotice, type InvitationRecord, type Role } from '../../stores/people-store.js';
 import { formProblem } from '../form-state.js';
 import { linksOf, organizationName, redirectAfterPost, signedInAction, signedInPage, type PageContext } from '../page-kit.js';
 import { roleAllows } from '../route-roles.js';
@@ -73,7 +73,7 @@ export function registerMemberPages(router: Router, deps: WebDeps): void {
     const plan = deps.plans.get(page.account.plan);
     const maxMembers = plan?.maxMembers;
     if (maxMembers === undefined || members + pending.filter((invitation) => invitation.email !== email).length < maxMembers) return null;
-    return `The ${plan?.name ?? page.account.plan} plan allows ${maxMembers} member${maxMembers === 1 ? '' : 's'} (pending invitations count). An owner can upgrade the plan; an owner or admin can remove someone or revoke an invitation first.`;
+    return `The ${plan?.name ?? page.account.plan} plan ${membersAllowed(maxMembers)} (pending invitations count). An owner can upgrade the plan; an owner or admin can remove someone or revoke an invitation first.`;
   }
 
   /** Whether one more invitation mail to `email` is within the mail limits (always, with mail off: nothing is sent). */
@@ -204,13 +204,6 @@ export function registerMemberPages(router: Router, deps: WebDeps): void {
       return redirectAfterPost(event, `${app}/`);
     }),
   );
-}
-
-/** What the confirmation says of the keys a role change revoked (PeopleStore.setMemberRole). */
-export function roleChangeKeysNotice(role: Role, revoked: number): string {
-  if (revoked === 0) return '';
-  const count = `${revoked} ${role === 'viewer' ? '' : 'management '}key${revoked === 1 ? ' was' : 's were'} revoked`;
-  return role === 'viewer' ? ` ${count}: a viewer reads usage only and calls no model.` : ` ${count} (only owners and admins hold them).`;
 }
 
 function overLimit(email: string): string {

@@ -1,6 +1,6 @@
 /** What `router orgs …` and `router members …` run (defined in teams.ts), loaded only when one of them runs. */
 import type { Command } from 'commander';
-import { isRole, ROLES, type Role } from '../../stores/people-store.js';
+import { isRole, roleChangeKeysNotice, ROLES, type Role } from '../../stores/people-store.js';
 import type { PlanConfig } from '../../config/types.js';
 import type { Store } from '../../stores/store.js';
 import { withCliContext } from '../cli-context.js';
@@ -92,7 +92,7 @@ export async function setMemberRole(this: Command, org: string, email: string, r
     const { revokedKeys, ...membership } = await store.setMemberRole(org, person.id, chosen, 'cli');
     const revokedKeyIds = revokedKeys.map((key) => key.id);
     emit(options, { membership, revokedKeyIds }, () =>
-      log.success(`${person.email} is now ${membership.role} of ${org}${revokedKeyIds.length > 0 ? `: ${revokedKeyIds.length} ${chosen === 'viewer' ? '' : 'management '}key(s) revoked${chosen === 'viewer' ? ' (a viewer calls no model)' : ''}` : ''}`),
+      log.success(`${person.email} is now ${membership.role} of ${org}.${roleChangeKeysNotice(chosen, revokedKeyIds.length)}`),
     );
   });
 }
