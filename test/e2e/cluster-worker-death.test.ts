@@ -280,12 +280,16 @@ describe('cluster mode: a worker dying under load', { timeout: 240_000 }, () => 
     await router.close();
     router = await startCluster((doc) => void (doc.shutdown = { drainTimeoutMs: 3000 }));
     const next = await router.account('pro');
-    router.fakes.openai.setReply({ latencyMs: 1500 });
-    const inFlight = Array.from({ length: 4 }, () => postOnItsOwnConnection(router!.url, next.key, 10_000));
-    await until(() => router!.fakes.openai.requests.length === 4, 5000);
+    // The upstream holds every answer until the worker is killed, so the drain cannot end cleanly first,
+    // however long a loaded machine takes to deliver the four requests.
+    let release!: () => void;
+    router.fakes.openai.setReply({ heldUntil: new Promise<void>((resolve) => (release = resolve)) });
+    const inFlight = Array.from({ length: 4 }, () => postOnItsOwnConnection(router!.url, next.key, 60_000));
+    await until(() => router!.fakes.openai.requests.length === 4, 30_000);
     router.signal('SIGTERM');
-    await until(() => messages(router!).some((msg) => msg.startsWith('SIGTERM received: draining')), 5000);
+    await until(() => messages(router!).some((msg) => msg.startsWith('SIGTERM received: draining')), 10_000);
     process.kill(liveWorkerPids(router)[0]!, 'SIGKILL');
+    release();
     expect(await router.exited).toBe(1);
     expect(messages(router)).toContain('workers exited; exiting with failure');
     expect(messages(router).some((msg) => msg.includes('starting a replacement'))).toBe(false);
