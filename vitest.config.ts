@@ -58,6 +58,13 @@ export default defineConfig({
     // The multi-process and database suites share real services; keep files from stepping on each other's ports and rows.
     fileParallelism: true,
     pool: 'forks',
+    // One process per worker serves file after file, keeping the modules it loaded: with a fresh process
+    // and module graph per file, loading the router's source again took 772 s of a CI run's import time
+    // (2.2 s per file on a loaded machine). Measured on this machine, the whole suite took 688 s with all
+    // 2,589 tests passing, against 1,043 s isolated; test/unit alone 47 against 88 s. Files stay apart
+    // by design: each starts its own routers, stores and fakes and closes them, no test sets process.env,
+    // and the setup file runs again before every file (cheap password hashes).
+    isolate: false,
     sequence: { sequencer: LongestFirst },
     // Cheap password hashes in every test file, unless it asks for production's (test/support/cheap-password-hashing.ts).
     setupFiles: ['test/support/vitest-setup.ts'],
