@@ -60,8 +60,9 @@ export default defineConfig({
     pool: 'forks',
     // One process per worker serves file after file, keeping the modules it loaded: with a fresh process
     // and module graph per file, loading the router's source again took 772 s of a CI run's import time
-    // (2.2 s per file on a loaded machine). Measured on this machine, the whole suite took 688 s with all
-    // 2,589 tests passing, against 1,043 s isolated; test/unit alone 47 against 88 s. Files stay apart
+    // (2.2 s per file on a loaded machine). Side by side on a quiet machine: test/unit 47 against 88 s,
+    // test/e2e/app 62 against 118 s; the whole suite took 688 s, every test passing (the last CI run,
+    // isolated and beside the image stage, 1,043 s). Files stay apart
     // by design: each starts its own routers, stores and fakes and closes them, no test sets process.env,
     // and the setup file runs again before every file (cheap password hashes).
     isolate: false,
