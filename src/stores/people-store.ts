@@ -46,11 +46,12 @@ export function keysRevokedBy(role: Role): 'none' | 'management' | 'all' {
   return mayHoldManagementKeys(role) ? 'none' : 'management';
 }
 
-/** What a confirmation (the Members page, `router teams role`) says of the keys a role change revoked: '' for none. */
+/** What a confirmation (the Members page, `router members role`) says of the keys a role change revoked: '' for none. */
 export function roleChangeKeysNotice(role: Role, revoked: number): string {
   if (revoked === 0) return '';
-  const count = `${revoked} ${keysRevokedBy(role) === 'all' ? '' : 'management '}key${revoked === 1 ? ' was' : 's were'} revoked`;
-  return role === 'viewer' ? ` ${count}: a viewer reads usage only and calls no model.` : ` ${count} (only owners and admins hold them).`;
+  const everyKey = keysRevokedBy(role) === 'all';
+  const count = `${revoked} ${everyKey ? '' : 'management '}key${revoked === 1 ? ' was' : 's were'} revoked`;
+  return everyKey ? ` ${count}: a viewer reads usage only and calls no model.` : ` ${count} (only owners and admins hold them).`;
 }
 
 export interface RoleChange extends MembershipRecord {
