@@ -1,22 +1,29 @@
-# The router's container image (docs/deploy.md). Two stages: the first installs every dependency and
-# builds dist/, the second carries only the production dependencies, the build and the files the server
-# reads at run time. BASE_IMAGE is a build argument so CI can build from a base it makes locally.
+# The router's container image (docs/deploy.md). The runtime stage carries only the production
+# dependencies, the build and the files the server reads at run time. The dependencies come from the lock
+# file alone, in stages of their own: a release that changes only sources reuses them, and the runtime's
+# node_modules layer with them (rebuilt and shipped again only when package-lock.json changes).
+# BASE_IMAGE is a build argument so CI can build from a base it makes locally.
 ARG BASE_IMAGE=node:20-bookworm-slim
 
-FROM ${BASE_IMAGE} AS build
+FROM ${BASE_IMAGE} AS dependencies
 WORKDIR /app
-# better-sqlite3 compiles when no prebuilt binary fits; the toolchain stays in this stage.
+# better-sqlite3 compiles when no prebuilt binary fits; the toolchain stays in these stages.
 RUN apt-get update \
  && apt-get install -y --no-install-recommends python3 make g++ \
  && rm -rf /var/lib/apt/lists/*
 COPY package.json package-lock.json ./
-# --ignore-scripts: the package's own `prepare` (the build) needs the sources, copied below; the
-# dependencies' install scripts (better-sqlite3's binary) run in the rebuild.
+# --ignore-scripts: the package's own `prepare` (the build) needs the sources, copied in the build stage;
+# the dependencies' install scripts (better-sqlite3's binary) run in the rebuild.
 RUN npm ci --ignore-scripts && npm rebuild
+
+FROM dependencies AS production-dependencies
+RUN npm prune --omit=dev
+
+FROM dependencies AS build
 COPY tsconfig.json tsconfig.build.json ./
 COPY scripts ./scripts
 COPY src ./src
-RUN npm run build && npm prune --omit=dev
+RUN npm run build
 
 FROM ${BASE_IMAGE} AS runtime
 # tini is PID 1: it forwards SIGTERM to the router (which drains) and reaps any child (cluster workers).
@@ -31,7 +38,7 @@ ENV NODE_ENV=production \
     ROUTER_HOST=0.0.0.0 \
     ROUTER_PORT=8787 \
     ROUTER_LOG_FORMAT=json
-COPY --from=build /app/node_modules ./node_modules
+COPY --from=production-dependencies /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY package.json ./
 COPY bin ./bin

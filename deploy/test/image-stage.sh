@@ -68,10 +68,10 @@ echo "image stage: dockerd $(docker version -f '{{.Server.Version}}') with data 
 t=$(date +%s)
 sh "$root/deploy/test/build-image.sh" llm-router:ci --network host --quiet
 echo "image stage: image built in $(seconds_since "$t") s ($(docker image inspect -f '{{.Size}}' llm-router:ci | awk '{printf "%.0f", $1 / 1e6}') MB)"
-# The build stage tagged too (all cached: seconds), so the prune at exit keeps its layers, the `npm ci`
-# one above all (better-sqlite3 compiles from source here), for the next run's cache.
-sh "$root/deploy/test/build-image.sh" llm-router:ci-build-stage --network host --quiet --target build >/dev/null \
-  || echo "image stage: could not tag the build stage; the next run builds it again"
+# The dependency stages tagged too (all cached: seconds), so the prune at exit keeps their layers, the
+# `npm ci` one above all (better-sqlite3 compiles from source here), for the next run's cache.
+sh "$root/deploy/test/build-image.sh" llm-router:ci-dependencies --network host --quiet --target production-dependencies >/dev/null \
+  || echo "image stage: could not tag the dependency stages; the next run builds them again"
 
 # The next build: this tree (tracked and untracked files, as a clone has them) with one more schema
 # version, an additive table the running release ignores, as a real release's expand step would be.
