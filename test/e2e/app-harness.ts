@@ -11,9 +11,25 @@ export interface AppRouter extends TestRouter {
   appUrl: string;
 }
 
-export async function startAppRouter(
-  options: { patch?: YamlPatch; app?: Record<string, unknown>; clock?: Clock; env?: Record<string, string>; build?: BuildOptions } = {},
-): Promise<AppRouter> {
+type AppRouterOptions = { patch?: YamlPatch; app?: Record<string, unknown>; clock?: Clock; env?: Record<string, string>; build?: BuildOptions };
+
+/**
+ * The router's own address is in its config (its links), so its port is chosen before it listens: free
+ * when chosen, it may be taken by another test's process first, and then another is chosen (unless the
+ * caller fixed ROUTER_PORT).
+ */
+export async function startAppRouter(options: AppRouterOptions = {}): Promise<AppRouter> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startAppRouterOnce(options);
+    } catch (error) {
+      const portTaken = error instanceof Error && error.message.startsWith('address in use');
+      if (!portTaken || options.env?.ROUTER_PORT !== undefined || attempt === 3) throw error;
+    }
+  }
+}
+
+async function startAppRouterOnce(options: AppRouterOptions): Promise<AppRouter> {
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
   const serverPatch = options.patch?.server;

@@ -301,8 +301,25 @@ export interface RouterProcess {
 
 const BIN_ROUTER = new URL('../../bin/router', import.meta.url).pathname;
 
-/** `node bin/router serve` (build first) on a free port; resolves once /readyz answers 200. */
+/**
+ * `node bin/router serve` (build first) on a free port; resolves once /readyz answers 200. The port was
+ * free when chosen, but another test's process may take it before this one listens: then the router
+ * exits with "address in use" and it is started again on another port. Readiness counts only once this
+ * child has said it listens, so a /readyz answered by whoever took the port is never mistaken for it.
+ */
 export async function startRouterProcess(env: Record<string, string>, readyTimeoutMs = 15_000): Promise<RouterProcess> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startRouterProcessOnce(env, readyTimeoutMs);
+    } catch (error) {
+      if (!(error instanceof PortTakenError) || attempt === 3) throw error;
+    }
+  }
+}
+
+class PortTakenError extends Error {}
+
+async function startRouterProcessOnce(env: Record<string, string>, readyTimeoutMs: number): Promise<RouterProcess> {
   const port = await freePort();
   const child = spawn(process.execPath, [BIN_ROUTER, 'serve'], {
     env: { ...process.env, ROUTER_HOST: '127.0.0.1', ROUTER_PORT: String(port), ...env },
@@ -321,9 +338,11 @@ export async function startRouterProcess(env: Record<string, string>, readyTimeo
     clearTimeout(killer);
   };
   const deadline = Date.now() + readyTimeoutMs;
-  while ((await fetch(`${url}/readyz`).then((r) => r.status, () => 0)) !== 200) {
+  const listening = () => printed.includes('router listening on');
+  while (!listening() || (await fetch(`${url}/readyz`).then((r) => r.status, () => 0)) !== 200) {
     if (child.exitCode !== null || Date.now() > deadline) {
       await stop();
+      if (printed.includes('address in use')) throw new PortTakenError(`port ${port} was taken before the router listened`);
       throw new Error(`router process on port ${port} did not become ready:\n${printed}`);
     }
     await new Promise((resolve) => setTimeout(resolve, 50));
