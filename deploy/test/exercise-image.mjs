@@ -177,6 +177,12 @@ async function startRouter(img, name, port) {
   await docker(['run', '-d', '--name', name, ...runOptions(port), img, 'serve', '--no-migrate']);
   await waitFor(`${name} /healthz`, answers(`http://127.0.0.1:${port}/healthz`), START_TIMEOUT_MS);
   const healthyAfterMs = Date.now() - t0;
+  // The port was free when chosen, but the test suite beside this stage starts routers of its own: only
+  // the container's own line says the answer was its (one that lost the port logs "address in use").
+  await waitFor(`${name} to log that it listens on ${port}`, async () => {
+    const logs = await docker(['logs', name]);
+    return `${logs.stdout}${logs.stderr}`.includes('router listening on');
+  }, 10_000);
   await waitFor(`${name} /readyz`, answers(`http://127.0.0.1:${port}/readyz`), START_TIMEOUT_MS);
   return healthyAfterMs;
 }
