@@ -37,9 +37,10 @@ class LongestFirst extends BaseSequencer {
 /**
  * Tests that compare durations of work done on this machine's cores (sign-up with and without an account,
  * a quiet account's latency beside a noisy one, a panel's parallel answers against their sum, providers
- * ranked by their measured time to first byte): they run after all the others, one at a time, so no
+ * ranked by their measured time to first byte) or bound a process's reaction in time (the cluster
+ * watchdog's kill within its timeout and a second): they run after all the others, one at a time, so no
  * other file competes with them for the cores. In the parallel group the sign-up timing ratio came out
- * at 1.70 against its 1.6 bound.
+ * at 1.70 against its 1.6 bound, and the watchdog's kill was not seen within 7 s.
  */
 const TIMED = [
   'test/e2e/app/app-signup-privacy.test.ts',
@@ -49,6 +50,7 @@ const TIMED = [
   'test/e2e/generation-receipt.test.ts',
   'test/e2e/multi-instance-measured-routing.test.ts',
   'test/e2e/cluster-measured-routing.test.ts',
+  'test/e2e/cluster-watchdog.test.ts',
 ];
 
 export default defineConfig({

@@ -5,86 +5,18 @@
  * held open by the primary and answered by nobody (the client waited out its whole timeout), so the
  * primary now closes the connections a dead worker never took (close-lost-connections.ts). And after
  * such a crash and its replacement, a clean SIGTERM drain still exits 0. A worker that hangs without
- * dying (SIGSTOP stands in for a blocked event loop) is killed by the primary's watchdog once it misses
- * its heartbeats for `listen.watchdogTimeoutMs`, and then handled like any other death.
+ * dying (SIGSTOP stands in for a blocked event loop) and is killed is handled like any other death; the
+ * watchdog that kills such a worker by itself is timed in cluster-watchdog.test.ts.
  *
  * Each request opens its own connection (agent: false), so connections keep arriving around every kill:
  * a keep-alive client would reuse a connection already handed out and never meet the hand-off.
  */
-import { request as httpRequest } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
-import { planLimits } from './router-harness.js';
-import { jsonLogLines, startSpawnedRouter, type SpawnedRouter } from '../security/process-harness.js';
+import type { SpawnedRouter } from '../security/process-harness.js';
+import { ANSWER_BOUND_MS, CLIENTS, liveWorkerPids, messages, postOnItsOwnConnection, sleep, startCluster, until, type Outcome } from './cluster-death-harness.js';
 
 /** Repeated kills; CLUSTER_KILLS raises it for a measurement run (each kill waits for the replacement). */
 const KILLS = Number(process.env.CLUSTER_KILLS ?? 6);
-const CLIENTS = 16;
-/** A request neither answered nor reset within this counts as unanswered (the fake answers in 40 ms). */
-const ANSWER_BOUND_MS = 3000;
-
-type Outcome = { startedAt: number; ms: number } & ({ kind: 'answered'; status: number } | { kind: 'connection error' } | { kind: 'unanswered' });
-
-/** One chat request on a connection of its own, settled by its answer, a connection error, or the bound. */
-function postOnItsOwnConnection(url: string, key: string, boundMs: number): Promise<Outcome> {
-  const started = Date.now();
-  return new Promise((resolve) => {
-    const target = new URL(`${url}/v1/chat/completions`);
-    const body = JSON.stringify({ model: 'router/frontier', messages: [{ role: 'user', content: 'hi' }] });
-    const req = httpRequest({
-      host: target.hostname,
-      port: target.port,
-      path: target.pathname,
-      method: 'POST',
-      agent: false,
-      headers: { 'user-agent': 'router-tests/1.0', authorization: `Bearer ${key}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), connection: 'close' },
-    });
-    let settled = false;
-    const settle = (outcome: { kind: 'answered'; status: number } | { kind: 'connection error' } | { kind: 'unanswered' }) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      resolve({ ...outcome, startedAt: started, ms: Date.now() - started });
-    };
-    const timer = setTimeout(() => {
-      settle({ kind: 'unanswered' });
-      req.destroy();
-    }, boundMs);
-    req.on('response', (res) => {
-      res.resume();
-      res.on('end', () => settle({ kind: 'answered', status: res.statusCode ?? 0 }));
-      res.on('error', () => settle({ kind: 'connection error' }));
-    });
-    req.on('error', () => settle({ kind: 'connection error' }));
-    req.end(body);
-  });
-}
-
-const messages = (router: SpawnedRouter) => jsonLogLines(router.output()).map((line) => String(line.msg));
-
-/** pids of the workers that said they listen and have not been reported as exited. */
-function liveWorkerPids(router: SpawnedRouter): number[] {
-  const listening = messages(router).flatMap((msg) => /^worker \d+ \(pid (\d+)\) listening$/.exec(msg)?.slice(1).map(Number) ?? []);
-  const exited = new Set(messages(router).flatMap((msg) => /^worker \d+ \(pid (\d+)\) exited/.exec(msg)?.slice(1).map(Number) ?? []));
-  return listening.filter((pid) => !exited.has(pid));
-}
-
-async function until(check: () => boolean, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error('timed out waiting');
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
-
-/** When the primary logged a line matching `pattern` (its JSON log's time), or undefined. */
-function loggedAt(router: SpawnedRouter, pattern: RegExp): number | undefined {
-  const line = jsonLogLines(router.output()).find((candidate) => pattern.test(String(candidate.msg)));
-  return line ? Date.parse(String(line.time)) : undefined;
-}
-
-const watchdogKills = (router: SpawnedRouter) => messages(router).filter((msg) => msg.includes('sent no heartbeat'));
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 interface DeathFigures {
   kills: number;
@@ -158,16 +90,6 @@ function expectEveryRequestSettled(router: SpawnedRouter, figures: DeathFigures,
   expect(figures.connectionErrors).toBeLessThan(figures.requests / 10);
 }
 
-async function startCluster(server: (doc: any) => void = () => undefined): Promise<SpawnedRouter> {
-  const router = await startSpawnedRouter({
-    readyTimeoutMs: 40_000,
-    env: { ROUTER_WORKERS: '2' },
-    patch: { plans: planLimits({ pro: { monthlyRequests: 10_000_000, requestsPerMinute: 1_000_000 } }), server },
-  });
-  await until(() => messages(router).some((msg) => msg.startsWith('router listening on') && msg.includes('with 2 workers')), 40_000);
-  return router;
-}
-
 describe('cluster mode: a worker dying under load', { timeout: 240_000 }, () => {
   let router: SpawnedRouter | undefined;
   afterEach(async () => {
@@ -195,73 +117,6 @@ describe('cluster mode: a worker dying under load', { timeout: 240_000 }, () => 
       process.kill(pid, 'SIGKILL');
     });
     expectEveryRequestSettled(router, figures, 3);
-  });
-
-  it('replaces a hung worker (SIGSTOP) within the watchdog timeout + 1 s, its clients answered or reset within a second of the kill, and spares a worker waiting on a slow upstream', async () => {
-    const WATCHDOG_MS = 2000;
-    router = await startCluster((doc) => void (doc.listen = { ...doc.listen, watchdogTimeoutMs: WATCHDOG_MS }));
-    const { key } = await router.account('pro');
-    await until(() => liveWorkerPids(router!).length === 2, 10_000);
-
-    // Long work that is not a hang: answers slower than the timeout, with both workers' loops free.
-    router.fakes.openai.setReply({ latencyMs: WATCHDOG_MS + 1000 });
-    const slow = await Promise.all(Array.from({ length: 4 }, () => postOnItsOwnConnection(router!.url, key, 3 * WATCHDOG_MS)));
-    expect(slow.map((outcome) => (outcome.kind === 'answered' ? outcome.status : outcome.kind))).toEqual([200, 200, 200, 200]);
-    expect(watchdogKills(router)).toEqual([]);
-
-    router.fakes.openai.setReply({ latencyMs: 40 });
-    const outcomes: Outcome[] = [];
-    let loading = true;
-    const { url } = router;
-    const clients = Array.from({ length: CLIENTS }, async () => {
-      while (loading) outcomes.push(await postOnItsOwnConnection(url, key, WATCHDOG_MS + 3000));
-    });
-    const [hung, healthy] = liveWorkerPids(router) as [number, number];
-    let stoppedAt: number;
-    let killedAt: number | undefined;
-    let replacementListeningAt: number;
-    try {
-      await sleep(500);
-      process.kill(hung, 'SIGSTOP');
-      stoppedAt = Date.now();
-      await until(() => liveWorkerPids(router!).length === 1, WATCHDOG_MS + 5000);
-      killedAt = loggedAt(router, new RegExp(`\\(pid ${hung}\\) sent no heartbeat`))!;
-      await until(() => liveWorkerPids(router!).length === 2, 30_000);
-      const replacement = liveWorkerPids(router).find((pid) => pid !== healthy);
-      replacementListeningAt = loggedAt(router, new RegExp(`\\(pid ${replacement}\\) listening$`))!;
-      await sleep(500);
-    } finally {
-      // Without the watchdog nothing would ever end the stopped worker: the test does, not to leave it behind.
-      if (killedAt === undefined) process.kill(hung, 'SIGKILL');
-      loading = false;
-      await Promise.all(clients);
-    }
-
-    // Requests pending when the hung worker was killed: settled (answered or reset) within a second of it.
-    const pendingAtKill = outcomes.filter((outcome) => outcome.startedAt <= killedAt && outcome.startedAt + outcome.ms >= killedAt);
-    const worstAfterKillMs = Math.max(0, ...pendingAtKill.map((outcome) => outcome.startedAt + outcome.ms - killedAt));
-    const figures = {
-      killedAfterStopMs: killedAt - stoppedAt,
-      replacementListeningAfterKillMs: replacementListeningAt - killedAt,
-      requests: outcomes.length,
-      connectionErrors: outcomes.filter((outcome) => outcome.kind === 'connection error').length,
-      pendingAtKill: pendingAtKill.length,
-      worstAfterKillMs,
-    };
-    console.info(`cluster hung worker: ${JSON.stringify(figures)}`);
-    expect(watchdogKills(router)).toEqual([expect.stringContaining(`(pid ${hung}) sent no heartbeat for ${WATCHDOG_MS} ms`)]);
-    expect(liveWorkerPids(router)).toContain(healthy);
-    expect(figures.killedAfterStopMs).toBeGreaterThan(WATCHDOG_MS / 2);
-    expect(figures.killedAfterStopMs).toBeLessThan(WATCHDOG_MS + 1000);
-    expect(messages(router)).toContainEqual(expect.stringMatching(new RegExp(`\\(pid ${hung}\\) exited \\(signal SIGKILL\\); starting a replacement in 100 ms`)));
-    expect(outcomes.filter((outcome) => outcome.kind === 'unanswered')).toEqual([]);
-    expect(figures.pendingAtKill).toBeGreaterThan(0);
-    expect(figures.worstAfterKillMs).toBeLessThan(1000);
-    expect(outcomes.filter((outcome) => outcome.kind === 'answered' && outcome.status !== 200)).toEqual([]);
-
-    // Later requests succeed, on the healthy worker and on the replacement alike.
-    const later = await Promise.all(Array.from({ length: 8 }, () => postOnItsOwnConnection(router!.url, key, ANSWER_BOUND_MS)));
-    expect(later.map((outcome) => (outcome.kind === 'answered' ? outcome.status : outcome.kind))).toEqual(Array.from({ length: 8 }, () => 200));
   });
 
   it('exits 0 on a clean SIGTERM drain after a worker crashed and was replaced, and 1 when a worker dies during the drain', async () => {
