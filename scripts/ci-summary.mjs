@@ -14,7 +14,10 @@ const files = report.testResults
 console.log('slowest test files:');
 for (const file of files) console.log(`  ${(file.ms / 1000).toFixed(1).padStart(7)} s  ${file.name}`);
 
-const minutes = (seconds) => `${Math.floor(seconds / 60)} min ${Math.round(seconds % 60)} s`;
+const minutes = (seconds) => {
+  const whole = Math.round(seconds); // rounded first, so 59.6 s reads "1 min 0 s", never "0 min 60 s"
+  return `${Math.floor(whole / 60)} min ${whole % 60} s`;
+};
 const suiteEnd = Math.max(report.startTime, ...report.testResults.map((file) => file.endTime));
 console.log(`test suite: ${minutes((suiteEnd - report.startTime) / 1000)} (vitest, from its start to its last file's end)`);
 if (startedAtSeconds) {
