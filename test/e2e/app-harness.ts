@@ -3,7 +3,7 @@
  * link it emits can be followed), and a small cookie-keeping client that behaves like a browser
  * submitting forms (Origin header, the form's CSRF token, 303 redirects followed by hand).
  */
-import { freePort, startTestRouter, type TestRouter, type YamlPatch } from './router-harness.js';
+import { freePort, onAFreePort, startTestRouter, type TestRouter, type YamlPatch } from './router-harness.js';
 import type { Clock } from '../../src/core/clock.js';
 import type { BuildOptions } from '../../src/runtime/build-runtime.js';
 
@@ -13,20 +13,9 @@ export interface AppRouter extends TestRouter {
 
 type AppRouterOptions = { patch?: YamlPatch; app?: Record<string, unknown>; clock?: Clock; env?: Record<string, string>; build?: BuildOptions };
 
-/**
- * The router's own address is in its config (its links), so its port is chosen before it listens: free
- * when chosen, it may be taken by another test's process first, and then another is chosen (unless the
- * caller fixed ROUTER_PORT).
- */
-export async function startAppRouter(options: AppRouterOptions = {}): Promise<AppRouter> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await startAppRouterOnce(options);
-    } catch (error) {
-      const portTaken = error instanceof Error && error.message.startsWith('address in use');
-      if (!portTaken || options.env?.ROUTER_PORT !== undefined || attempt === 3) throw error;
-    }
-  }
+/** The router's own address is in its config (its links), so its port is chosen before it listens (onAFreePort). */
+export function startAppRouter(options: AppRouterOptions = {}): Promise<AppRouter> {
+  return options.env?.ROUTER_PORT === undefined ? onAFreePort(() => startAppRouterOnce(options)) : startAppRouterOnce(options);
 }
 
 async function startAppRouterOnce(options: AppRouterOptions): Promise<AppRouter> {

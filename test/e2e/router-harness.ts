@@ -302,22 +302,29 @@ export interface RouterProcess {
 const BIN_ROUTER = new URL('../../bin/router', import.meta.url).pathname;
 
 /**
- * `node bin/router serve` (build first) on a free port; resolves once /readyz answers 200. The port was
- * free when chosen, but another test's process may take it before this one listens: then the router
- * exits with "address in use" and it is started again on another port. Readiness counts only once this
- * child has said it listens, so a /readyz answered by whoever took the port is never mistaken for it.
+ * Starts something on a port that was free when chosen: another test's process may take it before the
+ * router listens, which then refuses with "address in use", and it is started again on another port
+ * (three tries in all).
  */
-export async function startRouterProcess(env: Record<string, string>, readyTimeoutMs = 15_000): Promise<RouterProcess> {
+export async function onAFreePort<T>(start: () => Promise<T>): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await startRouterProcessOnce(env, readyTimeoutMs);
+      return await start();
     } catch (error) {
-      if (!(error instanceof PortTakenError) || attempt === 3) throw error;
+      const portTaken = error instanceof Error && error.message.includes('address in use');
+      if (!portTaken || attempt === 3) throw error;
     }
   }
 }
 
-class PortTakenError extends Error {}
+/**
+ * `node bin/router serve` (build first) on a free port (onAFreePort); resolves once /readyz answers 200.
+ * Readiness counts only once this child has said it listens, so a /readyz answered by whoever took the
+ * port is never mistaken for it.
+ */
+export function startRouterProcess(env: Record<string, string>, readyTimeoutMs = 15_000): Promise<RouterProcess> {
+  return onAFreePort(() => startRouterProcessOnce(env, readyTimeoutMs));
+}
 
 async function startRouterProcessOnce(env: Record<string, string>, readyTimeoutMs: number): Promise<RouterProcess> {
   const port = await freePort();
@@ -342,7 +349,6 @@ async function startRouterProcessOnce(env: Record<string, string>, readyTimeoutM
   while (!listening() || (await fetch(`${url}/readyz`).then((r) => r.status, () => 0)) !== 200) {
     if (child.exitCode !== null || Date.now() > deadline) {
       await stop();
-      if (printed.includes('address in use')) throw new PortTakenError(`port ${port} was taken before the router listened`);
       throw new Error(`router process on port ${port} did not become ready:\n${printed}`);
     }
     await new Promise((resolve) => setTimeout(resolve, 50));
