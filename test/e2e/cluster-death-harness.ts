@@ -4,7 +4,7 @@
  * the primary's JSON log read for the workers' pids and the times it acted.
  */
 import { request as httpRequest } from 'node:http';
-import { planLimits } from './router-harness.js';
+import { planLimits, waitFor } from './router-harness.js';
 import { jsonLogLines, startSpawnedRouter, type SpawnedRouter } from '../security/process-harness.js';
 
 export const CLIENTS = 16;
@@ -57,14 +57,6 @@ export function liveWorkerPids(router: SpawnedRouter): number[] {
   return listening.filter((pid) => !exited.has(pid));
 }
 
-export async function until(check: () => boolean, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error('timed out waiting');
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
-
 /** When the primary logged a line matching `pattern` (its JSON log's time), or undefined. */
 export function loggedAt(router: SpawnedRouter, pattern: RegExp): number | undefined {
   const line = jsonLogLines(router.output()).find((candidate) => pattern.test(String(candidate.msg)));
@@ -81,6 +73,6 @@ export async function startCluster(server: (doc: any) => void = () => undefined)
     env: { ROUTER_WORKERS: '2' },
     patch: { plans: planLimits({ pro: { monthlyRequests: 10_000_000, requestsPerMinute: 1_000_000 } }), server },
   });
-  await until(() => messages(router).some((msg) => msg.startsWith('router listening on') && msg.includes('with 2 workers')), 40_000);
+  await waitFor(() => messages(router).some((msg) => msg.startsWith('router listening on') && msg.includes('with 2 workers')), 40_000);
   return router;
 }

@@ -17,10 +17,10 @@ import {
   messages,
   sleep,
   startCluster,
-  until,
   watchdogKills,
   type Outcome,
 } from './cluster-death-harness.js';
+import { waitFor } from './router-harness.js';
 
 /** SIGKILL for a process that may be gone already (the watchdog may have ended it after a wait timed out). */
 function killIfAlive(pid: number): void {
@@ -42,7 +42,7 @@ describe('cluster mode: the watchdog and a hung worker', { timeout: 120_000 }, (
     const WATCHDOG_MS = 2000;
     router = await startCluster((doc) => void (doc.listen = { ...doc.listen, watchdogTimeoutMs: WATCHDOG_MS }));
     const { key } = await router.account('pro');
-    await until(() => liveWorkerPids(router!).length === 2, 10_000);
+    await waitFor(() => liveWorkerPids(router!).length === 2, 10_000);
 
     // Long work that is not a hang: answers slower than the timeout, with both workers' loops free.
     router.fakes.openai.setReply({ latencyMs: WATCHDOG_MS + 1000 });
@@ -65,9 +65,9 @@ describe('cluster mode: the watchdog and a hung worker', { timeout: 120_000 }, (
       await sleep(500);
       process.kill(hung, 'SIGSTOP');
       stoppedAt = Date.now();
-      await until(() => liveWorkerPids(router!).length === 1, WATCHDOG_MS + 5000);
+      await waitFor(() => liveWorkerPids(router!).length === 1, WATCHDOG_MS + 5000);
       killedAt = loggedAt(router, new RegExp(`\\(pid ${hung}\\) sent no heartbeat`))!;
-      await until(() => liveWorkerPids(router!).length === 2, 30_000);
+      await waitFor(() => liveWorkerPids(router!).length === 2, 30_000);
       const replacement = liveWorkerPids(router).find((pid) => pid !== healthy);
       replacementListeningAt = loggedAt(router, new RegExp(`\\(pid ${replacement}\\) listening$`))!;
       await sleep(500);

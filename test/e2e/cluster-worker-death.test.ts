@@ -13,7 +13,8 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { SpawnedRouter } from '../security/process-harness.js';
-import { ANSWER_BOUND_MS, CLIENTS, liveWorkerPids, messages, postOnItsOwnConnection, sleep, startCluster, until, type Outcome } from './cluster-death-harness.js';
+import { ANSWER_BOUND_MS, CLIENTS, liveWorkerPids, messages, postOnItsOwnConnection, sleep, startCluster, type Outcome } from './cluster-death-harness.js';
+import { waitFor } from './router-harness.js';
 
 /** Repeated kills; CLUSTER_KILLS raises it for a measurement run (each kill waits for the replacement). */
 const KILLS = Number(process.env.CLUSTER_KILLS ?? 6);
@@ -43,13 +44,13 @@ async function loadThroughDeaths(router: SpawnedRouter, key: string, kills: numb
   const clients = Array.from({ length: CLIENTS }, client);
   const killedAt: number[] = [];
   for (let kill = 0; kill < kills; kill++) {
-    await until(() => liveWorkerPids(router).length === 2, 60_000);
+    await waitFor(() => liveWorkerPids(router).length === 2, 60_000);
     await sleep(300 + Math.random() * 300);
     await die(liveWorkerPids(router)[kill % 2]!);
     killedAt.push(Date.now());
-    await until(() => liveWorkerPids(router).length === 1, 5000);
+    await waitFor(() => liveWorkerPids(router).length === 1, 5000);
   }
-  await until(() => liveWorkerPids(router).length === 2, 60_000);
+  await waitFor(() => liveWorkerPids(router).length === 2, 60_000);
   await sleep(300);
   loading = false;
   await Promise.all(clients);
@@ -124,7 +125,7 @@ describe('cluster mode: a worker dying under load', { timeout: 240_000 }, () => 
     const { key } = await router.account('pro');
     const [victim] = liveWorkerPids(router);
     process.kill(victim!, 'SIGKILL');
-    await until(() => liveWorkerPids(router!).length === 2 && !liveWorkerPids(router!).includes(victim!), 10_000);
+    await waitFor(() => liveWorkerPids(router!).length === 2 && !liveWorkerPids(router!).includes(victim!), 10_000);
     expect((await postOnItsOwnConnection(router.url, key, ANSWER_BOUND_MS)).kind).toBe('answered');
 
     router.signal('SIGTERM');
@@ -140,9 +141,9 @@ describe('cluster mode: a worker dying under load', { timeout: 240_000 }, () => 
     let release!: () => void;
     router.fakes.openai.setReply({ heldUntil: new Promise<void>((resolve) => (release = resolve)) });
     const inFlight = Array.from({ length: 4 }, () => postOnItsOwnConnection(router!.url, next.key, 60_000));
-    await until(() => router!.fakes.openai.requests.length === 4, 30_000);
+    await waitFor(() => router!.fakes.openai.requests.length === 4, 30_000);
     router.signal('SIGTERM');
-    await until(() => messages(router!).some((msg) => msg.startsWith('SIGTERM received: draining')), 10_000);
+    await waitFor(() => messages(router!).some((msg) => msg.startsWith('SIGTERM received: draining')), 10_000);
     process.kill(liveWorkerPids(router)[0]!, 'SIGKILL');
     release();
     expect(await router.exited).toBe(1);
