@@ -7,7 +7,10 @@
  * - Anthropic `POST /v1/messages`: a message, or its event sequence (message_start, content block
  *   start / one text_delta per word / stop, message_delta with usage, message_stop);
  * - Gemini `POST /v1/models/<model>:generateContent` or `:streamGenerateContent?alt=sse`: a
- *   GenerateContentResponse, or one per word as SSE events, the last with finishReason and usage.
+ *   GenerateContentResponse, or one per word as SSE events, the last with finishReason and usage;
+ * - OpenAI `POST /v1/responses`: a Response, or its event sequence (response.created, in_progress,
+ *   output item and content part added, one output_text.delta per word, their done events,
+ *   response.completed), each `event: <type>\ndata: <json>` with its sequence_number.
  * Replies are encoded once per (format, model, stream, usage) and replayed, so the fake costs as little
  * CPU as possible. Prints `{"port":N}` on stdout when listening; exits when stdin closes,
  * so it never outlives the benchmark.
@@ -18,7 +21,8 @@
  * One whose credential starts with `sk-bench-long` is a long but complete stream: the usual answer's
  * events spread evenly over BENCH_LONG_STREAM_MS (4 s), terminator included (deploy/test/'s drain check).
  *
- * Env: BENCH_LATENCY_MS (default 20), BENCH_SLOW_HOLD_MS (60000), BENCH_LONG_STREAM_MS (4000).
+ * Env: BENCH_LATENCY_MS (default 20; 0 answers at once, in the request's own tick: the instant mock of
+ * the throughput stage), BENCH_SLOW_HOLD_MS (60000), BENCH_LONG_STREAM_MS (4000).
  */
 import { createServer } from 'node:http';
 
@@ -94,7 +98,38 @@ function geminiEvents(model) {
   return Buffer.concat(WORDS.map((piece, i) => Buffer.from(`data: ${JSON.stringify(geminiResponse(model, [{ text: piece }], i === WORDS.length - 1))}\n\n`)));
 }
 
+function responseObject(model, status, output) {
+  return {
+    id: 'resp_bench0001', object: 'response', created_at: CREATED, status, error: null, incomplete_details: null,
+    instructions: null, max_output_tokens: 128, model, output, parallel_tool_calls: true, previous_response_id: null,
+    reasoning: { effort: null, summary: null }, store: false, temperature: 0.2, text: { format: { type: 'text' } },
+    tool_choice: 'auto', tools: [], top_p: 1, truncation: 'disabled',
+    usage: status === 'completed' ? { input_tokens: 24, input_tokens_details: { cached_tokens: 0 }, output_tokens: 20, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 44 } : null,
+    user: null, metadata: {},
+  };
+}
+
+const RESPONSE_PART = { type: 'output_text', text: TEXT, annotations: [] };
+const RESPONSE_ITEM = { id: 'msg_bench0001', type: 'message', status: 'completed', role: 'assistant', content: [RESPONSE_PART] };
+
+function responsesEvents(model) {
+  const at = { item_id: RESPONSE_ITEM.id, output_index: 0, content_index: 0 };
+  const events = [
+    ['response.created', { response: responseObject(model, 'in_progress', []) }],
+    ['response.in_progress', { response: responseObject(model, 'in_progress', []) }],
+    ['response.output_item.added', { output_index: 0, item: { ...RESPONSE_ITEM, status: 'in_progress', content: [] } }],
+    ['response.content_part.added', { ...at, part: { ...RESPONSE_PART, text: '' } }],
+    ...WORDS.map((delta) => ['response.output_text.delta', { ...at, delta, logprobs: [] }]),
+    ['response.output_text.done', { ...at, text: TEXT, logprobs: [] }],
+    ['response.content_part.done', { ...at, part: RESPONSE_PART }],
+    ['response.output_item.done', { output_index: 0, item: RESPONSE_ITEM }],
+    ['response.completed', { response: responseObject(model, 'completed', [RESPONSE_ITEM]) }],
+  ];
+  return Buffer.concat(events.map(([type, data], sequence) => Buffer.from(`event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: sequence, ...data })}\n\n`)));
+}
+
 const ENCODERS = {
+  responses: (model, stream) => (stream ? responsesEvents(model) : Buffer.from(JSON.stringify(responseObject(model, 'completed', [RESPONSE_ITEM])))),
   openai: (model, stream, includeUsage) => (stream ? chunkEvents(model, includeUsage) : Buffer.from(JSON.stringify(completion(model)))),
   anthropic: (model, stream) => (stream ? anthropicEvents(model) : Buffer.from(JSON.stringify(anthropicMessage(model)))),
   gemini: (model, stream) => (stream ? geminiEvents(model) : Buffer.from(JSON.stringify(geminiResponse(model, [{ text: TEXT }], true)))),
@@ -115,6 +150,7 @@ const GEMINI_PATH = /^\/v1\/models\/([^/:]+):(generateContent|streamGenerateCont
 /** Which format a request speaks, its model and whether it streams; undefined for an unknown path. */
 function routeOf(req, body) {
   if (req.url === '/v1/chat/completions') return { format: 'openai', model: String(body.model), stream: body.stream === true, credential: /^Bearer \S+$/.test(req.headers.authorization ?? '') };
+  if (req.url === '/v1/responses') return { format: 'responses', model: String(body.model), stream: body.stream === true, credential: /^Bearer \S+$/.test(req.headers.authorization ?? '') };
   if (req.url === '/v1/messages') return { format: 'anthropic', model: String(body.model), stream: body.stream === true, credential: Boolean(req.headers['x-api-key']) };
   const gemini = GEMINI_PATH.exec(req.url ?? '');
   if (gemini) return { format: 'gemini', model: decodeURIComponent(gemini[1]), stream: gemini[2] !== 'generateContent', credential: Boolean(req.headers['x-goog-api-key']) };
@@ -141,7 +177,7 @@ function handle(req, res, text) {
   if ((req.headers.authorization ?? '').startsWith('Bearer sk-bench-slow')) return holdSlowStream(res, route.model);
   const answer = answerFor(route.format, route.model, stream, body.stream_options?.include_usage === true);
   if (stream && (req.headers.authorization ?? '').startsWith('Bearer sk-bench-long')) return spreadStream(res, answer);
-  setTimeout(() => {
+  const send = () => {
     if (res.destroyed) return;
     res.writeHead(200, {
       'content-type': stream ? 'text/event-stream; charset=utf-8' : 'application/json',
@@ -149,7 +185,10 @@ function handle(req, res, text) {
       'openai-processing-ms': String(LATENCY_MS),
     });
     res.end(answer);
-  }, LATENCY_MS);
+  };
+  // setTimeout(…, 0) would still wait for the timers phase (about 1 ms): an instant mock answers now.
+  if (LATENCY_MS === 0) send();
+  else setTimeout(send, LATENCY_MS);
 }
 
 /** A stream that has started and then takes its time: one comment a second, so no idle timeout ends it. */

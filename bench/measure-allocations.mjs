@@ -22,31 +22,42 @@ import { spawnComponent } from './spawn-component.mjs';
 import { startRouterUnderTest } from './start-router-under-test.mjs';
 
 const benchDir = dirname(fileURLToPath(import.meta.url));
-const routerDir = routerCheckout();
-const requests = Number(process.env.BENCH_ALLOC_REQUESTS ?? 4000);
 const CONNECTIONS = 16;
+const PRIME_REQUESTS = 3000;
 const preload = ['--import', join(benchDir, 'sample-allocations.mjs')];
-const workDir = mkdtempSync(join(tmpdir(), 'llm-router-alloc-'));
-const measuring = boundedRun('measure-allocations', 240_000);
-measuring.onCleanup(() => rmSync(workDir, { recursive: true, force: true }));
 
-await measuring.run(async () => {
-  const upstream = await spawnComponent({ name: 'fake-upstream', args: [join(benchDir, 'fake-upstream.mjs')], logPath: join(workDir, 'upstream.log') });
-  measuring.onCleanup(upstream.stop);
+/**
+ * Bytes allocated per request by the bare proxy and the router, chat and streams, each process with the
+ * sampling heap profiler preloaded; also a stage of `npm run bench` (bench/run.mjs), which judges issue
+ * 35's allocation goal from it. Starts its own fake upstream, proxy and router and stops them.
+ * @param {{ routerDir: string, workDir: string, onCleanup: (stop: () => Promise<void> | void) => void, requests?: number }} options
+ * @returns {Promise<Array<{ label: 'proxy' | 'router', stream: boolean, ok: number, bytesPerRequest: number, modules: any[], functions: any[] }>>}
+ */
+export async function measureAllocations({ routerDir, workDir, onCleanup, requests = 4000 }) {
+  const upstream = await spawnComponent({ name: 'fake-upstream', args: [join(benchDir, 'fake-upstream.mjs')], logPath: join(workDir, 'alloc-upstream.log') });
+  onCleanup(upstream.stop);
   const origin = `http://127.0.0.1:${upstream.ready.port}`;
   const profileOf = (name) => join(workDir, `${name}.heapprofile`);
   const proxy = await spawnComponent({
-    name: 'proxy',
+    name: 'alloc-proxy',
     args: [join(benchDir, 'bare-proxy.mjs')],
     env: { ...process.env, BENCH_PROXY_TARGET: origin, BENCH_ALLOCATION_PROFILE: profileOf('proxy') },
-    logPath: join(workDir, 'proxy.log'),
+    logPath: join(workDir, 'alloc-proxy.log'),
     nodeFlags: preload,
   });
-  measuring.onCleanup(proxy.stop);
-  process.env.BENCH_ALLOCATION_PROFILE = profileOf('router');
-  const router = await startRouterUnderTest({ repoDir: routerDir, workDir, name: 'router', upstreamBaseUrl: `${origin}/v1`, storage: `sqlite:${join(workDir, 'router.db')}`, nodeFlags: preload });
-  delete process.env.BENCH_ALLOCATION_PROFILE;
-  measuring.onCleanup(router.component.stop);
+  onCleanup(proxy.stop);
+  const routerWorkDir = join(workDir, 'alloc-router');
+  mkdirSync(routerWorkDir, { recursive: true });
+  const router = await startRouterUnderTest({
+    repoDir: routerDir,
+    workDir: routerWorkDir,
+    name: 'router',
+    upstreamBaseUrl: `${origin}/v1`,
+    storage: `sqlite:${join(routerWorkDir, 'router.db')}`,
+    nodeFlags: preload,
+    extraEnv: { BENCH_ALLOCATION_PROFILE: profileOf('router') },
+  });
+  onCleanup(router.component.stop);
   const targets = benchTargets({ upstreamOrigin: origin, proxyOrigin: `http://127.0.0.1:${proxy.ready.port}`, router });
   const pids = { proxy: proxy.pid, router: router.component.pid };
 
@@ -56,7 +67,7 @@ await measuring.run(async () => {
       const target = targets[label];
       if (!stream) await checkTarget(target);
       const body = stream ? target.streamBody : target.body;
-      await load(target, body, 3000);
+      await load(target, body, PRIME_REQUESTS);
       const file = profileOf(label);
       rmSync(file, { force: true });
       process.kill(pids[label], 'SIGUSR2');
@@ -67,11 +78,33 @@ await measuring.run(async () => {
       results.push({ label, stream, ok, ...summarize(profile, ok) });
     }
   }
-  const report = render(results);
-  mkdirSync(join(benchDir, 'results'), { recursive: true });
-  writeFileSync(join(benchDir, 'results', 'allocations.md'), `${report}\n`);
-  process.stdout.write(`${report}\n\nwritten to bench/results/allocations.md\n`);
-});
+  await router.component.stop();
+  await proxy.stop();
+  await upstream.stop();
+  return results;
+}
+
+/** Router ÷ proxy bytes per request, chat and stream, from measureAllocations' results. */
+export function allocationRatios(results) {
+  const find = (label, stream) => results.find((r) => r.label === label && r.stream === stream);
+  const of = (stream) => ({ proxy: find('proxy', stream).bytesPerRequest, router: find('router', stream).bytesPerRequest, ratio: find('router', stream).bytesPerRequest / find('proxy', stream).bytesPerRequest });
+  return { chat: of(false), stream: of(true) };
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const routerDir = routerCheckout();
+  const requests = Number(process.env.BENCH_ALLOC_REQUESTS ?? 4000);
+  const workDir = mkdtempSync(join(tmpdir(), 'llm-router-alloc-'));
+  const measuring = boundedRun('measure-allocations', 240_000);
+  measuring.onCleanup(() => rmSync(workDir, { recursive: true, force: true }));
+  await measuring.run(async () => {
+    const results = await measureAllocations({ routerDir, workDir, onCleanup: (stop) => measuring.onCleanup(stop), requests });
+    const report = render(results, { routerDir, requests });
+    mkdirSync(join(benchDir, 'results'), { recursive: true });
+    writeFileSync(join(benchDir, 'results', 'allocations.md'), `${report}\n`);
+    process.stdout.write(`${report}\n\nwritten to bench/results/allocations.md\n`);
+  });
+}
 
 async function load({ url, headers }, body, amount) {
   const result = await autocannon({ url, method: 'POST', headers, body, connections: CONNECTIONS, amount, timeout: 10 });
@@ -134,13 +167,13 @@ function summarize(profile, ok) {
   return { bytesPerRequest: total / ok, modules: perRequest(byModule, 14), functions: perRequest(byFunction, Number(process.env.BENCH_ALLOC_FUNCTIONS ?? 20)) };
 }
 
-function render(results) {
+function render(results, { routerDir, requests }) {
   const kb = (bytes) => (bytes / 1024).toFixed(1);
   const find = (label, stream) => results.find((r) => r.label === label && r.stream === stream);
   const lines = [
     `# Bytes allocated per request: router against the bare proxy, one run`,
     '',
-    `${requests} requests per target and mode at ${CONNECTIONS} connections after 3000 to prime; V8's sampling heap profiler (one sample per 4 KB, collected objects included). Router: ${routerDir} at ${commitOf(routerDir)}.`,
+    `${requests} requests per target and mode at ${CONNECTIONS} connections after ${PRIME_REQUESTS} to prime; V8's sampling heap profiler (one sample per 4 KB, collected objects included). Router: ${routerDir} at ${commitOf(routerDir)}.`,
     '',
     '| mode | bare proxy KB/request | router KB/request | router ÷ proxy |',
     '| --- | --- | --- | --- |',

@@ -80,7 +80,7 @@ await profiling.run(async () => {
   const file = readdirSync(profileDir).find((name) => name.endsWith('.cpuprofile'));
   if (!file) throw new Error('the router wrote no .cpuprofile');
   const profile = JSON.parse(readFileSync(join(profileDir, file), 'utf8'));
-  const summary = summarizeCpuProfile(profile, { fromUs, toUs, groups: GROUPS });
+  const summary = summarizeCpuProfile(profile, { fromUs, toUs, top: 40, groups: GROUPS });
   if (summary.busyMs === 0) throw new Error('no profile samples fall inside the measured window');
 
   const report = [renderProfile(summary, cell, { connections, durationS, stream }), ...renderMemory(rss, heapSummary)].join('\n');
@@ -149,5 +149,9 @@ function renderProfile(summary, cell, { connections, durationS, stream }) {
     '## Self time by function',
     '',
     ...table('function  module  file:line', summary.selfByFunction),
+    '',
+    "## Inclusive time by the router's own functions (samples with the function anywhere on the stack; a stack ends at the last await)",
+    '',
+    ...table('function  file:line', summary.inclusiveByRouterFunction).map((line, i) => (i === 0 ? '| function  file:line | inclusive ms | share of busy time |' : line)),
   ].join('\n');
 }

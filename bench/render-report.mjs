@@ -1,10 +1,12 @@
 import { ADAPTER_GOAL_CPU_RATIO } from './measure-adapters.mjs';
 import { LEDGER_GOAL_CPU_RATIO } from './measure-ledger.mjs';
+import { requestPathSections } from './request-path-goals.mjs';
 
 /**
  * The benchmark's report as markdown: a summary table of the router against the baselines measured in
  * the same run, with the verdict of each goal, followed by the measurements it is computed from.
- * The goals are ratios to the bare proxy measured alongside (issue 14): the floor any Node gateway pays.
+ * The goals are ratios to the bare proxy measured alongside (issue 14): the floor any Node gateway pays;
+ * issue 35's stricter goals get a table of their own (request-path-goals.mjs).
  */
 
 const GOALS = {
@@ -117,6 +119,7 @@ export function renderReport(results) {
     '',
     table(['metric', 'measured', 'goal', 'result'], summary),
     '',
+    ...requestPathSections(results, table),
     '## Load matrix (POST /v1/chat/completions, non-stream)',
     '',
     loadTable(results.cells, levels),

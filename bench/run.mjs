@@ -5,7 +5,8 @@
  *   router  — `node bin/router serve` in front of it (SQLite, memory rate limiter)
  * Each is its own process, so CPU and RSS are read per process from /proc. Later stages compare routers
  * with each other: quota and rate-limit stores (stage 5), the usage ledger on vs off (stage 6), and the
- * Anthropic and Gemini adapters against the bare proxy (stage 7); an optional soak (BENCH_SOAK_S). Prints the report and
+ * Anthropic and Gemini adapters against the bare proxy (stage 7); then issue 35's cells: /v1/responses (stage 8),
+ * throughput with an instant mock (stage 9) and bytes allocated per request (stage 10); an optional soak (BENCH_SOAK_S). Prints the report and
  * writes it to bench/results/latest.md (and the raw figures to latest.json). Exits 0 when the run
  * completed, whatever the goals say; non-zero only when it could not run. Child processes, temp files,
  * the PostgreSQL schema and Redis keys are removed in every case. See bench/README.md.
@@ -25,6 +26,9 @@ import { measureAdapters } from './measure-adapters.mjs';
 import { measureLedger } from './measure-ledger.mjs';
 import { measureStreamTtfb, measureStreamTtfbUnderLoad } from './measure-stream-ttfb.mjs';
 import { measureFusion } from './measure-fusion.mjs';
+import { measureAllocations } from './measure-allocations.mjs';
+import { measureInstantThroughput } from './measure-instant-throughput.mjs';
+import { measureResponses } from './measure-responses.mjs';
 import { openSharedStores } from './open-shared-stores.mjs';
 import { startMachineCpuWatch } from './read-machine-cpu.mjs';
 import { readProcStats } from './read-proc-stats.mjs';
@@ -58,7 +62,7 @@ const settings = {
   soakConnections: 64,
 };
 // A hard bound on the whole run: a hung component must not keep the benchmark (or CI) waiting.
-const TIME_LIMIT_MS = 600_000 + settings.soakS * 1000;
+const TIME_LIMIT_MS = 900_000 + settings.soakS * 1000;
 
 const bench = boundedRun('bench', TIME_LIMIT_MS);
 
@@ -107,6 +111,7 @@ async function main() {
   // After every load the router of stages 1–3 gets: chat and streams up to 128 connections.
   const peakRssMb = readProcStats(router.component.pid).peakRssMb;
   const soak = settings.soakS > 0 ? await runSoak(targets.find((target) => target.label === 'router'), router.component.pid) : undefined;
+  const responses = await measureResponses({ upstreamOrigin, proxy: targets.find((target) => target.label === 'proxy'), router, routerPid: router.component.pid, upstreamPid: upstream.pid, prime, measureCells, log });
   await router.component.stop();
 
   const shared = await measureSharedStores(workDir, upstreamOrigin, upstream.pid);
@@ -128,6 +133,15 @@ async function main() {
     measureCells,
     log,
   });
+  const instant = await measureInstantThroughput({
+    start,
+    startRouter: (name, origin) => startRouter(workDir, name, origin, `sqlite:${join(workDir, `${name}.db`)}`),
+    prime,
+    measureCells,
+    log,
+  });
+  log('allocation: bytes per request, proxy and router, chat and streams (about a minute)');
+  const allocations = await measureAllocations({ routerDir: repoDir, workDir, onCleanup: (stop) => bench.onCleanup(stop) });
   const otherLoad = machine.finish([upstream.pid, proxy.pid]);
   log(`CPU used by other processes meanwhile: ${otherLoad.othersCpuS.toFixed(1)} s of ${otherLoad.busyCpuS.toFixed(0)} s busy in ${otherLoad.wallS.toFixed(0)} s (${otherLoad.othersCores.toFixed(2)} cores on average)`);
 
@@ -145,6 +159,9 @@ async function main() {
     shared,
     ledger,
     adapters,
+    responses,
+    instant,
+    allocations,
   };
   const report = renderReport(results);
   const resultsDir = join(benchDir, 'results');

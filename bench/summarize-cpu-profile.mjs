@@ -1,7 +1,8 @@
 /**
  * Reads a V8 .cpuprofile (node --cpu-prof) and tells where the time went inside a time window:
  * self time per function, self time per module, inclusive time per module (the share of samples with
- * that module anywhere on the stack: "how much of the work happens under fetch"), and time per group:
+ * that module anywhere on the stack: "how much of the work happens under fetch"), inclusive time per
+ * function of the router's own dist/ (what each stage costs with everything it calls), and time per group:
  * each sample goes to the first group with a module on its stack, so groups add up to 100%.
  * Idle time is left out, so shares are of the time the process was busy. Stacks end at the last
  * `await`: work resumed from a promise is on a stack of its own, so it counts under the modules on that
@@ -38,6 +39,7 @@ export function summarizeCpuProfile(profile, { fromUs = -Infinity, toUs = Infini
   const selfByFunction = new Map();
   const selfByModule = new Map();
   const inclusiveByModule = new Map();
+  const inclusiveByRouterFunction = new Map();
   const byGroup = new Map();
   const add = (map, key, us) => map.set(key, (map.get(key) ?? 0) + us);
   let busyUs = 0;
@@ -54,8 +56,14 @@ export function summarizeCpuProfile(profile, { fromUs = -Infinity, toUs = Infini
     add(selfByModule, module, weight);
     add(selfByFunction, `${frame.functionName || '(anonymous)'} ${module}${frame.url ? ` ${shortFile(frame.url)}:${frame.lineNumber + 1}` : ''}`, weight);
     const seen = new Set();
-    for (let id = node.id; id !== undefined; id = parent.get(id)) seen.add(moduleOf(byId.get(id).callFrame));
+    const routerFunctions = new Set();
+    for (let id = node.id; id !== undefined; id = parent.get(id)) {
+      const callFrame = byId.get(id).callFrame;
+      seen.add(moduleOf(callFrame));
+      if (/\/dist\//.test(callFrame.url) && !callFrame.url.includes('node_modules')) routerFunctions.add(`${callFrame.functionName || '(anonymous)'} ${shortFile(callFrame.url)}:${callFrame.lineNumber + 1}`);
+    }
     for (const name of seen) if (!PSEUDO.has(name)) add(inclusiveByModule, name, weight);
+    for (const name of routerFunctions) add(inclusiveByRouterFunction, name, weight);
     const group = groups.find((g) => [...seen].some((name) => g.modules.test(name)));
     add(byGroup, group?.name ?? 'other', weight);
   }
@@ -70,6 +78,7 @@ export function summarizeCpuProfile(profile, { fromUs = -Infinity, toUs = Infini
     selfByFunction: rank(selfByFunction),
     selfByModule: rank(selfByModule),
     inclusiveByModule: rank(inclusiveByModule),
+    inclusiveByRouterFunction: rank(inclusiveByRouterFunction),
   };
 }
 
