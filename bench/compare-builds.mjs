@@ -10,6 +10,8 @@
  * BENCH_BASE_NODE_FLAGS / BENCH_THIS_NODE_FLAGS (space-separated Node/V8 flags for each router, e.g.
  * `--max-semi-space-size=4`), BENCH_BASE_ENV / BENCH_THIS_ENV (space-separated NAME=value for each router only,
  * e.g. `OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:4318` to measure tracing on against off), BENCH_BASE_LEDGER_OFF=1 /
+ * BENCH_BASE_SERVER / BENCH_THIS_SERVER (JSON of server.yaml sections merged into that router's config, e.g.
+ * `{"metrics":{"enabled":false}}`: with BENCH_BASE_DIR=. what one part costs, on ÷ off),
  * BENCH_THIS_LEDGER_OFF=1 (that router runs with `ledger.enabled: false`: with BENCH_BASE_DIR=. the usage ledger's cost,
  * on ÷ off). Writes bench/results/compare-builds.md (or compare-builds-stream.md). About 2 minutes.
  */
@@ -40,12 +42,14 @@ const nodeFlags = { base: nodeFlagsOf('BENCH_BASE_NODE_FLAGS'), this: nodeFlagsO
 const envOf = (name) => Object.fromEntries(nodeFlagsOf(name).map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]));
 const extraEnv = { base: envOf('BENCH_BASE_ENV'), this: envOf('BENCH_THIS_ENV') };
 const ledgerOff = { base: process.env.BENCH_BASE_LEDGER_OFF === '1', this: process.env.BENCH_THIS_LEDGER_OFF === '1' };
+const serverOf = (name) => JSON.parse(process.env[name] || '{}');
+const serverSettings = { base: { ...serverOf('BENCH_BASE_SERVER'), ...(ledgerOff.base ? { ledger: { enabled: false } } : {}) }, this: { ...serverOf('BENCH_THIS_SERVER'), ...(ledgerOff.this ? { ledger: { enabled: false } } : {}) } };
 const workDir = mkdtempSync(join(tmpdir(), 'llm-router-compare-'));
 const comparison = boundedRun('compare-builds', 300_000);
 comparison.onCleanup(() => rmSync(workDir, { recursive: true, force: true }));
 
 const flagsNote = (flags) => (flags.length > 0 ? `, ${flags.join(' ')}` : '');
-const ledgerNote = (label) => (ledgerOff[label] ? ', ledger off' : '');
+const ledgerNote = (label) => (Object.keys(serverSettings[label]).length > 0 ? `, ${JSON.stringify(serverSettings[label])}` : '');
 
 await comparison.run(async () => {
   const upstream = await spawnComponent({ name: 'fake-upstream', args: [join(benchDir, 'fake-upstream.mjs')], logPath: join(workDir, 'upstream.log') });
@@ -57,7 +61,7 @@ await comparison.run(async () => {
   for (const [label, dir] of [['base', baseDir], ['this', repoDir]]) {
     const routerDir = join(workDir, label);
     mkdirSync(routerDir);
-    routers[label] = await startRouterUnderTest({ repoDir: dir, workDir: routerDir, name: label, upstreamBaseUrl: `${origin}/v1`, storage: `sqlite:${join(routerDir, 'router.db')}`, nodeFlags: nodeFlags[label], extraEnv: extraEnv[label], ...(ledgerOff[label] ? { ledger: { enabled: false } } : {}) });
+    routers[label] = await startRouterUnderTest({ repoDir: dir, workDir: routerDir, name: label, upstreamBaseUrl: `${origin}/v1`, storage: `sqlite:${join(routerDir, 'router.db')}`, nodeFlags: nodeFlags[label], extraEnv: extraEnv[label], server: serverSettings[label] });
     comparison.onCleanup(routers[label].component.stop);
   }
   const pick = (target) => (stream ? target.streamBody : target.body);

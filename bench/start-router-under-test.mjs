@@ -31,19 +31,20 @@ const FRONTIER_MODEL = { openai: 'gpt-4.1', anthropic: 'claude-sonnet-4-5', gemi
 
 /**
  * @param {{ repoDir: string, workDir: string, name: string, upstreamBaseUrl: string, storage: string,
- *   redisUrl?: string, rateLimit?: Record<string, unknown>, ledger?: Record<string, unknown>, nodeFlags?: string[], serveArgs?: string[],
+ *   redisUrl?: string, rateLimit?: Record<string, unknown>, ledger?: Record<string, unknown>, server?: Record<string, Record<string, unknown>>, nodeFlags?: string[], serveArgs?: string[],
  *   workers?: number, provider?: 'openai' | 'anthropic' | 'gemini' }} options
  *   rateLimit: merged into server.yaml's rateLimit section (e.g. { keyPrefix, quotaGate })
  *   ledger: merged into server.yaml's ledger section (e.g. { enabled: false })
+ *   server: any server.yaml sections, each merged into its section (e.g. { metrics: { enabled: false } })
  *   serveArgs: what to run instead of `bin/router serve --json` (a script printing the same line)
  *   workers: listen.workers (ROUTER_WORKERS); more than 1 is cluster mode, whose primary is `component.pid`
  *   provider: the one provider router/frontier goes to (default openai)
  *   extraEnv: variables for this router only (e.g. OTEL_EXPORTER_OTLP_ENDPOINT to measure tracing on)
  * @returns {Promise<{ url: string, apiKey: string, accountId: string, component: Awaited<ReturnType<typeof spawnComponent>> }>}
  */
-export async function startRouterUnderTest({ repoDir, workDir, name, upstreamBaseUrl, storage, redisUrl, rateLimit, ledger, nodeFlags, serveArgs, workers = 1, provider = 'openai', extraEnv = {} }) {
+export async function startRouterUnderTest({ repoDir, workDir, name, upstreamBaseUrl, storage, redisUrl, rateLimit, ledger, server = {}, nodeFlags, serveArgs, workers = 1, provider = 'openai', extraEnv = {} }) {
   const configDir = join(workDir, `${name}-config`);
-  writeBenchConfig(join(repoDir, 'config'), configDir, upstreamBaseUrl, provider, { rateLimit, ledger });
+  writeBenchConfig(join(repoDir, 'config'), configDir, upstreamBaseUrl, provider, { ...server, ...(rateLimit ? { rateLimit } : {}), ...(ledger ? { ledger } : {}) });
   const env = {
     ...process.env,
     ROUTER_CONFIG: configDir,
