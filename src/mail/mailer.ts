@@ -6,7 +6,7 @@
  * single-use links) or the SMTP URL (it holds credentials). `close()` waits for jobs in flight (bounded).
  */
 import type { ConsolaInstance } from 'consola';
-import nodemailer from 'nodemailer';
+import type { Transporter } from 'nodemailer';
 import type { MailConfig } from '../config/types.js';
 import { parseEmailAddress } from '../core/email-address.js';
 
@@ -48,19 +48,26 @@ export function createMailer(config: MailConfig, logger: ConsolaInstance, transp
     );
   }
   if (!config.smtpUrl) throw new Error('app.mail.transport smtp needs app.mail.smtpUrl (ROUTER_SMTP_URL)');
-  // An smtp:// URL upgrades with STARTTLS when the server offers it (nodemailer's default); smtps:// is TLS from the start.
-  const smtp = nodemailer.createTransport({
-    url: config.smtpUrl.reveal(),
-    connectionTimeout: SMTP_TIMEOUT_MS,
-    greetingTimeout: SMTP_TIMEOUT_MS,
-    socketTimeout: SMTP_TIMEOUT_MS,
-    logger: false,
-    debug: false,
-  });
+  const smtpUrl = config.smtpUrl;
+  // nodemailer is loaded with the first message, so an instance that never mails (the default
+  // transport is none) does not carry it (3 MB of heap).
+  let smtp: Promise<Transporter> | undefined;
+  const transporter = () =>
+    (smtp ??= import('nodemailer').then(({ default: nodemailer }) =>
+      // An smtp:// URL upgrades with STARTTLS when the server offers it (nodemailer's default); smtps:// is TLS from the start.
+      nodemailer.createTransport({
+        url: smtpUrl.reveal(),
+        connectionTimeout: SMTP_TIMEOUT_MS,
+        greetingTimeout: SMTP_TIMEOUT_MS,
+        socketTimeout: SMTP_TIMEOUT_MS,
+        logger: false,
+        debug: false,
+      }),
+    ));
   const send: MailTransport = async (message) => {
     // An address object, not a string: nodemailer parses a string as an address list (display names,
     // groups, several recipients), an object's address it takes as the one mailbox it is.
-    await smtp.sendMail({
+    await (await transporter()).sendMail({
       from: message.from,
       to: { name: '', address: message.to },
       ...(message.replyTo ? { replyTo: { name: '', address: message.replyTo } } : {}),
@@ -68,7 +75,7 @@ export function createMailer(config: MailConfig, logger: ConsolaInstance, transp
       text: message.text,
     });
   };
-  return new QueuedMailer(config.from, send, logger, () => smtp.close());
+  return new QueuedMailer(config.from, send, logger, () => void smtp?.then((transport) => transport.close()));
 }
 
 class QueuedMailer implements Mailer {

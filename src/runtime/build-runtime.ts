@@ -47,7 +47,6 @@ import { createMeasurementsObserver } from './observers/measurements-observer.js
 import { RouteMeasurements } from '../routing/route-measurements.js';
 import { MeasuredOrder } from '../routing/measured-order.js';
 import { createStickyRouting } from '../routing/sticky-routing.js';
-import { openTracing } from '../tracing/open-tracing.js';
 import { routerVersion } from '../usage/support-bundle.js';
 import { createTracingObserver } from './observers/tracing-observer.js';
 import { openAppServices } from './open-app-services.js';
@@ -97,8 +96,11 @@ export async function buildRuntime(config: RouterConfig, options: BuildOptions =
     onUnavailable: (reason) => logger.warn(`shared in-flight counts unavailable (${reason}); capping requests in flight per instance until Redis is back`),
     primary: options.primary,
   });
-  // Off by default: then there is no Tracing, and nothing on the request path makes spans.
-  const tracing = openTracing(config.server.tracing, { logger, serviceVersion: routerVersion() });
+  // Off by default: then there is no Tracing, nothing on the request path makes spans, and the
+  // OpenTelemetry SDK and its exporter are never loaded (4 MB of heap a process would carry for nothing).
+  const tracing = config.server.tracing.enabled
+    ? (await import('../tracing/open-tracing.js')).openTracing(config.server.tracing, { logger, serviceVersion: routerVersion() })
+    : undefined;
   const client = options.upstreamClient ?? createUpstreamClient({ connectionsPerProvider: config.server.listen.maxConnections });
   const secret = config.server.secretKey?.reveal();
   const providers = new Map(config.providers.providers.map((provider) => [provider.id, provider]));
