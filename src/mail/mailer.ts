@@ -75,7 +75,8 @@ export function createMailer(config: MailConfig, logger: ConsolaInstance, transp
       text: message.text,
     });
   };
-  return new QueuedMailer(config.from, send, logger, () => void smtp?.then((transport) => transport.close()));
+  // A transport that never loaded has nothing to close (its failure was logged with the message that needed it).
+  return new QueuedMailer(config.from, send, logger, () => void smtp?.then((transport) => transport.close(), () => undefined));
 }
 
 class QueuedMailer implements Mailer {
