@@ -50,7 +50,7 @@ export function createMailer(config: MailConfig, logger: ConsolaInstance, transp
   if (!config.smtpUrl) throw new Error('app.mail.transport smtp needs app.mail.smtpUrl (ROUTER_SMTP_URL)');
   const smtpUrl = config.smtpUrl;
   // nodemailer is loaded with the first message, so an instance that never mails (the default
-  // transport is none) does not carry it (3 MB of heap).
+  // transport is none) does not carry it (3 MB of heap imported alone).
   let smtp: Promise<Transporter> | undefined;
   const transporter = () =>
     (smtp ??= import('nodemailer').then(({ default: nodemailer }) =>
