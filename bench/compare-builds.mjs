@@ -41,15 +41,18 @@ const nodeFlagsOf = (name) => (process.env[name] ?? '').split(' ').filter(Boolea
 const nodeFlags = { base: nodeFlagsOf('BENCH_BASE_NODE_FLAGS'), this: nodeFlagsOf('BENCH_THIS_NODE_FLAGS') };
 const envOf = (name) => Object.fromEntries(nodeFlagsOf(name).map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]));
 const extraEnv = { base: envOf('BENCH_BASE_ENV'), this: envOf('BENCH_THIS_ENV') };
-const ledgerOff = { base: process.env.BENCH_BASE_LEDGER_OFF === '1', this: process.env.BENCH_THIS_LEDGER_OFF === '1' };
-const serverOf = (name) => JSON.parse(process.env[name] || '{}');
-const serverSettings = { base: { ...serverOf('BENCH_BASE_SERVER'), ...(ledgerOff.base ? { ledger: { enabled: false } } : {}) }, this: { ...serverOf('BENCH_THIS_SERVER'), ...(ledgerOff.this ? { ledger: { enabled: false } } : {}) } };
+/** One side's server.yaml sections: BENCH_<SIDE>_SERVER, and BENCH_<SIDE>_LEDGER_OFF=1 as the ledger's switch. */
+const serverSettingsOf = (side) => ({
+  ...JSON.parse(process.env[`BENCH_${side}_SERVER`] || '{}'),
+  ...(process.env[`BENCH_${side}_LEDGER_OFF`] === '1' ? { ledger: { enabled: false } } : {}),
+});
+const serverSettings = { base: serverSettingsOf('BASE'), this: serverSettingsOf('THIS') };
 const workDir = mkdtempSync(join(tmpdir(), 'llm-router-compare-'));
 const comparison = boundedRun('compare-builds', 300_000);
 comparison.onCleanup(() => rmSync(workDir, { recursive: true, force: true }));
 
 const flagsNote = (flags) => (flags.length > 0 ? `, ${flags.join(' ')}` : '');
-const ledgerNote = (label) => (Object.keys(serverSettings[label]).length > 0 ? `, ${JSON.stringify(serverSettings[label])}` : '');
+const settingsNote = (label) => (Object.keys(serverSettings[label]).length > 0 ? `, ${JSON.stringify(serverSettings[label])}` : '');
 
 await comparison.run(async () => {
   const upstream = await spawnComponent({ name: 'fake-upstream', args: [join(benchDir, 'fake-upstream.mjs')], logPath: join(workDir, 'upstream.log') });
@@ -83,7 +86,7 @@ await comparison.run(async () => {
   }
   const rss = Object.fromEntries(Object.entries(routers).map(([label, router]) => [label, readProcStats(router.component.pid).peakRssMb]));
   const report = [
-    `# This build (${commitOf(repoDir)}${flagsNote([...nodeFlags.this, ...Object.keys(extraEnv.this)])}${ledgerNote('this')}) against ${baseDir} (${commitOf(baseDir)}${flagsNote([...nodeFlags.base, ...Object.keys(extraEnv.base)])}${ledgerNote('base')}): ${stream ? 'streams' : 'chat'}, one run`,
+    `# This build (${commitOf(repoDir)}${flagsNote([...nodeFlags.this, ...Object.keys(extraEnv.this)])}${settingsNote('this')}) against ${baseDir} (${commitOf(baseDir)}${flagsNote([...nodeFlags.base, ...Object.keys(extraEnv.base)])}${settingsNote('base')}): ${stream ? 'streams' : 'chat'}, one run`,
     '',
     `Interleaved: ${rounds} × 1 s per target and cell after 1 s of warm-up, all targets primed alike. Peak RSS after the run: base ${rss.base.toFixed(0)} MB, this ${rss.this.toFixed(0)} MB.`,
     '',

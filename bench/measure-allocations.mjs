@@ -84,10 +84,15 @@ export async function measureAllocations({ routerDir, workDir, onCleanup, reques
   return results;
 }
 
+const find = (results, label, stream) => results.find((r) => r.label === label && r.stream === stream);
+
 /** Router ÷ proxy bytes per request, chat and stream, from measureAllocations' results. */
 export function allocationRatios(results) {
-  const find = (label, stream) => results.find((r) => r.label === label && r.stream === stream);
-  const of = (stream) => ({ proxy: find('proxy', stream).bytesPerRequest, router: find('router', stream).bytesPerRequest, ratio: find('router', stream).bytesPerRequest / find('proxy', stream).bytesPerRequest });
+  const of = (stream) => {
+    const proxy = find(results, 'proxy', stream).bytesPerRequest;
+    const router = find(results, 'router', stream).bytesPerRequest;
+    return { proxy, router, ratio: router / proxy };
+  };
   return { chat: of(false), stream: of(true) };
 }
 
@@ -169,7 +174,7 @@ function summarize(profile, ok) {
 
 function render(results, { routerDir, requests }) {
   const kb = (bytes) => (bytes / 1024).toFixed(1);
-  const find = (label, stream) => results.find((r) => r.label === label && r.stream === stream);
+  const ratios = allocationRatios(results);
   const lines = [
     `# Bytes allocated per request: router against the bare proxy, one run`,
     '',
@@ -178,13 +183,9 @@ function render(results, { routerDir, requests }) {
     '| mode | bare proxy KB/request | router KB/request | router ÷ proxy |',
     '| --- | --- | --- | --- |',
   ];
+  for (const [mode, { proxy, router, ratio }] of Object.entries(ratios)) lines.push(`| ${mode} | ${kb(proxy)} | ${kb(router)} | ${ratio.toFixed(2)} |`);
   for (const stream of [false, true]) {
-    const proxy = find('proxy', stream);
-    const router = find('router', stream);
-    lines.push(`| ${stream ? 'stream' : 'chat'} | ${kb(proxy.bytesPerRequest)} | ${kb(router.bytesPerRequest)} | ${(router.bytesPerRequest / proxy.bytesPerRequest).toFixed(2)} |`);
-  }
-  for (const stream of [false, true]) {
-    const router = find('router', stream);
+    const router = find(results, 'router', stream);
     lines.push('', `## Router, ${stream ? 'stream' : 'chat'}: by module`, '', '| module | KB/request |', '| --- | --- |', ...router.modules.map((m) => `| ${m.name} | ${kb(m.bytes)} |`));
     lines.push('', `## Router, ${stream ? 'stream' : 'chat'}: by function`, '', '| function | KB/request |', '| --- | --- |', ...router.functions.map((f) => `| ${f.name.replaceAll('|', '\\|')} | ${kb(f.bytes)} |`));
   }

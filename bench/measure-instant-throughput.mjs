@@ -12,10 +12,9 @@ export const INSTANT_CONNECTIONS = 64;
 /**
  * @param {{ start: (name: string, script: string, env: Record<string, string>) => Promise<any>,
  *   startRouter: (name: string, upstreamOrigin: string) => Promise<any>,
- *   prime: (targets: object[]) => Promise<unknown>, measureCells: (targets: object[], connections: number) => Promise<Record<string, any>>,
- *   log: (line: string) => void }} stage
+ *   prime: (targets: object[]) => Promise<unknown>, measureCells: (targets: object[], connections: number) => Promise<Record<string, any>> }} stage
  */
-export async function measureInstantThroughput({ start, startRouter, prime, measureCells, log }) {
+export async function measureInstantThroughput({ start, startRouter, prime, measureCells }) {
   const upstream = await start('instant-upstream', 'fake-upstream.mjs', { BENCH_LATENCY_MS: '0' });
   const upstreamOrigin = `http://127.0.0.1:${upstream.ready.port}`;
   const proxy = await start('instant-proxy', 'bare-proxy.mjs', { BENCH_PROXY_TARGET: upstreamOrigin });
@@ -28,10 +27,6 @@ export async function measureInstantThroughput({ start, startRouter, prime, meas
   for (const target of targets) await checkTarget(target);
   await prime(targets);
   const cells = await measureCells(targets, INSTANT_CONNECTIONS);
-  for (const { label } of targets) {
-    const cell = cells[label];
-    log(`${label.padEnd(6)} instant c=${INSTANT_CONNECTIONS} ${cell.rps.toFixed(0).padStart(5)} req/s  p50 ${cell.p50.toFixed(2)} ms  CPU ${cell.gatewayCpuMs.toFixed(3)} ms/req  failed ${cell.failures}`);
-  }
   await router.component.stop();
   await proxy.stop();
   await upstream.stop();

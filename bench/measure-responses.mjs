@@ -13,9 +13,9 @@ export const RESPONSES_CONNECTIONS = [16, 128];
 /**
  * @param {{ upstreamOrigin: string, proxy: { label: string, url: string, watch: object }, router: object, routerPid: number,
  *   upstreamPid: number, prime: (targets: object[]) => Promise<unknown>,
- *   measureCells: (targets: object[], connections: number) => Promise<Record<string, any>>, log: (line: string) => void }} stage
+ *   measureCells: (targets: object[], connections: number) => Promise<Record<string, any>> }} stage
  */
-export async function measureResponses({ upstreamOrigin, proxy, router, routerPid, upstreamPid, prime, measureCells, log }) {
+export async function measureResponses({ upstreamOrigin, proxy, router, routerPid, upstreamPid, prime, measureCells }) {
   const endpoints = responsesTargets({ upstreamOrigin, proxyOrigin: new URL(proxy.url).origin, router });
   const targets = [
     { ...endpoints.proxy, label: 'proxy', watch: proxy.watch },
@@ -24,12 +24,6 @@ export async function measureResponses({ upstreamOrigin, proxy, router, routerPi
   for (const target of targets) await checkTarget(target);
   await prime(targets);
   const cells = {};
-  for (const connections of RESPONSES_CONNECTIONS) {
-    cells[connections] = await measureCells(targets, connections);
-    for (const { label } of targets) {
-      const cell = cells[connections][label];
-      log(`${label.padEnd(6)} responses c=${String(connections).padEnd(3)} ${cell.rps.toFixed(0).padStart(5)} req/s  p50 ${cell.p50.toFixed(2)} ms  CPU ${cell.gatewayCpuMs.toFixed(3)} ms/req  failed ${cell.failures}`);
-    }
-  }
+  for (const connections of RESPONSES_CONNECTIONS) cells[connections] = await measureCells(targets, connections);
   return { connections: RESPONSES_CONNECTIONS, cells };
 }

@@ -111,7 +111,10 @@ async function main() {
   // After every load the router of stages 1–3 gets: chat and streams up to 128 connections.
   const peakRssMb = readProcStats(router.component.pid).peakRssMb;
   const soak = settings.soakS > 0 ? await runSoak(targets.find((target) => target.label === 'router'), router.component.pid) : undefined;
-  const responses = await measureResponses({ upstreamOrigin, proxy: targets.find((target) => target.label === 'proxy'), router, routerPid: router.component.pid, upstreamPid: upstream.pid, prime, measureCells, log });
+  const responses = await measureResponses({ upstreamOrigin, proxy: targets.find((target) => target.label === 'proxy'), router, routerPid: router.component.pid, upstreamPid: upstream.pid, prime, measureCells });
+  for (const connections of responses.connections) {
+    for (const [label, cell] of Object.entries(responses.cells[connections])) log(`${label.padEnd(6)} responses c=${String(connections).padEnd(3)} ${describeCell(cell)}`);
+  }
   await router.component.stop();
 
   const shared = await measureSharedStores(workDir, upstreamOrigin, upstream.pid);
@@ -138,8 +141,8 @@ async function main() {
     startRouter: (name, origin) => startRouter(workDir, name, origin, `sqlite:${join(workDir, `${name}.db`)}`),
     prime,
     measureCells,
-    log,
   });
+  for (const [label, cell] of Object.entries(instant.cells)) log(`${label.padEnd(6)} instant c=${instant.connections} ${describeCell(cell)}`);
   log('allocation: bytes per request, proxy and router, chat and streams (about a minute)');
   const allocations = await measureAllocations({ routerDir: repoDir, workDir, onCleanup: (stop) => bench.onCleanup(stop) });
   const otherLoad = machine.finish([upstream.pid, proxy.pid]);
