@@ -172,8 +172,15 @@ function summarize(profile, ok) {
   return { bytesPerRequest: total / ok, modules: perRequest(byModule, 14), functions: perRequest(byFunction, Number(process.env.BENCH_ALLOC_FUNCTIONS ?? 20)) };
 }
 
+function kb(bytes) {
+  return (bytes / 1024).toFixed(1);
+}
+
+function functionTable(functions) {
+  return ['| function | KB/request |', '| --- | --- |', ...functions.map((f) => `| ${f.name.replaceAll('|', '\\|')} | ${kb(f.bytes)} |`)];
+}
+
 function render(results, { routerDir, requests }) {
-  const kb = (bytes) => (bytes / 1024).toFixed(1);
   const ratios = allocationRatios(results);
   const lines = [
     `# Bytes allocated per request: router against the bare proxy, one run`,
@@ -187,7 +194,11 @@ function render(results, { routerDir, requests }) {
   for (const stream of [false, true]) {
     const router = find(results, 'router', stream);
     lines.push('', `## Router, ${stream ? 'stream' : 'chat'}: by module`, '', '| module | KB/request |', '| --- | --- |', ...router.modules.map((m) => `| ${m.name} | ${kb(m.bytes)} |`));
-    lines.push('', `## Router, ${stream ? 'stream' : 'chat'}: by function`, '', '| function | KB/request |', '| --- | --- |', ...router.functions.map((f) => `| ${f.name.replaceAll('|', '\\|')} | ${kb(f.bytes)} |`));
+    lines.push('', `## Router, ${stream ? 'stream' : 'chat'}: by function`, '', ...functionTable(router.functions));
+  }
+  // What the proxy allocates too (node:http, the sockets, the JSON it parses and writes) is no work of the router's own.
+  for (const stream of [false, true]) {
+    lines.push('', `## Bare proxy, ${stream ? 'stream' : 'chat'}: by function`, '', ...functionTable(find(results, 'proxy', stream).functions));
   }
   return lines.join('\n');
 }
