@@ -1,8 +1,9 @@
 /**
  * One upstream call as undici's dispatch handler and, once its status arrives, as the response the
  * caller reads: one object per call instead of undici.request's handler, Readable body, async
- * iterator and the generator that classified its failures. The client side of a call cost 25-35 %
- * less CPU so (bench/README.md, the upstream client), and the body is handed over as undici read it.
+ * iterator and the generator that classified its failures. Measured alone, a call cost 0.175 ms
+ * of CPU against undici.request's 0.187 (0.102 against 0.158 per stream; bench/README.md, the upstream
+ * client), and the body is handed over as undici read it.
  *
  * The body is read once, either whole (`text()`) or chunk by chunk (`body`); chunks that arrive before
  * the reader asks wait here, and past HIGH_WATER_BYTES undici stops reading the socket until the reader
