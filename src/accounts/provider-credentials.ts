@@ -8,7 +8,7 @@ import { createBoundedCache } from '../core/bounded-cache.js';
 import type { ProviderConfig } from '../config/types.js';
 import type { Clock } from '../core/clock.js';
 import { openSecret } from '../core/secret-box.js';
-import type { ResolvedCredential } from '../routing/failover.js';
+import type { CredentialLookup, ResolvedCredential } from '../routing/failover.js';
 import type { ManagedAccessStatus } from '../routing/managed-access.js';
 import type { Store } from '../stores/store.js';
 
@@ -16,7 +16,8 @@ interface AccountCredentials {
   plan: string;
   /** The account brought keys of its own (even ones this instance cannot open): no operator fallback. */
   bringsOwnKeys: boolean;
-  byok: ReadonlyMap<string, string>;
+  /** The account's credential per provider, made once per cache entry: a request looks its candidates up without an await each. */
+  lookup: CredentialLookup;
 }
 
 export function createCredentialResolver(options: {
@@ -27,11 +28,29 @@ export function createCredentialResolver(options: {
   managedAccess: ManagedAccessStatus;
   cacheTtlMs: number;
 }): {
-  credentialFor(accountId: string, providerId: string): Promise<ResolvedCredential | undefined>;
+  /** The account's credentials, read once per request: the failover loop then looks each candidate's provider up synchronously. */
+  credentialsOf(accountId: string): Promise<CredentialLookup>;
   /** The account's requests will use operator keys: it brought none of its own and its plan is resellable. */
   usesManagedAccess(accountId: string): Promise<boolean>;
 } {
   const cache = createBoundedCache<string, AccountCredentials>({ entries: 50_000, ttlMs: options.cacheTtlMs, now: () => options.clock.now() });
+
+  const managedFor = (credentials: AccountCredentials): boolean =>
+    !credentials.bringsOwnKeys && options.managedAccess.active && options.managedAccess.plans.includes(credentials.plan);
+
+  /** BYOK first and exclusively; operator keys only for a managed plan, the key read at each look-up as the config holds it now. */
+  const lookupOf = (plan: string, bringsOwnKeys: boolean, byok: ReadonlyMap<string, string>): CredentialLookup => {
+    if (bringsOwnKeys) {
+      const own = new Map<string, ResolvedCredential>([...byok].map(([providerId, value]) => [providerId, { value, source: 'byok' }]));
+      return (providerId) => own.get(providerId);
+    }
+    // Managed access is judged at each look-up: the operator may turn it off while the entry is cached.
+    return (providerId) => {
+      if (!options.managedAccess.active || !options.managedAccess.plans.includes(plan)) return undefined;
+      const managed = options.providers.get(providerId)?.managedKey?.reveal();
+      return managed === undefined ? undefined : { value: managed, source: 'managed' };
+    };
+  };
 
   const load = async (accountId: string): Promise<AccountCredentials> => {
     const cached = cache.get(accountId);
@@ -41,27 +60,19 @@ export function createCredentialResolver(options: {
     if (options.secretKey) {
       for (const record of records) byok.set(record.providerId, openSecret(record.sealed, options.secretKey));
     }
-    const loaded = { plan: account?.plan ?? '', bringsOwnKeys: records.length > 0, byok };
+    const plan = account?.plan ?? '';
+    const bringsOwnKeys = records.length > 0;
+    const loaded = { plan, bringsOwnKeys, lookup: lookupOf(plan, bringsOwnKeys, byok) };
     cache.set(accountId, loaded);
     return loaded;
   };
-
-  const managedFor = (credentials: AccountCredentials): boolean =>
-    !credentials.bringsOwnKeys && options.managedAccess.active && options.managedAccess.plans.includes(credentials.plan);
 
   return {
     async usesManagedAccess(accountId) {
       return managedFor(await load(accountId));
     },
-    async credentialFor(accountId, providerId) {
-      const credentials = await load(accountId);
-      if (credentials.bringsOwnKeys) {
-        const own = credentials.byok.get(providerId);
-        return own === undefined ? undefined : { value: own, source: 'byok' };
-      }
-      if (!managedFor(credentials)) return undefined;
-      const managed = options.providers.get(providerId)?.managedKey?.reveal();
-      return managed === undefined ? undefined : { value: managed, source: 'managed' };
+    async credentialsOf(accountId) {
+      return (await load(accountId)).lookup;
     },
   };
 }

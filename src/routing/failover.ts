@@ -50,6 +50,9 @@ export interface ResolvedCredential {
   source: CredentialSource;
 }
 
+/** An account's credential for a provider (BYOK, or managed when allowed), or undefined. */
+export type CredentialLookup = (providerId: string) => ResolvedCredential | undefined;
+
 export interface RoutedMeta {
   providerId: string;
   upstreamModel: string;
@@ -71,8 +74,8 @@ export interface FailoverDeps {
   credentialHealth: CredentialHealth;
   clock: Clock;
   random: () => number;
-  /** The account's credential for a provider (BYOK, or managed when allowed), or undefined. */
-  credentialFor(accountId: string, providerId: string): Promise<ResolvedCredential | undefined>;
+  /** The account's credentials, read once per request (one await, however many candidates the route has). */
+  credentialsOf(accountId: string): Promise<CredentialLookup>;
 }
 
 export interface FailoverCall {
@@ -220,10 +223,11 @@ async function usableCandidates(deps: FailoverDeps, call: FailoverCall): Promise
   let withoutCredential: Set<string> | undefined;
   const inTierOrder = candidateOrder(call.route, deps.random);
   const ordered = call.route.order === 'measured' && deps.measuredOrder ? deps.measuredOrder.rank(call.route, inTierOrder) : inTierOrder;
+  const credentialFor = await deps.credentialsOf(call.accountId);
   for (const target of ordered) {
     const provider = deps.providers.get(target.provider);
     if (!provider) continue;
-    const credential = await deps.credentialFor(call.accountId, provider.id);
+    const credential = credentialFor(provider.id);
     if (credential === undefined) (withoutCredential ??= new Set()).add(provider.id);
     else candidates.push({ target, provider, credential: credential.value, credentialSource: credential.source, accountId: call.accountId });
   }

@@ -141,7 +141,7 @@ export async function buildRuntime(config: RouterConfig, options: BuildOptions =
     credentialHealth,
     clock,
     random: options.random ?? Math.random,
-    credentialFor: credentials.credentialFor,
+    credentialsOf: credentials.credentialsOf,
     adapters: createAdapterRegistry(clock),
     client,
     outputLimits: outputLimitsFrom(config.catalog.models),

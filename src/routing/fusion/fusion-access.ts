@@ -10,25 +10,16 @@ import type { FusionConfig, FusionStageConfig, RouteProfileConfig } from '../../
 import { RouterError } from '../../core/errors.js';
 import type { FailoverDeps } from '../failover.js';
 
-type AccessDeps = Pick<FailoverDeps, 'providers' | 'credentialFor'>;
+type AccessDeps = Pick<FailoverDeps, 'providers' | 'credentialsOf'>;
 
 export async function fusionAccessProblem(deps: AccessDeps, accountId: string, route: RouteProfileConfig & { fusion: FusionConfig }): Promise<RouterError | undefined> {
   const { fusion } = route;
-  const usable = new Map<string, boolean>();
-  const reachable = async (stage: FusionStageConfig): Promise<boolean> => {
-    let any = false;
-    for (const target of stage.tiers.flat()) {
-      if (!usable.has(target.provider)) {
-        usable.set(target.provider, deps.providers.has(target.provider) && (await deps.credentialFor(accountId, target.provider)) !== undefined);
-      }
-      any ||= usable.get(target.provider)!;
-    }
-    return any;
-  };
-  const panel = await Promise.all(fusion.panel.map(reachable));
+  const credentialFor = await deps.credentialsOf(accountId);
+  const reachable = (stage: FusionStageConfig): boolean => stage.tiers.flat().some((target) => deps.providers.has(target.provider) && credentialFor(target.provider) !== undefined);
+  const panel = fusion.panel.map(reachable);
   const writer = fusion.mode === 'judge-writes' ? fusion.judge : (fusion.writer ?? { tiers: route.tiers });
   const answering = panel.filter(Boolean).length;
-  const writerReachable = await reachable(writer);
+  const writerReachable = reachable(writer);
   if (answering >= fusion.minAnswers && writerReachable) return undefined;
 
   const stagesWithout = [...(answering < fusion.minAnswers ? fusion.panel.filter((_, index) => !panel[index]) : []), ...(writerReachable ? [] : [writer])];

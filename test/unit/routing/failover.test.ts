@@ -44,7 +44,7 @@ function setup(options: { failureThreshold?: number; keys?: string[]; source?: '
     credentialHealth,
     clock,
     random: () => 0,
-    credentialFor: async (account, id) => (keys.has(id) ? { value: keyOf.get(`${account}/${id}`) ?? `key-${account}-${id}`, source: options.source ?? 'byok' } : undefined),
+    credentialsOf: async (account) => (id) => (keys.has(id) ? { value: keyOf.get(`${account}/${id}`) ?? `key-${account}-${id}`, source: options.source ?? 'byok' } : undefined),
   };
   const call = { route, accountId: 'acct_1', signal: new AbortController().signal };
   return { deps, call, health, credentialHealth, keyOf, advance: (ms: number) => void (now += ms) };
@@ -244,7 +244,7 @@ describe("runWithFailover: an account's own key is judged apart from its provide
     const skipped = await runWithFailover(deps, { ...call, accountId: 'acct_2' }, async (candidate) => candidate.provider.id);
     expect(skipped.meta.attempts[0]).toMatchObject({ provider: 'a', error: 'credential_rejected', skipped: true });
     // An account's own key for the same provider is untouched by the operator key's trouble.
-    const byok = await runWithFailover({ ...deps, credentialFor: async (account, id) => ({ value: `key-${account}-${id}`, source: 'byok' }) }, call, async (candidate) => candidate.provider.id);
+    const byok = await runWithFailover({ ...deps, credentialsOf: async (account) => (id) => ({ value: `key-${account}-${id}`, source: 'byok' }) }, call, async (candidate) => candidate.provider.id);
     expect(byok.value).toBe('a');
   });
 

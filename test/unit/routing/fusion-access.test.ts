@@ -41,7 +41,7 @@ describe('fusionAccessProblem', () => {
     await fc.assert(
       fc.asyncProperty(fusionRoute, fc.subarray([...PROVIDERS]), async (route, held) => {
         const keys = new Set<string>(held);
-        const deps = { providers, credentialFor: async (_account: string, id: string) => (keys.has(id) ? { value: 'k', source: 'byok' as const } : undefined) };
+        const deps = { providers, credentialsOf: async () => (id: string) => (keys.has(id) ? { value: 'k', source: 'byok' as const } : undefined) };
         const problem = await fusionAccessProblem(deps, 'acct_1', route);
         const { fusion } = route;
         const writer = fusion.mode === 'judge-writes' ? fusion.judge : (fusion.writer ?? { tiers: route.tiers });
