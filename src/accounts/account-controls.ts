@@ -5,6 +5,7 @@
  * without one is in the default), the guardrails of that workspace, the key's member and the key, and
  * their budgets.
  */
+import type { MaybePromise } from '../core/maybe-promise.js';
 import type { LRUCache } from 'lru-cache';
 import { createBoundedCache } from '../core/bounded-cache.js';
 import type { Clock } from '../core/clock.js';
@@ -101,21 +102,18 @@ export class AccountControls {
   }
 
   /**
-   * The snapshot a request of this key must use. A key made after this instance read the organization's
-   * settings (on another instance, through the key API, with a limit set before its secret was handed
-   * out) is not in that snapshot: it would run without its limit until the cache expires. So a key
-   * younger than the snapshot makes one fresh read, which sees everything set before the key could be used.
+   * A fresh snapshot for a request no cached one serves: none is cached, or its key is younger than the
+   * cached one. A key made after this instance read the organization's settings (on another instance,
+   * through the key API, with a limit set before its secret was handed out) is not in that snapshot: it
+   * would run without its limit until the cache expires. So a key younger than the snapshot makes one
+   * fresh read, which sees everything set before the key could be used.
    */
   async #snapshotFor(subject: RequestSubject): Promise<ControlsSnapshot> {
-    const cached = this.#cache.get(subject.accountId);
-    const createdAtMs = subject.keyCreatedAt === undefined ? Number.NaN : Date.parse(subject.keyCreatedAt);
-    const youngerThan = (entry: CachedSnapshot) => createdAtMs >= entry.loadedAtMs - CLOCK_SKEW_MS && !entry.youngKeysSeen.has(subject.keyId);
-    if (cached && !youngerThan(cached)) return cached.snapshot;
     const askedAtMs = this.clock.now();
     let entry = await this.#load(subject.accountId);
     // A read already under way when this request came may have been made before its key existed.
-    if (youngerThan(entry) && entry.loadedAtMs < askedAtMs) entry = await this.#load(subject.accountId);
-    if (youngerThan(entry)) entry.youngKeysSeen.add(subject.keyId);
+    if (keyIsYoungerThan(entry, subject) && entry.loadedAtMs < askedAtMs) entry = await this.#load(subject.accountId);
+    if (keyIsYoungerThan(entry, subject)) entry.youngKeysSeen.add(subject.keyId);
     return entry.snapshot;
   }
 
@@ -126,9 +124,18 @@ export class AccountControls {
     this.#loading.delete(accountId);
   }
 
-  async forRequest(subject: RequestSubject): Promise<RequestControls> {
-    return controlsFor(await this.#snapshotFor(subject), subject);
+  /** What applies to one request: at once from a cached snapshot its key may use, else after a store read. */
+  forRequest(subject: RequestSubject): MaybePromise<RequestControls> {
+    const cached = this.#cache.get(subject.accountId);
+    if (cached && !keyIsYoungerThan(cached, subject)) return controlsFor(cached.snapshot, subject);
+    return this.#snapshotFor(subject).then((snapshot) => controlsFor(snapshot, subject));
   }
+}
+
+/** The key was made about when the snapshot was read or later, and none of its requests has read it fresh since. */
+function keyIsYoungerThan(entry: CachedSnapshot, subject: RequestSubject): boolean {
+  if (subject.keyCreatedAt === undefined) return false;
+  return Date.parse(subject.keyCreatedAt) >= entry.loadedAtMs - CLOCK_SKEW_MS && !entry.youngKeysSeen.has(subject.keyId);
 }
 
 /** The guardrails and budgets of a request's workspace, member and key, broadest first. */

@@ -5,6 +5,7 @@
  * cluster, counted in the primary, which gives back a dead worker's slots) and stores/redis (every
  * instance: a lease per request, refreshed while it runs, so a dead instance's slots expire).
  */
+import type { MaybePromise } from '../core/maybe-promise.js';
 
 export interface InFlightDecision {
   allowed: boolean;
@@ -28,8 +29,8 @@ export interface ConcurrencyLimiterStatus {
 export interface ConcurrencyLimiter {
   readonly kind: 'memory' | 'primary' | 'redis';
   status(): ConcurrencyLimiterStatus;
-  /** Take one of the account's `limit` slots if one is free. */
-  acquire(accountId: string, limit: number): Promise<InFlightDecision>;
+  /** Take one of the account's `limit` slots if one is free (the in-memory limiter answers at once). */
+  acquire(accountId: string, limit: number): MaybePromise<InFlightDecision>;
   close(): Promise<void>;
 }
 

@@ -7,6 +7,7 @@
  *   blocks the SQLite store holds for it, settled every second.
  * Both are exact: no number of concurrent requests on any number of instances admits more than the quota.
  */
+import type { MaybePromise } from '../core/maybe-promise.js';
 import type { InFlightDecision } from './concurrency-limiter.js';
 import type { RateDecision } from './rate-limiter.js';
 import type { AccountStatus, QuotaAdmission, QuotaAdmitInput } from './store.js';
@@ -52,8 +53,11 @@ export interface QuotaLedger {
   readonly kind: 'store' | 'redis-gate' | 'sqlite-gate';
   /** Where decisions are made right now (for /readyz and logs). */
   status(): QuotaLedgerStatus;
-  /** `alongside`: decide the slot and the window in the same step too, where the ledger can (only the Redis gate). */
-  admit(input: QuotaAdmitInput, alongside?: AlongsideQuota): Promise<QuotaDecision>;
+  /**
+   * `alongside`: decide the slot and the window in the same step too, where the ledger can (only the Redis
+   * gate). The embedded gate answers at once when the account's units are in memory.
+   */
+  admit(input: QuotaAdmitInput, alongside?: AlongsideQuota): MaybePromise<QuotaDecision>;
   /** Null for an account the store does not know. */
   peek(accountId: string, period: string, limitsByPlan: Readonly<Record<string, number>>): Promise<QuotaStanding | null>;
   /**

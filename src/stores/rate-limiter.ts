@@ -2,6 +2,7 @@
  * Requests-per-minute admission. Implementations: stores/memory (one process), stores/cluster (the
  * workers of one cluster, decided in the primary) and stores/redis (shared by every instance). Both implement the same exact sliding-window log, see docs/limits.md.
  */
+import type { MaybePromise } from '../core/maybe-promise.js';
 
 export interface RateDecision {
   allowed: boolean;
@@ -27,9 +28,9 @@ export interface RateLimiter {
   /**
    * Count this request if the window has room. `nowMs` comes from the injected clock. `windowMs`
    * (default 60 s) is for the few callers that need a longer log, such as the sign-in throttle; one key
-   * is always asked about with the same window.
+   * is always asked about with the same window. The in-memory limiter answers at once.
    */
-  admit(accountId: string, limit: number, nowMs: number, windowMs?: number): Promise<RateDecision>;
+  admit(accountId: string, limit: number, nowMs: number, windowMs?: number): MaybePromise<RateDecision>;
   /**
    * Count in this instance's own log an admission the quota gate already made in the shared window (its
    * one-script admission): the Redis limiter keeps that log to bound the window when Redis loses it.

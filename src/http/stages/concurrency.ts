@@ -1,6 +1,8 @@
 import { RouterError } from '../../core/errors.js';
 import { upgradePlanFor } from '../../config/upgrade-plan.js';
 import type { RouterDeps } from '../router-deps.js';
+import { isPromise } from '../../core/maybe-promise.js';
+import type { InFlightDecision } from '../../stores/concurrency-limiter.js';
 import { establishing, type Authenticated, type InFlight, type Standing } from '../request-context.js';
 import type { Stage } from './stage.js';
 
@@ -15,9 +17,16 @@ const NOTHING_TO_RELEASE = (): undefined => undefined;
  * however it ended.
  */
 export function createConcurrencyStage(deps: Pick<RouterDeps, 'concurrency' | 'plans'>): Stage<Authenticated & Standing, InFlight> {
-  return async (_event, request) => {
+  return (_event, request) => {
     const limit = request.plan?.maxConcurrentRequests ?? 0;
-    const decision = request.decidedWithQuota?.inFlight ?? (await deps.concurrency.acquire(request.caller.accountId, limit));
+    const decision = request.decidedWithQuota?.inFlight ?? deps.concurrency.acquire(request.caller.accountId, limit);
+    // Taken in memory (one process, or decided with the quota): no promise, no await.
+    if (!isPromise(decision)) return void hold(request, decision, limit);
+    return decision.then((decided) => hold(request, decided, limit));
+  };
+
+  /** Keeps the slot on the request for the pipeline to give back, or refuses when none was free. */
+  function hold(request: Authenticated & Standing, decision: InFlightDecision, limit: number): InFlight {
     if (!decision.allowed) {
       // Nobody can tell when one of the account's requests will end; a second is the shortest honest wait.
       throw new RouterError(
@@ -29,5 +38,5 @@ export function createConcurrencyStage(deps: Pick<RouterDeps, 'concurrency' | 'p
     const inFlight = establishing<InFlight>(request);
     inFlight.releaseSlot = decision.release ?? NOTHING_TO_RELEASE;
     return inFlight;
-  };
+  }
 }

@@ -5,7 +5,8 @@
  * guardrail_denied naming the guardrail, its rule and where to change it, before it is counted. The
  * budgets that apply are kept for the spend gate (usage/spend-gate.ts), which holds them before the call.
  */
-import type { AccountControls } from '../../accounts/account-controls.js';
+import type { AccountControls, RequestControls } from '../../accounts/account-controls.js';
+import { isPromise } from '../../core/maybe-promise.js';
 import { applyGuardrails, isGuardrailRefusal, RULE_WORDS, type GuardrailRefusal } from '../../accounts/guardrail-rules.js';
 import type { ProviderConfig, RouteProfileConfig } from '../../config/types.js';
 import { RouterError } from '../../core/errors.js';
@@ -20,15 +21,22 @@ export function createGuardrailsStage(
   providers: ReadonlyMap<string, ProviderConfig>,
   routes: ReadonlyMap<string, RouteProfileConfig>,
 ): Stage<Received & Authenticated & WithBody, Controlled> {
-  return async (_event, request) => {
+  return (_event, request) => {
     const { caller } = request;
-    const applied = await controls.forRequest({
+    const applied = controls.forRequest({
       accountId: caller.accountId,
       keyId: caller.keyId,
       workspaceId: caller.workspaceId ?? null,
       personId: caller.personId ?? null,
       ...(caller.createdAt === undefined ? {} : { keyCreatedAt: caller.createdAt }),
     });
+    // From a cached snapshot (the usual case): no promise, no await.
+    if (!isPromise(applied)) return void control(request, applied);
+    return applied.then((fresh) => control(request, fresh));
+  };
+
+  /** Keeps the controls for the spend gate and narrows the route to what the guardrails allow, or refuses. */
+  function control(request: Received & Authenticated & WithBody, applied: RequestControls): Controlled {
     const controlled = establishing<Controlled>(request);
     controlled.controls = applied;
     const route = request.route;
@@ -44,7 +52,7 @@ export function createGuardrailsStage(
     }
     request.route = narrowed;
     return controlled;
-  };
+  }
 }
 
 function hasFusionTool(tools: unknown): boolean {

@@ -1,8 +1,10 @@
 import { INACTIVE_ACCOUNT_MESSAGE } from '../../accounts/key-service.js';
-import { quotaPeriod } from '../../core/quota-period.js';
+import { quotaPeriod, type QuotaPeriod } from '../../core/quota-period.js';
 import { RouterError } from '../../core/errors.js';
 import { upgradePlanFor } from '../../config/upgrade-plan.js';
 import type { RouterDeps } from '../router-deps.js';
+import { isPromise } from '../../core/maybe-promise.js';
+import type { QuotaDecision } from '../../stores/quota-ledger.js';
 import { establishing, type Authenticated, type Establishing, type Counted, type Standing, type WithBody } from '../request-context.js';
 import type { Stage } from './stage.js';
 
@@ -16,12 +18,19 @@ type QuotaDeps = Pick<RouterDeps, 'quota' | 'clock' | 'plans' | 'quotaLimits'>;
 export function createQuotaStage(deps: QuotaDeps): Stage<Authenticated & WithBody, Counted> {
   // The Redis gate decides the slot and the window in the same round trip (the other ledgers ignore these).
   const limitsByPlan = new Map([...deps.plans].map(([id, plan]) => [id, { requestsPerMinute: plan.requestsPerMinute, maxConcurrentRequests: plan.maxConcurrentRequests }]));
-  return async (_event, request) => {
+  return (_event, request) => {
     const now = deps.clock.now();
     const period = quotaPeriod(now);
     const weight = request.route?.quotaWeight ?? 1;
     const input = { accountId: request.caller.accountId, period: period.key, weight, limitsByPlan: deps.quotaLimits };
-    const admission = await deps.quota.admit(input, { nowMs: now, limitsByPlan });
+    const admission = deps.quota.admit(input, { nowMs: now, limitsByPlan });
+    // Decided in memory (the embedded gate's usual case): no promise, no await.
+    if (!isPromise(admission)) return void count(request, admission, period, weight);
+    return admission.then((decided) => count(request, decided, period, weight));
+  };
+
+  /** Sets the account's plan and quota on the request (its headers report them, refused or not) and counts it, or refuses. */
+  function count(request: Authenticated & WithBody, admission: QuotaDecision, period: QuotaPeriod, weight: number): Counted {
     if (admission.status !== 'active') throw new RouterError('inactive_account', INACTIVE_ACCOUNT_MESSAGE);
     // Plan and quota are set before a refusal: its headers report the quota that refused it.
     const standing = establishing<Standing>(request);
@@ -39,7 +48,7 @@ export function createQuotaStage(deps: QuotaDeps): Stage<Authenticated & WithBod
     const counted = establishing<Counted>(standing);
     counted.admitted = { weight, refund: admission.refund };
     return counted;
-  };
+  }
 }
 
 /**

@@ -10,7 +10,7 @@ export function createMemoryConcurrencyLimiter(): ConcurrencyLimiter {
   return {
     kind: 'memory',
     status: () => ({ backend: 'memory' }),
-    async acquire(accountId, limit) {
+    acquire(accountId, limit) {
       const { allowed, inFlight } = counts.tryTake(accountId, limit);
       return allowed ? { allowed, limit, inFlight, release: releaseOnce(() => counts.give(accountId)) } : { allowed, limit, inFlight };
     },

@@ -31,7 +31,7 @@ export function createMemoryRateLimiter(options: MemoryRateLimiterOptions = {}):
   return {
     kind: 'memory',
     status: () => ({ backend: 'memory' }),
-    async admit(accountId, limit, nowMs, windowMs = RATE_WINDOW_MS) {
+    admit(accountId, limit, nowMs, windowMs = RATE_WINDOW_MS) {
       const log = currentLog(accountId, limit, nowMs, windowMs) ?? new SlidingWindowLog(limit);
       const allowed = log.size < limit;
       if (allowed) {

@@ -6,6 +6,7 @@
  * from it rather than from nothing, and for one window after an outage it must have room too (Redis
  * may have come back empty): any minute around a restart admits at most the limit per instance.
  */
+import type { MaybePromise } from '../../core/maybe-promise.js';
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { createMemoryRateLimiter } from '../memory/create-memory-rate-limiter.js';
@@ -72,7 +73,7 @@ export function createRedisRateLimiter(options: RedisRateLimiterOptions): RateLi
     }
   }
 
-  function decideInMemory(accountId: string, limit: number, nowMs: number, windowMs: number, count: boolean): Promise<RateDecision> {
+  function decideInMemory(accountId: string, limit: number, nowMs: number, windowMs: number, count: boolean): MaybePromise<RateDecision> {
     return count ? fallback.admit(accountId, limit, nowMs, windowMs) : fallback.peek(accountId, limit, nowMs, windowMs);
   }
 

@@ -22,6 +22,7 @@ import type { QuotaDecision, QuotaLedger, QuotaStanding } from '../quota-ledger.
 import { reservationBlock } from '../quota-reservation.js';
 import { NotFoundInStoreError, type AccountStatus, type QuotaAdmission, type QuotaAdmitInput, type Store } from '../store.js';
 import type { DataVersion } from './sqlite-data-version.js';
+import type { MaybePromise } from '../../core/maybe-promise.js';
 
 export interface SqliteQuotaGateOptions {
   store: Store;
@@ -268,7 +269,20 @@ export function createSqliteQuotaGate(options: SqliteQuotaGateOptions): QuotaLed
     return othersHeld > 0 && refusal.limit - (refusal.used - othersHeld) >= input.weight;
   }
 
-  async function admit(input: QuotaAdmitInput): Promise<QuotaDecision> {
+  /**
+   * The usual admission, decided in memory without a promise: the account's card is current (the same
+   * data_version check as cardOf) and its grant holds enough units. Anything else goes through the store.
+   */
+  function admit(input: QuotaAdmitInput): MaybePromise<QuotaDecision> {
+    const card = cards.get(input.accountId);
+    if (card?.status === 'active' && card.version === currentVersion()) {
+      const grant = grants.get(keyOf(input.accountId, input.period));
+      if (grant && grant.available >= input.weight) return take(grant, input, card.plan, limitOf(input.limitsByPlan, card.plan));
+    }
+    return admitThroughStore(input);
+  }
+
+  async function admitThroughStore(input: QuotaAdmitInput): Promise<QuotaDecision> {
     let waits = 0;
     let queued = 0;
     for (let step = 0; step < MAX_STEPS && queued < MAX_QUEUED; ) {

@@ -53,6 +53,16 @@ function fakeCluster() {
 
 runConcurrencyLimiterContract('memory', async () => createMemoryConcurrencyLimiter());
 
+describe('in this process', () => {
+  it('answers at once, without a promise, so the request path need not await it', () => {
+    const limiter = createMemoryConcurrencyLimiter();
+    const taken = limiter.acquire('acct_a', 1);
+    expect(taken).not.toBeInstanceOf(Promise);
+    expect(taken).toMatchObject({ allowed: true, inFlight: 1 });
+    expect(limiter.acquire('acct_a', 1)).toMatchObject({ allowed: false, inFlight: 1 });
+  });
+});
+
 describe('in the primary, over IPC', () => {
   const cluster = fakeCluster();
   runConcurrencyLimiterContract('primary', async () => createPrimaryConcurrencyLimiter({ channel: cluster.worker() }));

@@ -10,6 +10,14 @@ describe('memory rate limiter', () => {
     expect(createMemoryRateLimiter().status()).toEqual({ backend: 'memory' });
   });
 
+  it('answers an admission at once, without a promise, so the request path need not await it', () => {
+    const limiter = createMemoryRateLimiter();
+    const first = limiter.admit('acct_a', 1, 0);
+    expect(first).not.toBeInstanceOf(Promise);
+    expect(first).toMatchObject({ allowed: true, remaining: 0 });
+    expect(limiter.admit('acct_a', 1, 1)).toMatchObject({ allowed: false, remaining: 0 });
+  });
+
   it('forgets the least recently admitted account past maxAccounts', async () => {
     const limiter = createMemoryRateLimiter({ maxAccounts: 2 });
     await limiter.admit('acct_a', 1, 0);

@@ -46,7 +46,7 @@ export const admittedUsed = (decisions: readonly QuotaDecision[]): number[] =>
     .map((decision) => decision.used)
     .sort((a, b) => a - b);
 /** One admission of `weight` units under the file's plan limits. */
-export const admitOnce = (ledger: QuotaLedger, accountId: string, period = PERIOD, weight = 1): Promise<QuotaDecision> =>
+export const admitOnce = async (ledger: QuotaLedger, accountId: string, period = PERIOD, weight = 1): Promise<QuotaDecision> =>
   ledger.admit({ accountId, period, weight, limitsByPlan: LIMITS });
 
 /** `calls` admissions of weight 1 at once, spread over `ledgers`. */

@@ -104,6 +104,25 @@ describe('sqlite quota gate', () => {
     expect(await stores[0]!.readQuotaCommitted(accountId, PERIOD)).toBe(10);
   });
 
+  it('answers at once, without a promise, while the grant holds units and the file is unchanged; through the store otherwise', async () => {
+    const { path, stores } = await openFile();
+    const gate = gateOn(stores[0]!, { settleMs: 60_000 });
+    const accountId = await newAccount(stores[0]!, 'big');
+    // The first admission reads the account and holds a block: that takes the store.
+    const first = gate.admit({ accountId, period: PERIOD, weight: 1, limitsByPlan: LIMITS });
+    expect(first).toBeInstanceOf(Promise);
+    expect(await first).toMatchObject({ admitted: true, used: 1 });
+    const second = gate.admit({ accountId, period: PERIOD, weight: 1, limitsByPlan: LIMITS });
+    expect(second).not.toBeInstanceOf(Promise);
+    expect(second).toMatchObject({ plan: 'big', admitted: true, used: 2, limit: 1_000_000 });
+    // Another connection committed: the card must be read again, so the answer comes from the store.
+    await openStoreOn(path).setAccountPlan(accountId, 'medium', 'cli');
+    await nextTurn();
+    const afterChange = gate.admit({ accountId, period: PERIOD, weight: 1, limitsByPlan: LIMITS });
+    expect(afterChange).toBeInstanceOf(Promise);
+    expect(await afterChange).toMatchObject({ plan: 'medium', admitted: true });
+  });
+
   it('never holds more than an eighth of what the limit has left, so other processes find room', async () => {
     const { stores } = await openFile();
     const watched = watchHolds(stores[0]!);
