@@ -23,6 +23,9 @@ import {
   type RouterProcess,
 } from './router-harness.js';
 
+/** How long each of two instances migrating one fresh schema may take to be ready (the file's hooks allow 60 s). */
+const TWO_MIGRATING_READY_MS = 40_000;
+
 const postgresUrl = process.env.ROUTER_TEST_POSTGRES_URL;
 const redisUrl = process.env.ROUTER_TEST_REDIS_URL;
 
@@ -94,8 +97,10 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
   });
   const env = { ROUTER_CONFIG: configDir, ROUTER_STORAGE: storage.toString(), ROUTER_REDIS_URL: options.via?.redisUrl ?? redisUrl ?? '', ROUTER_SECRET_KEY: TEST_SECRET };
   const reader = createPostgresStore({ url: postgresUrl ?? '', schema, clock: systemClock, poolSize: 2 });
-  // Both instances migrate the fresh schema at once: the advisory lock makes them take turns.
-  const started = await Promise.allSettled([startRouterProcess(env), startRouterProcess(env)]);
+  // Both instances migrate the fresh schema at once: the advisory lock makes them take turns, so the
+  // second is ready only after the first's whole migration; on a loaded 2-core machine (CI with a
+  // container build beside the suite) that took past the harness's usual 15 s twice in a row.
+  const started = await Promise.allSettled([startRouterProcess(env, TWO_MIGRATING_READY_MS), startRouterProcess(env, TWO_MIGRATING_READY_MS)]);
   const routers = started.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : [])) as [RouterProcess, RouterProcess];
   if (routers.length < 2) {
     await Promise.all(routers.map((router) => router.stop()));
