@@ -13,6 +13,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { burst, json, planLimits, postChat, tally, writeConfigDir } from './router-harness.js';
 import { jsonLogLines, startSpawnedRouter, usedThisMonth, type SpawnedRouter } from '../security/process-harness.js';
 
+/** How long the upstream holds each answer in the in-flight cap test. */
+const SLOT_HOLD_MS = 3000;
+
 const CONCURRENT = 200;
 
 /** A two-worker router, resolved once the primary says every worker is listening. */
@@ -150,7 +153,10 @@ describe('cluster mode: two workers behind one listener (a spawned router on SQL
     const cap = 6;
     router = await startCluster({ pro: { monthlyRequests: 1_000_000, requestsPerMinute: 100_000, maxConcurrentRequests: cap } });
     const { key } = await router.account('pro');
-    router.fakes.openai.setReply({ latencyMs: 800 });
+    // Each admitted request holds its slot for as long as the upstream takes: long enough that the whole
+    // burst has arrived before the first slot comes back, even on a loaded machine (800 ms was not, under
+    // a CI run with a container build beside the suite: 11 answered instead of 6).
+    router.fakes.openai.setReply({ latencyMs: SLOT_HOLD_MS });
     const outcomes = await burst([router.baseURL], key, 60);
     expect(tally(outcomes)).toEqual({ '200': cap, '429 concurrency_limit_exceeded': 60 - cap });
     expect(router.fakes.openai.requests).toHaveLength(cap);
@@ -172,7 +178,7 @@ describe('cluster mode: two workers behind one listener (a spawned router on SQL
     // Some streams died with the worker (so it held slots), the others' slots came back as they ended.
     expect(finished.filter((done) => !done).length).toBeGreaterThan(0);
     await until(() => workerPids(router!).length === 3, 10_000);
-    router.fakes.openai.setReply({ latencyMs: 800 });
+    router.fakes.openai.setReply({ latencyMs: SLOT_HOLD_MS });
     expect(tally(await burst([router.baseURL], key, 30))).toEqual({ '200': cap, '429 concurrency_limit_exceeded': 30 - cap });
   });
 

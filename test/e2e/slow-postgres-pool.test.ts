@@ -69,7 +69,8 @@ describe.skipIf(!postgresUrl).each(setups)('a slow PostgreSQL behind a small poo
     direct.searchParams.set('schema', schema);
     const env = { ROUTER_CONFIG: configDir, ROUTER_SECRET_KEY: TEST_SECRET };
     cliEnv = { ...env, ROUTER_STORAGE: direct.toString() };
-    router = await startRouterProcess({ ...env, ...extraEnv, ROUTER_STORAGE: storage.toString() });
+    // It migrates a fresh schema through the relay before it is ready: on a loaded CI machine that took past the harness's usual 15 s.
+    router = await startRouterProcess({ ...env, ...extraEnv, ROUTER_STORAGE: storage.toString() }, 40_000);
     reader = new pg.Pool({ connectionString: postgresUrl, max: 1, options: `-c search_path=${schema}` });
   }, 60_000);
   afterAll(async () => {
