@@ -18,7 +18,8 @@ const IN_FLIGHT = 7;
 const postChatStatus = async (baseURL: string, key: string) => (await postChat(baseURL, key)).status;
 const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i);
 
-describe.skipIf(clusterSkipReason !== undefined)('limits shared by two router processes (PostgreSQL + Redis)', () => {
+// Each test spawns CLI processes and sends a burst through two routers: 20 s was not enough on a loaded CI machine.
+describe.skipIf(clusterSkipReason !== undefined)('limits shared by two router processes (PostgreSQL + Redis)', { timeout: 60_000 }, () => {
   let cluster: Cluster;
   const baseURLs = () => cluster.routers.map((router) => router.baseURL);
 

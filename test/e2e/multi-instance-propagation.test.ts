@@ -13,7 +13,8 @@ const KEY_CACHE_TTL_MS = 1000;
 /** Time for one request to travel, on a loaded machine: the only slack allowed past the TTL. */
 const REQUEST_SLACK_MS = 300;
 
-describe.skipIf(clusterSkipReason !== undefined)('CLI changes reaching two router processes', () => {
+// Each test spawns CLI processes against two routers: 20 s was not enough on a loaded CI machine.
+describe.skipIf(clusterSkipReason !== undefined)('CLI changes reaching two router processes', { timeout: 60_000 }, () => {
   let cluster: Cluster;
   const models = (baseURL: string, key: string) =>
     fetch(`${baseURL}/models`, { headers: { 'user-agent': 'router-tests/1.0', authorization: `Bearer ${key}` } });
