@@ -35,8 +35,9 @@ export function createCredentialResolver(options: {
 } {
   const cache = createBoundedCache<string, AccountCredentials>({ entries: 50_000, ttlMs: options.cacheTtlMs, now: () => options.clock.now() });
 
-  const managedFor = (credentials: AccountCredentials): boolean =>
-    !credentials.bringsOwnKeys && options.managedAccess.active && options.managedAccess.plans.includes(credentials.plan);
+  /** Managed access is on and the plan is resellable: read at each use, as the operator may turn it off while an entry is cached. */
+  const managedPlan = (plan: string): boolean => options.managedAccess.active && options.managedAccess.plans.includes(plan);
+  const managedFor = (credentials: AccountCredentials): boolean => !credentials.bringsOwnKeys && managedPlan(credentials.plan);
 
   /** BYOK first and exclusively; operator keys only for a managed plan, the key read at each look-up as the config holds it now. */
   const lookupOf = (plan: string, bringsOwnKeys: boolean, byok: ReadonlyMap<string, string>): CredentialLookup => {
@@ -44,9 +45,8 @@ export function createCredentialResolver(options: {
       const own = new Map<string, ResolvedCredential>([...byok].map(([providerId, value]) => [providerId, { value, source: 'byok' }]));
       return (providerId) => own.get(providerId);
     }
-    // Managed access is judged at each look-up: the operator may turn it off while the entry is cached.
     return (providerId) => {
-      if (!options.managedAccess.active || !options.managedAccess.plans.includes(plan)) return undefined;
+      if (!managedPlan(plan)) return undefined;
       const managed = options.providers.get(providerId)?.managedKey?.reveal();
       return managed === undefined ? undefined : { value: managed, source: 'managed' };
     };
