@@ -172,7 +172,7 @@ describe('cluster mode: two workers behind one listener (a spawned router on SQL
         () => false,
       ),
     );
-    await until(() => router!.fakes.openai.requests.length === cap, 5000);
+    await until(() => router!.fakes.openai.requests.length === cap, 30_000);
     process.kill(workerPids(router)[0]!, 'SIGKILL');
     const finished = await Promise.all(streams);
     // Some streams died with the worker (so it held slots), the others' slots came back as they ended.
