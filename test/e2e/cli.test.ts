@@ -18,7 +18,9 @@ interface CliResult {
   stderr: string;
 }
 
-describe('the router CLI (built bin/router, real processes)', () => {
+// A test runs the CLI up to eight times, each a new Node process loading the router (2 to 3 s apiece on a
+// loaded CI machine, where 20 s ran out): a bound per test that such a machine stays inside.
+describe('the router CLI (built bin/router, real processes)', { timeout: 60_000 }, () => {
   let dataDir: string;
   let env: NodeJS.ProcessEnv;
   const cli = async (...args: string[]): Promise<CliResult> => {
