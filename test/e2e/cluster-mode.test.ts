@@ -19,11 +19,12 @@ const SLOT_HOLD_MS = 3000;
 const CONCURRENT = 200;
 
 /** A two-worker router, resolved once the primary says every worker is listening. */
-async function startCluster(limits: Parameters<typeof planLimits>[0], server: (doc: any) => void = () => undefined): Promise<SpawnedRouter> {
+async function startCluster(limits: Parameters<typeof planLimits>[0], server: (doc: any) => void = () => undefined, providers?: (doc: any) => void): Promise<SpawnedRouter> {
   const router = await startSpawnedRouter({
     readyTimeoutMs: 40_000,
     env: { ROUTER_WORKERS: '2' },
     patch: { plans: planLimits(limits), server },
+    providers,
   });
   await until(() => messages(router).some((msg) => msg.startsWith('router listening on') && msg.includes('with 2 workers')), 40_000);
   return router;
@@ -151,7 +152,11 @@ describe('cluster mode: two workers behind one listener (a spawned router on SQL
 
   it(`admits exactly the in-flight cap of slow requests across both workers, and a worker killed while holding slots gives them back`, async () => {
     const cap = 6;
-    router = await startCluster({ pro: { monthlyRequests: 1_000_000, requestsPerMinute: 100_000, maxConcurrentRequests: cap } });
+    // The providers wait for the upstream's headers well past SLOT_HOLD_MS: with the harness's 1.5 s first-byte
+    // timeout the held answers failed over to another provider, and five such failures in one worker opened
+    // its circuit for OpenAI, so the streams below went elsewhere and OpenAI never saw all six.
+    const patient = (doc: any) => void doc.providers.forEach((provider: any) => void (provider.timeouts.firstByteMs = SLOT_HOLD_MS * 4));
+    router = await startCluster({ pro: { monthlyRequests: 1_000_000, requestsPerMinute: 100_000, maxConcurrentRequests: cap } }, undefined, patient);
     const { key } = await router.account('pro');
     // Each admitted request holds its slot for as long as the upstream takes: long enough that the whole
     // burst has arrived before the first slot comes back, even on a loaded machine (800 ms was not, under

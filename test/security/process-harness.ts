@@ -33,11 +33,18 @@ export interface SpawnedRouter extends RouterProcess {
 }
 
 export async function startSpawnedRouter(
-  options: { patch?: YamlPatch; env?: Record<string, string>; fakes?: Fakes; readyTimeoutMs?: number } = {},
+  options: {
+    patch?: YamlPatch;
+    env?: Record<string, string>;
+    fakes?: Fakes;
+    readyTimeoutMs?: number;
+    /** Changes to providers.yaml once its providers point at the fakes (timeouts, say). */
+    providers?: (doc: any) => void;
+  } = {},
 ): Promise<SpawnedRouter> {
   const fakes = options.fakes ?? (await startFakes());
   const configDir = writeConfigDir({
-    providers: pointProvidersAt(fakes.urls),
+    providers: pointProvidersAt(fakes.urls, options.providers),
     routes: frontierOrder(['openai', 'anthropic', 'gemini']),
     ...options.patch,
   });

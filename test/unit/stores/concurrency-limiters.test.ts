@@ -139,7 +139,9 @@ describe.skipIf(!url)('in Redis, as leases', () => {
   });
 
   it("lets a dead instance's leases expire, while a live instance's refreshed leases outlast their first deadline", async () => {
-    const leaseMs = 300;
+    // A second: the living lease is refreshed every third of it, and a loaded CI machine once kept this
+    // process from running for longer than 300 ms, so the living lease lapsed between two refreshes.
+    const leaseMs = 1000;
     const living = createRedisConcurrencyLimiter({ url: redisUrl, keyPrefix, leaseMs });
     const held = await living.acquire('acct_leases', 2);
     expect(held.allowed).toBe(true);
@@ -148,7 +150,7 @@ describe.skipIf(!url)('in Redis, as leases', () => {
     const [seconds, micros] = await raw.time();
     await raw.zadd(`${keyPrefix}inflight:{acct_leases}`, Number(seconds) * 1000 + Math.floor(Number(micros) / 1000) + leaseMs, 'dead-instance:0');
     expect(await living.acquire('acct_leases', 2)).toEqual({ allowed: false, limit: 2, inFlight: 2 });
-    await new Promise((resolve) => setTimeout(resolve, leaseMs * 3));
+    await new Promise((resolve) => setTimeout(resolve, leaseMs * 2));
     // The dead lease expired; the living one was refreshed and still counts.
     const after = await living.acquire('acct_leases', 2);
     expect(after).toMatchObject({ allowed: true, inFlight: 2 });
