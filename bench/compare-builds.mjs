@@ -21,6 +21,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { benchTargets } from './bench-targets.mjs';
 import { readProcStats } from './read-proc-stats.mjs';
+import { processTreeCpu } from './read-process-tree-cpu.mjs';
 import { boundedRun } from './run-bounded.mjs';
 import { commitOf } from './router-checkout.mjs';
 import { runLoadCells } from './run-load-cells.mjs';
@@ -72,7 +73,8 @@ await comparison.run(async () => {
   const targets = [{ ...proxyTarget, label: 'proxy', body: pick(proxyTarget), watch: { gateway: proxy.pid } }];
   for (const [label, router] of Object.entries(routers)) {
     const target = benchTargets({ upstreamOrigin: origin, proxyOrigin: origin, router }).router;
-    targets.push({ ...target, label, body: pick(target), watch: { gateway: router.component.pid } });
+    // The router's whole process tree: one process, or a cluster's primary and its workers (ROUTER_WORKERS=2 in BENCH_<SIDE>_ENV).
+    targets.push({ ...target, label, body: pick(target), watch: { gateway: processTreeCpu(router.component.pid) } });
   }
   await runLoadCells(targets, { connections: 16, warmupS: 0, rounds: 1, sliceS: 3 });
   const rows = [];

@@ -1,8 +1,8 @@
 /**
  * A cluster worker's in-flight limiter: the primary counts every worker's requests in flight per account
  * (serve-in-flight-slots.ts), so N workers admit exactly what one process would, and a worker that dies
- * has its slots given back by the primary. Like the per-minute windows, what a worker asks during one
- * event-loop turn travels in one IPC message; a slot given back leaves at once (with what was asked so far).
+ * has its slots given back by the primary. Like the per-minute windows, what a worker asks and gives
+ * back during one event-loop turn travels in one IPC message.
  */
 import { StoreUnavailableError } from '../store.js';
 import { releaseOnce, type ConcurrencyLimiter, type InFlightDecision } from '../concurrency-limiter.js';
@@ -31,8 +31,6 @@ export function createPrimaryConcurrencyLimiter(options: PrimaryConcurrencyLimit
 
   const flush = () => {
     flushing = false;
-    // A give-back sent at once leaves nothing for the turn's own flush.
-    if (take.length === 0 && give.length === 0) return;
     const message = { router: 'slots' as const, take, give };
     take = [];
     give = [];
@@ -43,13 +41,9 @@ export function createPrimaryConcurrencyLimiter(options: PrimaryConcurrencyLimit
     flushing = true;
     setImmediate(flush);
   };
-  // The pipeline gives a slot back before the answer's last bytes are written, so that a client sending its
-  // next request the moment it has the answer finds the slot free, through either worker. Held to the
-  // turn's end, the give-back could leave after that next request's question on a loaded machine (the
-  // answer written, this worker descheduled, the client asking again through the other worker).
   const giveBack = (id: number) => {
     give.push(id);
-    flush();
+    schedule();
   };
 
   const stop = options.channel.onMessage((message) => {
