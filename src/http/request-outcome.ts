@@ -183,6 +183,8 @@ const ENDPOINTS = new Set(['/v1/chat/completions', '/v1/responses', '/v1/message
 
 /** The endpoint as a template (never the raw path, which is client text). */
 export function endpointOf(path: string): string {
+  // Nearly every request names its endpoint exactly: one look-up, no copy of the path.
+  if (ENDPOINTS.has(path)) return path;
   const bare = (path.split('?')[0] ?? path).replace(/\/+$/, '');
   if (ENDPOINTS.has(bare)) return bare;
   return bare.startsWith('/v1/models/') ? '/v1/models/{id}' : '/v1/*';
