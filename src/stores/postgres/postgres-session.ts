@@ -44,6 +44,12 @@ export async function inTransaction<R>(pool: Pool, work: (client: PoolClient) =>
     throw toStoreError(error);
   }
   let broken: Error | undefined;
+  // node-postgres emits 'error' on a client whose connection ends, even with a query running (that query
+  // fails too), and pg.Pool listens only while the client is idle: checked out, an emit with no listener
+  // would be an uncaught exception, and the router process would go with the connection. The transaction
+  // keeps the error instead; its next query fails as unavailable, and the connection leaves the pool.
+  const onError = (error: Error) => void (broken = error);
+  client.on('error', onError);
   try {
     await queryRows(client, 'BEGIN');
     const result = await work(client);
@@ -54,6 +60,7 @@ export async function inTransaction<R>(pool: Pool, work: (client: PoolClient) =>
     else await client.query('ROLLBACK').catch((rollbackError: Error) => (broken = rollbackError));
     throw error;
   } finally {
+    client.removeListener('error', onError);
     // Passing an error destroys the connection instead of returning a possibly broken one to the pool.
     client.release(broken);
   }

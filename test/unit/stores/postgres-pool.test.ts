@@ -83,6 +83,39 @@ describe.skipIf(!url)('postgres pool: slow is not down', () => {
     await queued;
   }, 20_000);
 
+  it('a connection lost in the middle of a transaction fails that transaction as StoreUnavailableError, not the process', async () => {
+    const relay = await startRelayFor(url ?? '');
+    relays.push(relay);
+    const pool = open({ url: relay.url, poolSize: 1 });
+    // node-postgres emits 'error' on a checked-out client whose connection ends, and pg.Pool listens only
+    // while the client is idle: without a listener of the transaction's own, that emit is an uncaught
+    // exception (found in CI: the Redis quota gate's test cutting PostgreSQL under a running router).
+    const uncaught: unknown[] = [];
+    const onUncaught = (error: unknown) => void uncaught.push(error);
+    process.prependListener('uncaughtException', onUncaught);
+    try {
+      const lostBetweenQueries = inTransaction(pool, async (db) => {
+        await queryRows(db, 'SELECT 1');
+        await relay.cut(); // the work awaits something else while the connection goes
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        return queryRows(db, 'SELECT 2');
+      });
+      await expect(lostBetweenQueries).rejects.toBeInstanceOf(StoreUnavailableError);
+      await relay.restore();
+      const lostDuringQuery = inTransaction(pool, (db) => queryRows(db, 'SELECT pg_sleep(5)'));
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      await relay.cut();
+      await expect(lostDuringQuery).rejects.toBeInstanceOf(StoreUnavailableError);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(uncaught).toEqual([]);
+      // The broken connection left the pool: once the store is back, the next transaction commits.
+      await relay.restore();
+      expect(await inTransaction(pool, async (db) => (await queryRows<{ n: number }>(db, 'SELECT 3::int AS n'))[0]?.n)).toBe(3);
+    } finally {
+      process.removeListener('uncaughtException', onUncaught);
+    }
+  }, 20_000);
+
   it('a ping after the connections failed asks PostgreSQL, and a refusal is StoreUnavailableError', async () => {
     const relay = await startRelayFor(url ?? '');
     relays.push(relay);
