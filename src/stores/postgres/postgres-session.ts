@@ -46,8 +46,8 @@ export async function inTransaction<R>(pool: Pool, work: (client: PoolClient) =>
   let broken: Error | undefined;
   // node-postgres emits 'error' on a client whose connection ends, even with a query running (that query
   // fails too), and pg.Pool listens only while the client is idle: checked out, an emit with no listener
-  // would be an uncaught exception, and the router process would go with the connection. The transaction
-  // keeps the error instead; its next query fails as unavailable, and the connection leaves the pool.
+  // is an uncaught exception (which the process guard logs as a router bug). The transaction keeps the
+  // error instead; its next query fails as unavailable, and the connection leaves the pool.
   const onError = (error: Error) => void (broken = error);
   client.on('error', onError);
   try {
