@@ -107,10 +107,17 @@ export function createSqliteQuotaGate(options: SqliteQuotaGateOptions): QuotaLed
     return versionThisTurn;
   }
 
+  /** The account's card when nothing was committed to the file since it was read: usable as it is. */
+  function currentCard(accountId: string): Card | undefined {
+    const cached = cards.get(accountId);
+    return cached?.version === currentVersion() ? cached : undefined;
+  }
+
   async function cardOf(accountId: string): Promise<Card> {
+    const current = currentCard(accountId);
+    if (current) return current;
     const version = currentVersion();
     const cached = cards.get(accountId);
-    if (cached?.version === version) return cached;
     const account = await store.getAccount(accountId);
     if (!account) throw new NotFoundInStoreError('account', accountId);
     if (cached && cached.plan === account.plan && cached.status === account.status) {
@@ -270,12 +277,12 @@ export function createSqliteQuotaGate(options: SqliteQuotaGateOptions): QuotaLed
   }
 
   /**
-   * The usual admission, decided in memory without a promise: the account's card is current (the same
-   * data_version check as cardOf) and its grant holds enough units. Anything else goes through the store.
+   * The usual admission, decided in memory without a promise: the account's card is current and active
+   * and its grant holds enough units. Anything else goes through the store.
    */
   function admit(input: QuotaAdmitInput): MaybePromise<QuotaDecision> {
-    const card = cards.get(input.accountId);
-    if (card?.status === 'active' && card.version === currentVersion()) {
+    const card = currentCard(input.accountId);
+    if (card?.status === 'active') {
       const grant = grants.get(keyOf(input.accountId, input.period));
       if (grant && grant.available >= input.weight) return take(grant, input, card.plan, limitOf(input.limitsByPlan, card.plan));
     }
