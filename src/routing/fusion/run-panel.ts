@@ -41,8 +41,8 @@ async function askMember(
   trace: FusionTrace,
 ): Promise<PanelAnswer | undefined> {
   const label = `${run.labelPrefix}panel:${index + 1}`;
-  const timeout = AbortSignal.timeout(run.fusion.panelTimeoutMs);
-  const signal = AbortSignal.any([run.signal, timeout]);
+  const limit = memberSignal(run.signal, run.fusion.panelTimeoutMs);
+  const { signal } = limit;
   const outcome = await runStageCall<ChatCompletion>(
     deps,
     {
@@ -55,11 +55,11 @@ async function askMember(
       usageOf: (completion) => tokenUsageFromChat(completion.usage),
     },
     trace,
-  );
+  ).finally(limit.release);
   if (!outcome.ok) {
     // The client left: the whole run ends (the server answers nothing and counts what ran).
     if (run.signal.aborted) throw outcome.error;
-    if (timeout.aborted) {
+    if (limit.timedOut) {
       outcome.call.status = 'timeout';
       outcome.call.error = 'panel_timeout';
     }
@@ -72,4 +72,33 @@ async function askMember(
     return undefined;
   }
   return { text, call: outcome.call };
+}
+
+/**
+ * A member's signal: aborted when the request's is (the client left) or when the panel's time is up.
+ * Linked by hand, not with `AbortSignal.any`: the request's signal is its keep-alive connection's
+ * (http/abort-on-disconnect.ts), and Node 20 keeps a reference on the source for every `any` made from
+ * it for as long as the source lives, so a connection sending many fusion requests would pile them up.
+ */
+function memberSignal(request: AbortSignal, timeoutMs: number): { signal: AbortSignal; readonly timedOut: boolean; release(): void } {
+  const controller = new AbortController();
+  let timedOut = false;
+  const onRequestAbort = () => controller.abort(request.reason);
+  const timer = setTimeout(() => {
+    timedOut = true;
+    controller.abort(new DOMException('The panel member did not answer in time.', 'TimeoutError'));
+  }, timeoutMs);
+  timer.unref();
+  if (request.aborted) controller.abort(request.reason);
+  else request.addEventListener('abort', onRequestAbort, { once: true });
+  return {
+    signal: controller.signal,
+    get timedOut() {
+      return timedOut;
+    },
+    release() {
+      clearTimeout(timer);
+      request.removeEventListener('abort', onRequestAbort);
+    },
+  };
 }
