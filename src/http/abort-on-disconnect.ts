@@ -50,9 +50,9 @@ function onClose(this: Watched): void {
  *
  * One AbortController per keep-alive connection, not per request (issue 35: its creation, the
  * response's close listener and the drain set's add and delete were about 2% of a chat request's CPU).
- * That is the same signal: on HTTP/1.1 a connection carries one request at a time, and a response cannot
- * stop before its end without its connection closing (the client left, or the router destroyed it), so
- * the connection's close is the disconnect of whichever request it carries. A request that finished
+ * That is the same signal: on HTTP/1.1 a response cannot stop before its end without its connection
+ * closing (the client left, or the router destroyed it), so the connection's close is the disconnect of
+ * whichever request it carries (of each, for a client that pipelines). A request that finished
  * holds nothing on the signal by then (an upstream call removes its abort listener when it ends,
  * upstream/upstream-call.ts), so nothing piles up on a connection that serves many requests; nothing
  * may combine it with `AbortSignal.any` either (Node 20 keeps every combination's reference on the
