@@ -53,10 +53,16 @@ export function createChatStreamTranslator(_ctx: AdapterContext): ChatStreamTran
       if (chunk.usage == null && isRecord(groq) && isRecord(groq.usage)) chunk.usage = groq.usage as unknown as ChatCompletionChunk['usage'];
       delete payload.x_groq;
     }
-    const upstreamChoices: unknown[] = Array.isArray(payload.choices) ? payload.choices : [];
-    chunk.choices = upstreamChoices.filter(isRecord).map(translateChoice);
+    chunk.choices = Array.isArray(payload.choices) ? translateChoices(payload.choices) : [];
     last = chunk;
     return chunk;
+  }
+
+  /** In the parsed array itself (an array per chunk less), unless a host put something that is not an object in it. */
+  function translateChoices(upstreamChoices: unknown[]): ChunkChoice[] {
+    const choices = upstreamChoices.every(isRecord) ? upstreamChoices : upstreamChoices.filter(isRecord);
+    for (let position = 0; position < choices.length; position++) choices[position] = translateChoice(choices[position]!, position);
+    return choices as unknown as ChunkChoice[];
   }
 
   function translateChoice(choice: Record<string, unknown>, position: number): ChunkChoice {
@@ -67,7 +73,11 @@ export function createChatStreamTranslator(_ctx: AdapterContext): ChatStreamTran
     if (carriesOutput(delta)) state.produced = true;
     const finishReason = (choice.finish_reason ?? null) as ChatFinishReason | null;
     if (finishReason !== null) state.finished = true;
-    return Object.assign(choice, { index, delta, finish_reason: finishReason });
+    // Set one by one rather than with Object.assign and a literal: no object per chunk (same properties, same order).
+    choice.index = index;
+    choice.delta = delta;
+    choice.finish_reason = finishReason;
+    return choice as unknown as ChunkChoice;
   }
 
   return {

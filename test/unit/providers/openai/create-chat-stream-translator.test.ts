@@ -41,6 +41,25 @@ describe('createChatStreamTranslator', () => {
     expect(out[1]).toMatchObject(base);
   });
 
+  it('keeps only the object choices of a host that sent others, numbering index-less ones by their place among those', () => {
+    const out = translate([
+      data({ ...base, choices: [null, 'text', { delta: { content: 'a' } }, 7, { index: 5, delta: { content: 'b' }, finish_reason: 'stop', logprobs: null }] }),
+      data({ ...base, choices: [{ delta: { content: 'c' } }] }),
+      data({ ...base, choices: 'not a list' }),
+      chunk({}, 'stop'),
+      { event: undefined, data: '[DONE]' },
+    ]);
+    expect(out.map((c) => c.choices)).toEqual([
+      [
+        { index: 0, delta: { content: 'a' }, finish_reason: null },
+        { index: 5, delta: { content: 'b' }, finish_reason: 'stop', logprobs: null },
+      ],
+      [{ index: 0, delta: { content: 'c' }, finish_reason: null }],
+      [],
+      [{ index: 0, delta: {}, finish_reason: 'stop' }],
+    ]);
+  });
+
   it('ignores everything after [DONE]', () => {
     const translator = createChatStreamTranslator(openaiContext());
     expect(translator.onEvent({ event: undefined, data: '[DONE]' })).toEqual([]);
