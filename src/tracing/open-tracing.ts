@@ -6,7 +6,7 @@
  */
 import { hostname } from 'node:os';
 import { diag, DiagLogLevel, type DiagLogger } from '@opentelemetry/api';
-import { ExportResultCode, type ExportResult } from '@opentelemetry/core';
+import { ExportResultCode, W3CTraceContextPropagator, type ExportResult } from '@opentelemetry/core';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import {
@@ -69,7 +69,7 @@ export function openTracing(config: TracingConfig, options: OpenTracingOptions):
       }),
     ],
   });
-  return new Tracing(provider.getTracer('llm-router', options.serviceVersion), () => provider.shutdown().catch(() => undefined));
+  return new Tracing(provider.getTracer('llm-router', options.serviceVersion), new W3CTraceContextPropagator(), () => provider.shutdown().catch(() => undefined));
 }
 
 /** The standard OTEL_TRACES_SAMPLER names. */

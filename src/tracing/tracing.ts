@@ -11,8 +11,7 @@
  * router's CPU per request with tracing on (bench/README.md, Tracing).
  */
 import type { IncomingHttpHeaders } from 'node:http';
-import { ROOT_CONTEXT, SpanKind, SpanStatusCode, TraceFlags, trace, type Attributes, type Context, type Span, type TextMapGetter, type TextMapSetter, type Tracer } from '@opentelemetry/api';
-import { W3CTraceContextPropagator } from '@opentelemetry/core';
+import { ROOT_CONTEXT, SpanKind, SpanStatusCode, TraceFlags, trace, type Attributes, type Context, type Span, type TextMapGetter, type TextMapPropagator, type TextMapSetter, type Tracer } from '@opentelemetry/api';
 import type { TokenUsage } from '../core/token-usage.js';
 import { GEN_AI_RESPONSE_FINISH_REASONS, GEN_AI_RESPONSE_MODEL, usageAttributes } from './span-attributes.js';
 
@@ -25,7 +24,6 @@ export interface SpanScope {
   request: RequestTrace;
 }
 
-const propagator = new W3CTraceContextPropagator();
 const headerSetter: TextMapSetter<Record<string, string>> = { set: (carrier, key, value) => void (carrier[key] = value) };
 
 /**
@@ -37,6 +35,8 @@ export class RequestTrace {
   /** Served attempts still open, with what is known of their answer so far. */
   readonly #served = new Map<Span, ServedAnswer>();
   readonly #tracer: Tracer;
+  /** Writes a span's context into an upstream request's headers (W3C trace context). */
+  readonly propagator: TextMapPropagator;
   /** The admission span open now (stages run one at a time), and its name. */
   #stage: Span | undefined;
   #stageName: string | undefined;
@@ -44,9 +44,10 @@ export class RequestTrace {
   /** The server span: the parent of the request's admission, fusion and attempt spans. */
   readonly server: SpanScope;
 
-  constructor(span: Span, context: Context, tracer: Tracer) {
+  constructor(span: Span, context: Context, tracer: Tracer, propagator: TextMapPropagator) {
     this.server = { span, context, request: this };
     this.#tracer = tracer;
+    this.propagator = propagator;
   }
 
   /** A child of `parent` (the server span unless given), to be ended by the caller. */
@@ -145,18 +146,24 @@ const headerGetter: TextMapGetter<IncomingHttpHeaders> = {
 
 export class Tracing {
   readonly #tracer: Tracer;
+  readonly #propagator: TextMapPropagator;
   readonly #shutdown: () => Promise<void>;
 
-  constructor(tracer: Tracer, shutdown: () => Promise<void>) {
+  /**
+   * `propagator` reads and writes `traceparent` (W3C trace context): open-tracing.ts makes it, so the
+   * OpenTelemetry SDK's packages load only when tracing is on (this module is on every request's path).
+   */
+  constructor(tracer: Tracer, propagator: TextMapPropagator, shutdown: () => Promise<void>) {
     this.#tracer = tracer;
+    this.#propagator = propagator;
     this.#shutdown = shutdown;
   }
 
   /** The server span of a request, a child of the client's `traceparent` when it sent a valid one. */
   startRequest(headers: IncomingHttpHeaders, name: string, attributes: Attributes): RequestTrace {
-    const parent = propagator.extract(ROOT_CONTEXT, headers, headerGetter);
+    const parent = this.#propagator.extract(ROOT_CONTEXT, headers, headerGetter);
     const span = this.#tracer.startSpan(name, { kind: SpanKind.SERVER, attributes }, parent);
-    return new RequestTrace(span, trace.setSpan(parent, span), this.#tracer);
+    return new RequestTrace(span, trace.setSpan(parent, span), this.#tracer, this.#propagator);
   }
 
   /** Sends what is queued (bounded by the exporter's timeout) and stops. */
@@ -167,7 +174,7 @@ export class Tracing {
 
 /** Adds `scope`'s `traceparent` (and the client's `tracestate`) to an outgoing request's headers. */
 export function injectTraceContext(scope: SpanScope, headers: Record<string, string>): void {
-  propagator.inject(scope.context, headers, headerSetter);
+  scope.request.propagator.inject(scope.context, headers, headerSetter);
 }
 
 /** An error status named by the error's code or class: error messages may quote client or upstream text. */

@@ -51,7 +51,8 @@ async function loadedByServe(env: Record<string, string>): Promise<string[]> {
   }
 }
 
-const TRACING_SDK = /^node_modules\/@opentelemetry\/(sdk-trace-base|exporter-trace-otlp-http)\//;
+// The SDK and what only it needs (the W3C propagator in core, resources, semantic conventions); the API package is light and always there.
+const TRACING_SDK = /^node_modules\/@opentelemetry\/(sdk-trace-base|exporter-trace-otlp-http|core|resources|semantic-conventions)\//;
 const MAILER = /^node_modules\/nodemailer\//;
 
 // Never needed to print help or to check a config: the stores and their drivers, the server, the
