@@ -43,6 +43,11 @@ export interface ProviderAdapter {
   createChatStreamTranslator(ctx: AdapterContext): ChatStreamTranslator;
   /** Map a non-2xx response (status, raw body text) to the contract's terms. Must not throw. */
   parseError(status: number, bodyText: string, headers: Headers): UpstreamFailure;
+  /**
+   * The format reads `cache_control` breakpoints (Anthropic's prompt caching). The others take them out
+   * again, so `promptCaching: auto` adds none for a call only they will see (routing-engine.ts).
+   */
+  cacheBreakpoints?: true;
   /** Native Responses pass-through, used for the providers configured with `nativeResponses: true`. */
   responses?: NativeResponsesCapability;
   /** Native Messages pass-through: every provider of this adapter serves the Messages API as it is. */

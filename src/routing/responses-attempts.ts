@@ -84,7 +84,7 @@ export async function completeResponsesAttempt(deps: Deps, candidate: Candidate,
     const reply = await sendOrFail(deps, adapterOf(deps, candidate), candidate, request, call.signal);
     return native.rewriteModel(parseJsonBody(await reply.text()) as ResponsesOutcome, call.model);
   }
-  const completion = await completeChatAttempt(deps, candidate, asChat(call, false), call.signal);
+  const completion = await completeChatAttempt(deps, candidate, asChat(deps, candidate, call, false), call.signal);
   return chatCompletionToResponse(completion, responseContext(deps, call)) as unknown as ResponsesOutcome;
 }
 
@@ -94,13 +94,14 @@ export async function streamResponsesAttempt(deps: Deps, candidate: Candidate, c
 }
 
 async function streamSynthesized(deps: Deps, candidate: Candidate, call: ResponsesCall): Promise<ResponsesStreamOutcome> {
-  const chunks = await streamChatAttempt(deps, candidate, asChat(call, true), call.signal);
+  const chunks = await streamChatAttempt(deps, candidate, asChat(deps, candidate, call, true), call.signal);
   return synthesizeResponsesStream(deps, call, chunks);
 }
 
-function asChat(call: ResponsesCall, stream: boolean): ChatRequest {
+/** The request as a chat for this candidate, with `promptCaching: auto`'s breakpoints when its format reads them. */
+function asChat(deps: Deps, candidate: Candidate, call: ResponsesCall, stream: boolean): ChatRequest {
   const chat = responsesRequestToChat({ ...call.request, stream });
-  return call.cacheBreakpoints ? withCacheBreakpoints(chat) : chat;
+  return call.cacheBreakpoints && adapterOf(deps, candidate).cacheBreakpoints ? withCacheBreakpoints(chat) : chat;
 }
 
 /** A committed chat stream as the Responses event stream of `call` (also fusion's writer stream). */

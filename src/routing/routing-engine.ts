@@ -39,15 +39,21 @@ export interface Routed<T> {
 export class RoutingEngine {
   constructor(private readonly deps: RoutingEngineDeps) {}
 
+  /** Whether the provider's format reads `cache_control` breakpoints (ProviderAdapter.cacheBreakpoints). */
+  readonly #readsBreakpoints = (providerId: string): boolean => {
+    const provider = this.deps.providers.get(providerId);
+    return provider !== undefined && this.deps.adapters[provider.format].cacheBreakpoints === true;
+  };
+
   async completeChat(plain: FailoverCall, asked: ChatRequest): Promise<Routed<ChatCompletion>> {
-    const { call, chat } = cachedPrefix(plain, asked);
+    const { call, chat } = cachedPrefix(plain, asked, this.#readsBreakpoints);
     const routed = await runWithFailover(this.deps, call, (candidate) => completeChatAttempt(this.deps, candidate, chat, call.signal));
     if (routed.span) call.trace!.request.finishServed(routed.span, chatAnswer(routed.value));
     return routed;
   }
 
   async streamChat(plain: FailoverCall, asked: ChatRequest): Promise<Routed<CommittedStream<ChatCompletionChunk>>> {
-    const { call, chat } = cachedPrefix(plain, asked);
+    const { call, chat } = cachedPrefix(plain, asked, this.#readsBreakpoints);
     const routed = await runWithFailover(this.deps, call, (candidate) => streamChatAttempt(this.deps, candidate, chat, call.signal));
     if (routed.span) routed.value = finishWithStream(call.trace!.request, routed.span, routed.value);
     return routed;
@@ -145,33 +151,42 @@ export class RoutingEngine {
  * Prompt caching on a chat call: the route's automatic breakpoints (`promptCaching: auto`), and the key
  * of the cached prefix so the provider holding its cache is tried first (sticky-routing.ts).
  */
-function cachedPrefix(call: FailoverCall, asked: ChatRequest): { call: FailoverCall; chat: ChatRequest } {
-  const chat = call.route.promptCaching === 'auto' ? withCacheBreakpoints(asked) : asked;
-  if (!spansProviders(call.route)) return { call, chat };
+function cachedPrefix(call: FailoverCall, asked: ChatRequest, readsBreakpoints: (providerId: string) => boolean): { call: FailoverCall; chat: ChatRequest } {
+  const auto = call.route.promptCaching === 'auto';
+  const provider = providerOf(call.route);
+  // A route of one provider: no sticky key, and breakpoints only where that provider's format reads them
+  // (an OpenAI-compatible adapter took them out again, copying the messages twice per request for nothing).
+  if (provider !== SEVERAL) return { call, chat: auto && provider !== undefined && readsBreakpoints(provider) ? withCacheBreakpoints(asked) : asked };
+  // Several: the breakpoints also mark the prefix the sticky key follows, for every provider's cache.
+  const chat = auto ? withCacheBreakpoints(asked) : asked;
   const stickyKey = cachePrefixKey(call.accountId, call.route.id, chat);
   return { call: stickyKey === undefined ? call : { ...call, stickyKey }, chat };
 }
 
+/** providerOf's answer for a route whose targets name more than one provider. */
+const SEVERAL: unique symbol = Symbol('several providers');
+
 /**
- * Whether a route has more than one provider to choose between. Only then can the sticky key change
- * where a request goes, so a route of one provider (the usual case) skips it: its hash of the prompt's
- * prefix was about 3 % of the router's CPU per chat request (bench/README.md).
+ * The one provider every target of a route names (undefined for a route without targets), or SEVERAL.
+ * Only with several can the sticky key change where a request goes, so a route of one provider (the
+ * usual case) skips it: its hash of the prompt's prefix was about 3 % of the router's CPU per chat
+ * request (bench/README.md).
  */
-function spansProviders(route: FailoverCall['route']): boolean {
+function providerOf(route: FailoverCall['route']): string | typeof SEVERAL | undefined {
   let first: string | undefined;
   for (const tier of route.tiers) {
     for (const target of tier) {
       if (first === undefined) first = target.provider;
-      else if (target.provider !== first) return true;
+      else if (target.provider !== first) return SEVERAL;
     }
   }
-  return false;
+  return first;
 }
 
 /** The same for Responses: auto breakpoints on the chat it is translated to, and its sticky key. */
 function cachedResponses(call: FailoverCall, request: ResponsesRequest) {
   const auto = call.route.promptCaching === 'auto';
-  const stickyKey = spansProviders(call.route) ? responsesCacheKey(call.accountId, call.route.id, request, auto) : undefined;
+  const stickyKey = providerOf(call.route) === SEVERAL ? responsesCacheKey(call.accountId, call.route.id, request, auto) : undefined;
   const responsesCall = { request, model: call.route.id, signal: call.signal, cacheBreakpoints: auto };
   return { call: stickyKey === undefined ? call : { ...call, stickyKey }, responsesCall };
 }

@@ -19,6 +19,7 @@ export function createAnthropicAdapter(clock: Clock): ProviderAdapter {
     parseChatResponse: (body, ctx) => parseAnthropicResponse(body, nowSeconds(), ctx.upstreamModel),
     createChatStreamTranslator: (ctx) => new AnthropicStreamTranslator(nowSeconds(), ctx.upstreamModel),
     parseError: (status, bodyText, headers) => parseAnthropicError(status, bodyText, headers, clock.now()),
+    cacheBreakpoints: true,
     messages: {
       upstreamName: 'Anthropic',
       buildRequest: (request, ctx, client) => buildNativeMessagesRequest(request, ctx, client),
