@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ProviderConfig, RouteProfileConfig } from '../../../src/config/types.js';
+import type { RouteProfileConfig } from '../../../src/config/types.js';
 import { RouterError } from '../../../src/core/errors.js';
 import type { ChatRequest } from '../../../src/formats/openai-chat.js';
 import type { AdapterRegistry, ProviderAdapter } from '../../../src/providers/adapter.js';
@@ -8,20 +8,8 @@ import { outputLimitsFrom } from '../../../src/routing/output-limits.js';
 import { ProviderHealth } from '../../../src/routing/provider-health.js';
 import { RoutingEngine } from '../../../src/routing/routing-engine.js';
 import type { UpstreamClient } from '../../../src/upstream/upstream-client.js';
+import { testProvider } from './test-provider.js';
 
-const provider = (id: string, format: ProviderConfig['format']): ProviderConfig => ({
-  id,
-  name: id,
-  format,
-  baseUrl: `http://127.0.0.1:1/${id}`,
-  nativeResponses: false,
-  streamUsage: true,
-  maxTokensField: 'max_tokens',
-  defaultMaxTokens: 1024,
-  timeouts: { connectMs: 1000, firstByteMs: 1000, idleMs: 1000 },
-  headers: {},
-  prices: {},
-});
 
 const route = (tiers: Array<Array<{ provider: string; model: string }>>): RouteProfileConfig => ({
   id: 'test/auto',
@@ -66,9 +54,9 @@ function engineRecording() {
   const breaker = { failureThreshold: 1, cooldownMs: 30_000 };
   const engine = new RoutingEngine({
     providers: new Map([
-      ['openai', provider('openai', 'openai')],
-      ['gemini', provider('gemini', 'gemini')],
-      ['anthropic', provider('anthropic', 'anthropic')],
+      ['openai', testProvider('openai', 'openai')],
+      ['gemini', testProvider('gemini', 'gemini')],
+      ['anthropic', testProvider('anthropic', 'anthropic')],
     ]),
     health: new ProviderHealth(breaker, clock),
     credentialHealth: new CredentialHealth(breaker, clock),

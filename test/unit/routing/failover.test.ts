@@ -5,20 +5,9 @@ import { UpstreamStreamError } from '../../../src/upstream/upstream-failure.js';
 import { AttemptFailed, CandidateUnfit, runWithFailover, type Candidate, type FailoverDeps } from '../../../src/routing/failover.js';
 import { ProviderHealth } from '../../../src/routing/provider-health.js';
 import { CredentialHealth } from '../../../src/routing/credential-health.js';
+import { testProvider } from './test-provider.js';
 
-const provider = (id: string): ProviderConfig => ({
-  id,
-  name: id,
-  format: 'openai',
-  baseUrl: `http://127.0.0.1:1/${id}`,
-  nativeResponses: false,
-  streamUsage: true,
-  maxTokensField: 'max_tokens',
-  defaultMaxTokens: 1024,
-  timeouts: { connectMs: 1000, firstByteMs: 1000, idleMs: 1000 },
-  headers: {},
-  prices: {},
-});
+const provider = (id: string): ProviderConfig => testProvider(id);
 
 const route: RouteProfileConfig = {
   id: 'router/frontier',

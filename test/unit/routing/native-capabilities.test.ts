@@ -16,23 +16,12 @@ import { outputLimitsFrom } from '../../../src/routing/output-limits.js';
 import { completeResponsesAttempt } from '../../../src/routing/responses-attempts.js';
 import type { UpstreamClient } from '../../../src/upstream/upstream-client.js';
 import type { UpstreamRequest } from '../../../src/upstream/upstream-request.js';
+import { testProvider } from './test-provider.js';
 
 const clock = { now: () => 1_760_000_000_000 };
 
 function provider(format: ProviderFormat, nativeResponses: boolean): ProviderConfig {
-  return {
-    id: `p-${format}`,
-    name: format,
-    format,
-    baseUrl: 'http://upstream.test/v1',
-    nativeResponses,
-    streamUsage: true,
-    maxTokensField: 'max_tokens',
-    defaultMaxTokens: 1024,
-    timeouts: { connectMs: 1000, firstByteMs: 1000, idleMs: 1000 },
-    headers: {},
-    prices: {},
-  } as ProviderConfig;
+  return testProvider(`p-${format}`, format, { name: format, baseUrl: 'http://upstream.test/v1', nativeResponses });
 }
 
 const candidateOf = (config: ProviderConfig): Candidate => ({ target: { provider: config.id, model: 'upstream-model', weight: 1 }, provider: config, credential: 'k', credentialSource: 'byok' });
