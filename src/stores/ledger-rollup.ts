@@ -34,10 +34,10 @@ export function spendPeriodOf(iso: string): string {
   return quotaPeriod(Date.parse(iso)).key;
 }
 
-export function rollupKeyOf(record: LedgerRecord): RollupKey {
+export function rollupKeyOf(record: LedgerRecord, bucketStart = bucketStartOf(record.startedAt)): RollupKey {
   return {
     accountId: record.accountId,
-    bucketStart: bucketStartOf(record.startedAt),
+    bucketStart,
     keyId: record.keyId ?? '',
     routeId: record.routeId ?? '',
     providerId: record.providerId ?? '',
@@ -47,43 +47,61 @@ export function rollupKeyOf(record: LedgerRecord): RollupKey {
 }
 
 export function rollupCountsOf(record: LedgerRecord): RollupCounts {
+  const counts = zeroCounts(record.startedAt);
+  addRecord(counts, record);
+  return counts;
+}
+
+/**
+ * Adds one record to a rollup row's counts in place: a batch sums its records into few rows (one per
+ * account, quarter hour, key and route), and an object per record to add from was the ledger's largest
+ * allocation per request.
+ */
+function addRecord(counts: RollupCounts, record: LedgerRecord): void {
   const main = record.call === MAIN_CALL;
   const served = record.providerId !== null;
-  const usage = record.usage;
-  return {
-    requests: main ? 1 : 0,
-    failedRequests: main && record.errorCode !== null ? 1 : 0,
-    calls: 1,
-    promptTokens: usage?.prompt ?? 0,
-    completionTokens: usage?.completion ?? 0,
-    reasoningTokens: usage?.reasoning ?? 0,
-    cachedTokens: usage?.cached ?? 0,
-    unknownUsageCalls: served && usage === null ? 1 : 0,
-    unpricedCalls: usage !== null && served && record.costNanoUsd === null ? 1 : 0,
-    costNanoUsd: record.costNanoUsd ?? 0,
-    meteredNanoUsd: record.meteredNanoUsd,
-    cacheWriteTokens: usage?.cacheWrite ?? 0,
-    cacheWrite1hTokens: usage?.cacheWrite1h ?? 0,
-    inputCostNanoUsd: record.costParts?.input ?? 0,
-    cacheReadCostNanoUsd: record.costParts?.cacheRead ?? 0,
-    cacheWriteCostNanoUsd: record.costParts?.cacheWrite ?? 0,
-    cacheWrite1hCostNanoUsd: record.costParts?.cacheWrite1h ?? 0,
-    outputCostNanoUsd: record.costParts?.output ?? 0,
-    reasoningCostNanoUsd: record.costParts?.reasoning ?? 0,
-    cacheSavingsNanoUsd: record.costParts?.cacheSavings ?? 0,
-    serverToolsCostNanoUsd: record.costParts?.serverTools ?? 0,
-    responseCacheHits: record.responseCache && main ? 1 : 0,
-    responseCacheSavedNanoUsd: record.responseCache?.savedNanoUsd ?? 0,
-    lastAt: record.startedAt,
-  };
+  const { usage, costParts } = record;
+  if (main) counts.requests += 1;
+  if (main && record.errorCode !== null) counts.failedRequests += 1;
+  counts.calls += 1;
+  if (usage) {
+    counts.promptTokens += usage.prompt;
+    counts.completionTokens += usage.completion;
+    counts.reasoningTokens += usage.reasoning;
+    counts.cachedTokens += usage.cached;
+    counts.cacheWriteTokens += usage.cacheWrite ?? 0;
+    counts.cacheWrite1hTokens += usage.cacheWrite1h ?? 0;
+    if (served && record.costNanoUsd === null) counts.unpricedCalls += 1;
+  } else if (served) counts.unknownUsageCalls += 1;
+  counts.costNanoUsd += record.costNanoUsd ?? 0;
+  counts.meteredNanoUsd += record.meteredNanoUsd;
+  if (costParts) {
+    counts.inputCostNanoUsd += costParts.input;
+    counts.cacheReadCostNanoUsd += costParts.cacheRead;
+    counts.cacheWriteCostNanoUsd += costParts.cacheWrite;
+    counts.cacheWrite1hCostNanoUsd += costParts.cacheWrite1h;
+    counts.outputCostNanoUsd += costParts.output;
+    counts.reasoningCostNanoUsd += costParts.reasoning;
+    counts.cacheSavingsNanoUsd += costParts.cacheSavings;
+    counts.serverToolsCostNanoUsd += costParts.serverTools;
+  }
+  if (record.responseCache) {
+    if (main) counts.responseCacheHits += 1;
+    counts.responseCacheSavedNanoUsd += record.responseCache.savedNanoUsd ?? 0;
+  }
+  if (record.startedAt > counts.lastAt) counts.lastAt = record.startedAt;
 }
 
 type Summable = Omit<UsageSums, 'group' | 'lastAt'> & { lastAt: string | null };
 
 /** Sums of no records at all. */
 export function emptySums(group: string | null = null): UsageSums {
+  return { group, ...zeroCounts(null) };
+}
+
+/** Every count at 0, with `lastAt`. */
+function zeroCounts<LastAt extends string | null>(lastAt: LastAt): Omit<UsageSums, 'group' | 'lastAt'> & { lastAt: LastAt } {
   return {
-    group,
     requests: 0,
     failedRequests: 0,
     calls: 0,
@@ -107,7 +125,7 @@ export function emptySums(group: string | null = null): UsageSums {
     serverToolsCostNanoUsd: 0,
     responseCacheHits: 0,
     responseCacheSavedNanoUsd: 0,
-    lastAt: null,
+    lastAt,
   };
 }
 
@@ -124,15 +142,11 @@ export function addSums<T extends Summable>(into: T, add: Readonly<T>): void {
 export function rollUp(records: readonly LedgerRecord[]): { key: RollupKey; counts: RollupCounts }[] {
   const rows = new Map<string, { key: RollupKey; counts: RollupCounts }>();
   for (const record of records) {
-    const key = rollupKeyOf(record);
-    const id = `${key.accountId}\u0000${key.bucketStart}\u0000${key.keyId}\u0000${key.routeId}\u0000${key.providerId}\u0000${key.upstreamModel}\u0000${key.credentialSource}`;
-    const counts = rollupCountsOf(record);
+    const bucketStart = bucketStartOf(record.startedAt);
+    const id = `${record.accountId}\u0000${bucketStart}\u0000${record.keyId ?? ''}\u0000${record.routeId ?? ''}\u0000${record.providerId ?? ''}\u0000${record.upstreamModel ?? ''}\u0000${record.credentialSource ?? ''}`;
     const row = rows.get(id);
-    if (!row) {
-      rows.set(id, { key, counts });
-      continue;
-    }
-    addSums(row.counts, counts);
+    if (row) addRecord(row.counts, record);
+    else rows.set(id, { key: rollupKeyOf(record, bucketStart), counts: rollupCountsOf(record) });
   }
   return [...rows.values()];
 }
@@ -150,12 +164,14 @@ export interface AttributionKey {
 export function rollUpAttribution(records: readonly LedgerRecord[]): { key: AttributionKey; counts: RollupCounts }[] {
   const rows = new Map<string, { key: AttributionKey; counts: RollupCounts }>();
   for (const record of records) {
-    const key = { accountId: record.accountId, bucketStart: bucketStartOf(record.startedAt), keyId: record.keyId ?? '', personId: record.personId ?? '', workspaceId: record.workspaceId ?? '' };
-    const id = `${key.accountId}\u0000${key.bucketStart}\u0000${key.keyId}\u0000${key.personId}\u0000${key.workspaceId}`;
-    const counts = rollupCountsOf(record);
+    const bucketStart = bucketStartOf(record.startedAt);
+    const keyId = record.keyId ?? '';
+    const personId = record.personId ?? '';
+    const workspaceId = record.workspaceId ?? '';
+    const id = `${record.accountId}\u0000${bucketStart}\u0000${keyId}\u0000${personId}\u0000${workspaceId}`;
     const row = rows.get(id);
-    if (row) addSums(row.counts, counts);
-    else rows.set(id, { key, counts });
+    if (row) addRecord(row.counts, record);
+    else rows.set(id, { key: { accountId: record.accountId, bucketStart, keyId, personId, workspaceId }, counts: rollupCountsOf(record) });
   }
   return [...rows.values()];
 }
