@@ -7,6 +7,11 @@ import type { RouteProfileConfig, RouteTarget } from '../config/types.js';
 export function candidateOrder(route: RouteProfileConfig, random: () => number): RouteTarget[] {
   const ordered: RouteTarget[] = [];
   for (const tier of route.tiers) {
+    // A tier of one target (as most are) has one order: no copy of it, and no random number drawn.
+    if (tier.length === 1) {
+      ordered.push(tier[0]!);
+      continue;
+    }
     const pool = [...tier];
     while (pool.length > 0) {
       const total = pool.reduce((sum, target) => sum + target.weight, 0);
