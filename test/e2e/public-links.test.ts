@@ -98,5 +98,6 @@ describe('the start-up line', () => {
       rmSync(configDir, { recursive: true, force: true });
       rmSync(dataDir, { recursive: true, force: true });
     }
-  });
+    // Two router processes and a CLI run, one after the other: 6 s on a quiet 2-core VM, past 20 s on a loaded one.
+  }, 60_000);
 });

@@ -320,9 +320,11 @@ export async function onAFreePort<T>(start: () => Promise<T>): Promise<T> {
 /**
  * `node bin/router serve` (build first) on a free port (onAFreePort); resolves once /readyz answers 200.
  * Readiness counts only once this child has said it listens, so a /readyz answered by whoever took the
- * port is never mistaken for it.
+ * port is never mistaken for it. The 30 s bound is for a router that never starts: a fresh-clone CI run on
+ * a slow 2-core VM, with four test files and the container stage beside it (load average 15), saw
+ * single-process starts pass 15 s.
  */
-export function startRouterProcess(env: Record<string, string>, readyTimeoutMs = 15_000): Promise<RouterProcess> {
+export function startRouterProcess(env: Record<string, string>, readyTimeoutMs = 30_000): Promise<RouterProcess> {
   return onAFreePort(() => startRouterProcessOnce(env, readyTimeoutMs));
 }
 

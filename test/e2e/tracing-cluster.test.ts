@@ -12,7 +12,7 @@ describe('tracing in cluster mode (two workers)', () => {
   let key: string;
   beforeAll(async () => {
     collector = await startOtlpReceiver();
-    router = await startSpawnedRouter({ env: { ROUTER_WORKERS: '2', OTEL_EXPORTER_OTLP_ENDPOINT: collector.url, OTEL_BSP_SCHEDULE_DELAY: '100' } });
+    router = await startSpawnedRouter({ readyTimeoutMs: 40_000, env: { ROUTER_WORKERS: '2', OTEL_EXPORTER_OTLP_ENDPOINT: collector.url, OTEL_BSP_SCHEDULE_DELAY: '100' } });
     ({ key } = await router.account('pro'));
   }, 60_000);
   afterAll(async () => {

@@ -9,6 +9,12 @@ import { jsonLogLines, startSpawnedRouter, usedThisMonth, type SpawnedRouter } f
 
 const DRAIN_MS = 1500;
 const UA = 'router-tests/1.0';
+/**
+ * Each test starts a router process, creates an account with the CLI and streams for seconds: 9 s on a
+ * quiet 2-core VM, past vitest's 20 s on a loaded one (a fresh-clone CI run). The timings the tests
+ * assert are measured from the signal, not bounded by this.
+ */
+const SPAWNED_TEST_MS = 60_000;
 
 /** A stream that keeps going: 20 words, 300 ms apart (about 6 s). */
 const LONG_REPLY = { text: Array.from({ length: 20 }, (_, i) => `word${i}`).join(' '), eventDelayMs: 300 };
@@ -87,7 +93,7 @@ describe('graceful drain on SIGTERM (a spawned router)', () => {
     const logged = jsonLogLines(router.output()).map((line) => String(line.msg));
     expect(logged.some((msg) => msg.startsWith('SIGTERM received: draining'))).toBe(true);
     expect(logged.some((msg) => msg.startsWith('drain: ending 1 request(s) still in flight'))).toBe(true);
-  });
+  }, SPAWNED_TEST_MS);
 
   it('a second SIGTERM ends the remaining streams at once, still with their error event, and exits 0', async () => {
     router = await startSpawnedRouter({ patch: { server: (doc) => void (doc.shutdown = { drainTimeoutMs: 60_000 }) } });
@@ -102,5 +108,5 @@ describe('graceful drain on SIGTERM (a spawned router)', () => {
     expect(JSON.parse(events.at(-2)!.data).error).toMatchObject({ code: 'server_shutting_down' });
     expect(await router.exited).toBe(0);
     expect(Date.now() - signalledAt).toBeLessThan(5000);
-  });
+  }, SPAWNED_TEST_MS);
 });
